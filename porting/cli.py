@@ -1,0 +1,87 @@
+"""The `port` command line: a thin layer over the stages.
+
+Each subcommand lives in ``porting/commands/<name>.py`` and exposes ``HELP`` (one line),
+``add_arguments(parser)`` and ``run(args) -> int``. Modules are imported lazily (only the
+one being run), and must import heavy dependencies (torch, junitparser) inside ``run``
+so that ``port detect`` stays fast. ``PortError`` is caught here, once: one line on stderr,
+its exit code, no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from . import __version__
+from .errors import PortError
+
+# name -> module; order is the order shown by `port --help` (the pipeline order).
+COMMANDS: dict[str, str] = {
+    "detect": "porting.commands.detect",
+    "hipify": "porting.commands.hipify",
+    "audit": "porting.commands.audit",
+    "aliases": "porting.commands.aliases",
+    "build": "porting.commands.build",
+    "matrix": "porting.commands.matrix",
+    "report": "porting.commands.report",
+    "certify": "porting.commands.certify",
+    "soak": "porting.commands.soak",
+}
+
+
+def _load(name: str):
+    try:
+        return importlib.import_module(COMMANDS[name])
+    except ModuleNotFoundError as exc:
+        if exc.name == COMMANDS[name]:
+            return None
+        raise
+
+
+def _parser(only: str | None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="port",
+        description="CUDA-to-ROCm porting and parity certification.",
+        epilog="Run `port COMMAND --help` for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"port (rocm-port) {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        if only is not None and name != only:
+            continue
+        module = _load(name)
+        if module is None:
+            continue
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        p.add_argument("--config", metavar="FILE", default=None,
+                       help="config file (default: ./port.toml, else [tool.port] in ./pyproject.toml)")
+        module.add_arguments(p)
+        p.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in args_list if not a.startswith("-")), None)
+    only = command if command in COMMANDS and "-h" not in args_list[:1] else None
+    try:
+        parser = _parser(only)
+        args = parser.parse_args(args_list)
+        if getattr(args, "_module", None) is None:
+            parser.print_help()
+            return 2
+        return int(args._module.run(args) or 0)
+    except PortError as exc:
+        print(f"port: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("port: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""Configuration: read once, passed down.
+
+Sources and precedence (highest first):
+
+1. command-line flags (``--platform``, ``--jobs``, ...)
+2. environment variables (``PORT_GPU_PLATFORM``, ``PORT_JOBS``, ...; see ``OPTIONS``)
+3. a file: ``--config FILE``; else ``port.toml`` in the project directory (top-level keys);
+   else ``[tool.port]`` in the project's ``pyproject.toml``
+4. the defaults in ``OPTIONS``
+
+Nested TOML tables map to dotted keys: ``[tool.port.audit] fail_on = "warning"`` is
+``audit.fail_on``. Unknown keys and wrong types are ``ConfigError``s naming the key and file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import ConfigError
+
+
+
+@dataclass(frozen=True)
+class Option:
+    key: str
+    kind: str  # "str" | "int" | "bool" | "list"
+    default: Any
+    help: str
+    env: str | None = None
+    choices: tuple[str, ...] | None = None
+
+
+def _opts(*options: Option) -> dict[str, Option]:
+    return {o.key: o for o in options}
+
+
+# One table of every option. Stages read their keys from the Config they are handed.
+OPTIONS: dict[str, Option] = _opts(
+    Option("platform", "str", "auto", "GPU platform override", "PORT_GPU_PLATFORM",
+           ("auto", "cuda", "rocm", "none")),
+    Option("min_rocm", "str", "7.0", "lowest ROCm version accepted for GPU paths", "PORT_MIN_ROCM"),
+    Option("sources", "list", ["native"], "source dirs classified to choose native-hip vs hipified-cuda",
+           "PORT_SOURCES"),
+    Option("gpu_archs", "list", [], "GPU architectures to build for (default: detected)", "PORT_GPU_ARCHS"),
+    Option("jobs", "int", 0, "parallel jobs (0 = number of cores)", "PORT_JOBS"),
+    Option("build_dir", "str", "build/port", "out-of-tree build directory", "PORT_BUILD_DIR"),
+    Option("out_dir", "str", "port-out", "where certify/report write artifacts", "PORT_OUT_DIR"),
+    Option("hipify.max_file_size", "int", 16 * 1024 * 1024, "files above this many bytes are skipped"),
+    Option("audit.fail_on", "str", "error", "lowest severity that fails `port audit`", "PORT_AUDIT_FAIL_ON",
+           ("error", "warning", "never")),
+    Option("audit.baseline", "str", "", "baseline file of accepted findings"),
+    Option("audit.disable", "list", [], "audit rule ids to disable"),
+    Option("matrix.exemptions", "str", "test_matrix/exemptions.toml", "exemption registry"),
+    Option("matrix.workers", "str", "auto", "pytest-xdist workers (-n)", "PORT_MATRIX_WORKERS"),
+    Option("report.reference", "str", "auto", "reference platform for parity", None, ("auto", "cuda", "cpu")),
+)
+
+
+@dataclass
+class Config:
+    values: dict[str, Any]
+    origin: dict[str, str] = field(default_factory=dict)  # key -> "cli" | "env:NAME" | "file:PATH" | "default"
+    file: Path | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.values.get(key, default)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": str(self.file) if self.file else None,
+                "values": dict(self.values), "origin": dict(self.origin)}
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}") from None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: config file is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and dotted not in OPTIONS:
+            flat.update(_flatten(value, dotted + "."))
+        else:
+            flat[dotted] = value
+    return flat
+
+
+def _check_type(option: Option, value: Any, where: str) -> Any:
+    kind = option.kind
+    ok = (
+        (kind == "str" and isinstance(value, str))
+        or (kind == "int" and isinstance(value, int) and not isinstance(value, bool))
+        or (kind == "bool" and isinstance(value, bool))
+        or (kind == "list" and isinstance(value, list) and all(isinstance(v, str) for v in value))
+    )
+    if not ok:
+        want = {"str": "a string", "int": "an integer", "bool": "a boolean", "list": "a list of strings"}[kind]
+        raise ConfigError(f"{where}: key '{option.key}' must be {want}, got {type(value).__name__} {value!r}")
+    if option.choices and value not in option.choices:
+        raise ConfigError(f"{where}: key '{option.key}' must be one of {', '.join(option.choices)}, got {value!r}")
+    return value
+
+
+def _parse_env(option: Option, raw: str, name: str) -> Any:
+    where = f"environment variable {name}"
+    if option.kind == "int":
+        try:
+            value: Any = int(raw)
+        except ValueError:
+            raise ConfigError(f"{where}: must be an integer, got {raw!r}") from None
+    elif option.kind == "bool":
+        low = raw.strip().lower()
+        if low not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+            raise ConfigError(f"{where}: must be a boolean (1/0/true/false), got {raw!r}")
+        value = low in ("1", "true", "yes", "on")
+    elif option.kind == "list":
+        value = [part.strip() for part in raw.split(",") if part.strip()]
+    else:
+        value = raw.strip()
+    return _check_type(option, value, where)
+
+
+def find_config_file(project_dir: Path) -> tuple[Path, str] | None:
+    """Return (file, table) for the project: port.toml (top level) or pyproject.toml [tool.port]."""
+    port_toml = project_dir / "port.toml"
+    if port_toml.is_file():
+        return port_toml, ""
+    pyproject = project_dir / "pyproject.toml"
+    if pyproject.is_file():
+        return pyproject, "tool.port"
+    return None
+
+
+def read_file_options(path: Path, table: str | None = None) -> dict[str, Any]:
+    """Read and validate the options in one file; table "" = whole file, "tool.port" = that table."""
+    if table is None:
+        table = "tool.port" if path.name == "pyproject.toml" else ""
+    data: Any = _load_toml(path)
+    label = f"{path}" + (f" [{table}]" if table else "")
+    for part in table.split(".") if table else []:
+        data = data.get(part, {}) if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            raise ConfigError(f"{label}: must be a table")
+    out: dict[str, Any] = {}
+    for key, value in _flatten(data).items():
+        option = OPTIONS.get(key)
+        if option is None:
+            known = ", ".join(sorted(OPTIONS))
+            raise ConfigError(f"{label}: unknown key '{key}' (known keys: {known})")
+        out[key] = _check_type(option, value, label)
+    return out
+
+
+def load_config(
+    cli: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    project_dir: str | os.PathLike[str] | None = None,
+    config_file: str | os.PathLike[str] | None = None,
+) -> Config:
+    """Merge defaults < file < env < cli into one validated Config."""
+    env = os.environ if env is None else env
+    project = Path(project_dir) if project_dir is not None else Path.cwd()
+    values = {k: (list(o.default) if isinstance(o.default, list) else o.default) for k, o in OPTIONS.items()}
+    origin = {k: "default" for k in OPTIONS}
+
+    file: Path | None = None
+    if config_file is not None:
+        file = Path(config_file)
+        if not file.exists():
+            raise ConfigError(f"{file}: config file does not exist")
+        file_values = read_file_options(file)
+    else:
+        found = find_config_file(project)
+        file_values = read_file_options(*found) if found else {}
+        file = found[0] if found else None
+    for key, value in file_values.items():
+        values[key], origin[key] = value, f"file:{file}"
+
+    for key, option in OPTIONS.items():
+        if option.env and env.get(option.env, "") != "":
+            values[key], origin[key] = _parse_env(option, env[option.env], option.env), f"env:{option.env}"
+
+    for key, value in (cli or {}).items():
+        if value is None:
+            continue
+        option = OPTIONS.get(key)
+        if option is None:
+            raise ConfigError(f"command line: unknown option key '{key}'")
+        values[key], origin[key] = _check_type(option, value, "command line"), "cli"
+    return Config(values=values, origin=origin, file=file)

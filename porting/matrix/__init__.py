@@ -1,0 +1,1 @@
+"""The certification-matrix pytest plugin (see porting.matrix.plugin)."""
