@@ -1,0 +1,1 @@
+"""`port` subcommands: one module each (see porting.cli.COMMANDS)."""

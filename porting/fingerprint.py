@@ -1,0 +1,53 @@
+"""The platform fingerprint written into JUnit testsuite properties (docs/junit-properties.md)."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Mapping
+
+from .plan import Plan, assess_rocm
+from .probe import Machine
+from .versions import parse_version
+
+JUNIT_SCHEMA = "1"
+
+
+def platform_of(plan: Plan) -> str:
+    """The platform label a run is filed under: cuda / rocm / cpu."""
+    return {"cuda": "cuda", "rocm": "rocm"}.get(plan.device, "cpu")
+
+
+def junit_properties(machine: Machine, plan: Plan, run_id: str | None = None,
+                     shard: str = "1/1") -> dict[str, str]:
+    """The detection-derived ``port.*`` properties; producers add complete/collected themselves."""
+    gate = parse_version(plan.min_rocm) or (7, 0)
+    archs = plan.gpu_archs if plan.device != "none" else []
+    return {
+        "port.schema": JUNIT_SCHEMA,
+        "port.platform": platform_of(plan),
+        "port.path": plan.path,
+        "port.rocm_version": machine.rocm.version or "",
+        "port.rocm_usable": "true" if assess_rocm(machine, gate).runs else "false",
+        "port.cuda_version": machine.cuda.version or "",
+        "port.gpu_arch": ",".join(archs),
+        "port.torch_version": machine.packages.torch.version or "",
+        "port.torch_flavour": machine.packages.torch.flavour,
+        "port.monarch_version": machine.packages.monarch or "",
+        "port.rdma_backend": machine.fabric.rdma_backend,
+        "port.host": machine.host,
+        "port.run_id": run_id or uuid.uuid4().hex,
+        "port.shard": shard,
+    }
+
+
+def current_properties(env: Mapping[str, str] | None = None, **kwargs: str) -> dict[str, str]:
+    """Probe this machine with the project's config and return its properties."""
+    from .config import load_config
+    from .plan import make_plan
+    from .probe import probe_machine
+
+    env = dict(os.environ if env is None else env)
+    machine = probe_machine("/", env)
+    plan = make_plan(machine, load_config(env=env))
+    return junit_properties(machine, plan, **kwargs)

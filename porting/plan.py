@@ -1,0 +1,201 @@
+"""Plan: a pure function ``Machine + Config -> Plan`` that picks the build path and says why.
+
+Paths: ``cuda`` (the reference), ``native-hip`` (sources already HIP or on our portable header),
+``hipified-cuda`` (CUDA sources converted by hipify), ``cpu`` (no usable GPU toolchain).
+``path`` is the path that both builds and runs here; compile-only toolchains are listed in
+``toolchains`` with ``can_run: false``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .errors import ConfigError, PlatformError
+from .probe import Machine
+from .sources import SourceScan, scan_sources
+from .versions import compare, format_version, parse_version
+
+PLAN_SCHEMA = 1
+PATHS = ("cuda", "native-hip", "hipified-cuda", "cpu")
+
+
+@dataclass
+class Toolchain:
+    path: str
+    compiler: str | None
+    version: str | None
+    can_compile: bool
+    can_run: bool
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Plan:
+    path: str
+    device: str  # "cuda" | "rocm" | "none"
+    platform_request: str  # "auto" | "cuda" | "rocm" | "none"
+    request_origin: str
+    min_rocm: str
+    toolchains: list[Toolchain]
+    gpu_archs: list[str]
+    sources: SourceScan
+    reasons: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    schema: int = PLAN_SCHEMA
+
+    def toolchain(self, path: str) -> Toolchain:
+        return next(t for t in self.toolchains if t.path == path)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": self.schema, "path": self.path, "device": self.device,
+                "platform_request": self.platform_request, "request_origin": self.request_origin,
+                "min_rocm": self.min_rocm, "toolchains": [t.to_json() for t in self.toolchains],
+                "gpu_archs": self.gpu_archs, "sources": self.sources.to_json(),
+                "reasons": self.reasons, "warnings": self.warnings}
+
+
+@dataclass
+class _Platform:
+    """What one GPU platform can do on this machine."""
+
+    compiles: bool
+    runs: bool
+    why_not: list[str]
+
+
+def _rocm_where(m: Machine) -> str:
+    return f"ROCm {m.rocm.version} at {m.rocm.home} (from {m.rocm.version_source})"
+
+
+def rocm_gate(m: Machine, gate: tuple[int, ...]) -> tuple[bool, str]:
+    """Is the ROCm found at least the gate version? Returns (ok, sentence)."""
+    g = format_version(gate)
+    if not m.rocm.found:
+        return False, "no ROCm installation found"
+    version = parse_version(m.rocm.version)
+    if version is None:
+        return False, f"ROCm at {m.rocm.home} has no readable version; {g}+ cannot be confirmed"
+    if not compare(version, ">=", gate):
+        return False, f"{_rocm_where(m)} is below the required {g}"
+    return True, f"{_rocm_where(m)} meets the required {g}"
+
+
+def assess_rocm(m: Machine, gate: tuple[int, ...]) -> _Platform:
+    ok, sentence = rocm_gate(m, gate)
+    why: list[str] = [] if ok else [sentence]
+    compiles = m.rocm.hipcc is not None
+    if not compiles and m.rocm.found:
+        why.append("no hipcc")
+    amd = m.devices.of("amd")
+    if not amd:
+        why.append("no AMD GPU in the KFD topology")
+    elif not m.devices.amd_device_node:
+        why.append("/dev/kfd missing")
+    if m.rocm.found and m.rocm.runtime_library is None:
+        why.append("no libamdhip64")
+    runs = ok and compiles and bool(amd) and m.devices.amd_device_node and m.rocm.runtime_library is not None
+    return _Platform(compiles, runs, why)
+
+
+def assess_cuda(m: Machine) -> _Platform:
+    why: list[str] = []
+    compiles = m.cuda.found and m.cuda.nvcc is not None
+    if not m.cuda.found:
+        why.append("no CUDA toolkit found")
+    if m.cuda.driver is None:
+        why.append("no libcuda driver")
+    if not m.devices.of("nvidia"):
+        why.append("no NVIDIA device")
+    runs = compiles and m.cuda.driver is not None and bool(m.devices.of("nvidia"))
+    return _Platform(compiles, runs, why)
+
+
+def _toolchains(m: Machine, rocm: _Platform, cuda: _Platform, gate_ok: bool, gate_msg: str) -> list[Toolchain]:
+    def hip(path: str) -> Toolchain:
+        reason = "builds and runs" if rocm.runs else "; ".join(rocm.why_not) or "cannot run"
+        if rocm.compiles and not rocm.runs:
+            reason = "compile-only: " + reason
+        return Toolchain(path, m.rocm.hipcc, m.rocm.version, rocm.compiles, rocm.runs, reason)
+
+    cuda_reason = "builds and runs" if cuda.runs else ("compile-only: " if cuda.compiles else "") + \
+        "; ".join(cuda.why_not)
+    cpu_ok = m.host_compiler.path is not None
+    return [
+        Toolchain("cuda", m.cuda.nvcc, m.cuda.version, cuda.compiles, cuda.runs, cuda_reason),
+        hip("native-hip"),
+        hip("hipified-cuda"),
+        Toolchain("cpu", m.host_compiler.path, m.host_compiler.version, cpu_ok, cpu_ok,
+                  "host C++ compiler" if cpu_ok else "no host C++ compiler found"),
+    ]
+
+
+def _rocm_path(scan: SourceScan, reasons: list[str]) -> str:
+    c = scan.to_json()["counts"]
+    if c["cuda"]:
+        reasons.append(f"sources: {c['cuda']} plain-CUDA file(s) need hipify -> hipified-cuda "
+                       f"({c['hip']} HIP, {c['portable']} portable-header file(s) compile as they are)")
+        return "hipified-cuda"
+    reasons.append(f"sources: {c['hip']} HIP and {c['portable']} portable-header file(s), no plain CUDA "
+                   "-> native-hip")
+    return "native-hip"
+
+
+def make_plan(machine: Machine, config: Config, project_dir: Path | None = None) -> Plan:
+    """Decide the build path. Raises PlatformError for contradictions the user must resolve."""
+    gate = parse_version(config["min_rocm"])
+    if gate is None:
+        raise ConfigError(f"min_rocm: {config['min_rocm']!r} is not a version (from {config.origin['min_rocm']})")
+    request, origin = config["platform"], config.origin.get("platform", "default")
+    gate_ok, gate_msg = rocm_gate(machine, gate)
+    rocm, cuda = assess_rocm(machine, gate), assess_cuda(machine)
+    scan = scan_sources(list(config["sources"]), project_dir or Path.cwd())
+    reasons: list[str] = []
+    warnings: list[str] = list(machine.rocm.problems) + list(machine.cuda.problems) + \
+        list(machine.devices.problems)
+    if machine.hip_platform.trap:
+        warnings.append(machine.hip_platform.reason)
+    if machine.rocm.found:
+        reasons.append(gate_msg + ("" if gate_ok else "; GPU paths refused for ROCm"))
+    if request != "auto":
+        reasons.append(f"platform {request} requested ({origin})")
+
+    if request == "none":
+        path, device = "cpu", "none"
+        reasons.append("GPU platforms disabled by the override -> cpu")
+    elif request == "rocm" or (request == "auto" and rocm.runs and not cuda.runs):
+        if not rocm.runs:
+            raise PlatformError(f"platform rocm requested ({origin}) but ROCm cannot run here: "
+                                f"{'; '.join(rocm.why_not)}")
+        path, device = _rocm_path(scan, reasons), "rocm"
+        reasons.insert(0, f"ROCm runs here: {len(machine.devices.of('amd'))} AMD GPU(s) "
+                          f"({', '.join(sorted({g.arch for g in machine.devices.of('amd')}))})")
+    elif request == "cuda" or (request == "auto" and cuda.runs and not rocm.runs):
+        if not cuda.runs:
+            raise PlatformError(f"platform cuda requested ({origin}) but CUDA cannot run here: "
+                                f"{'; '.join(cuda.why_not)}")
+        path, device = "cuda", "cuda"
+        reasons.insert(0, f"CUDA {machine.cuda.version} runs here (driver {machine.cuda.driver}, "
+                          f"{len(machine.devices.of('nvidia'))} NVIDIA GPU(s)) -> cuda, the reference path")
+    elif rocm.runs and cuda.runs:
+        raise PlatformError("both CUDA and ROCm can run here; choose one with --platform cuda|rocm "
+                            "or PORT_GPU_PLATFORM=cuda|rocm (or platform = \"...\" in [tool.port])")
+    else:
+        path, device = "cpu", "none"
+        reasons.append("ROCm cannot run: " + ("; ".join(rocm.why_not) or "unknown"))
+        reasons.append("CUDA cannot run: " + ("; ".join(cuda.why_not) or "unknown"))
+        reasons.append("no GPU platform can build and run here -> cpu (the CPU fallback)")
+    toolchains = _toolchains(machine, rocm, cuda, gate_ok, gate_msg)
+    compile_only = [t.path for t in toolchains if t.can_compile and not t.can_run]
+    if compile_only:
+        reasons.append(f"compile-only toolchains: {', '.join(compile_only)} (`port build --path P` still uses them)")
+    vendor = {"rocm": "amd", "cuda": "nvidia"}.get(device)
+    archs = list(config["gpu_archs"]) or sorted({g.arch for g in machine.devices.of(vendor)} if vendor else set())
+    return Plan(path=path, device=device, platform_request=request, request_origin=origin,
+                min_rocm=format_version(gate) or "", toolchains=toolchains, gpu_archs=archs, sources=scan,
+                reasons=reasons, warnings=warnings)

@@ -1,0 +1,71 @@
+"""Probes: one small function per fact about the machine, each taking ``root`` and ``env``.
+
+``probe_machine`` runs them all and returns a ``Machine`` record (typed, JSON-able). Probes
+never import torch, never raise on a broken install, and record what they looked at.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from .compilers import HipPlatform, HostCompiler, probe_hip_platform, probe_host_compiler
+from .cuda import CudaInfo, probe_cuda
+from .fabric import FabricInfo, probe_fabric
+from .gpus import Gpu, GpuInfo, probe_gpus
+from .packages import PackagesInfo, probe_packages
+from .rocm import RocmInfo, probe_rocm
+
+MACHINE_SCHEMA = 1
+
+
+@dataclass
+class Machine:
+    root: str
+    host: str
+    rocm: RocmInfo
+    cuda: CudaInfo
+    devices: GpuInfo
+    packages: PackagesInfo
+    fabric: FabricInfo
+    host_compiler: HostCompiler
+    hip_platform: HipPlatform
+
+    @property
+    def gpus(self) -> list[Gpu]:
+        return self.devices.gpus
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": MACHINE_SCHEMA, "root": self.root, "host": self.host,
+            "rocm": self.rocm.to_json(), "cuda": self.cuda.to_json(), "devices": self.devices.to_json(),
+            "packages": self.packages.to_json(), "fabric": self.fabric.to_json(),
+            "host_compiler": self.host_compiler.to_json(), "hip_platform": self.hip_platform.to_json(),
+        }
+
+
+def probe_machine(root: str | os.PathLike[str] = "/", env: Mapping[str, str] | None = None) -> Machine:
+    """Probe the machine at filesystem prefix ``root`` as seen with environment ``env``."""
+    root_path = Path(root)
+    env = dict(os.environ if env is None else env)
+    rocm = probe_rocm(root_path, env)
+    cuda = probe_cuda(root_path, env)
+    packages = probe_packages(root_path, env)
+    return Machine(
+        root=str(root_path),
+        host=env.get("PORT_HOSTNAME") or socket.gethostname(),
+        rocm=rocm,
+        cuda=cuda,
+        devices=probe_gpus(root_path),
+        packages=packages,
+        fabric=probe_fabric(root_path, rocm.home, cuda.home, packages.site_dirs),
+        host_compiler=probe_host_compiler(root_path, env),
+        hip_platform=probe_hip_platform(root_path, env, rocm.hipcc, rocm.home, cuda.home),
+    )
+
+
+__all__ = ["Machine", "probe_machine", "Gpu", "RocmInfo", "CudaInfo", "GpuInfo", "PackagesInfo",
+           "FabricInfo", "HostCompiler", "HipPlatform", "MACHINE_SCHEMA"]

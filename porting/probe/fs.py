@@ -1,0 +1,107 @@
+"""Filesystem access relative to a root prefix, so probes can run against synthetic machines.
+
+Symlinks are followed by hand: absolute link targets are re-rooted under ``root``, and loops
+or chains deeper than ``MAX_LINKS`` are reported instead of raising.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+from typing import Mapping
+
+MAX_LINKS = 40
+
+
+class LinkError(Exception):
+    """A symlink loop, or a chain too deep to follow."""
+
+
+def under(root: Path, path: str | PurePosixPath) -> Path:
+    """The real location of machine path ``path`` (absolute, as the probed machine sees it)."""
+    rel = str(path).lstrip("/")
+    return root / rel if rel else root
+
+
+def resolve(root: Path, path: str) -> str:
+    """Resolve symlinks of machine path ``path`` inside ``root``; returns a machine path.
+
+    Raises LinkError on loops. Components that do not exist are kept as they are.
+    """
+    parts = [p for p in PurePosixPath(path).parts if p != "/"]
+    done: list[str] = []
+    hops = 0
+    while parts:
+        part = parts.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if done:
+                done.pop()
+            continue
+        real = under(root, "/" + "/".join(done + [part]))
+        if real.is_symlink():
+            hops += 1
+            if hops > MAX_LINKS:
+                raise LinkError(f"/{'/'.join(done + [part])}: symlink loop or chain deeper than {MAX_LINKS}")
+            try:
+                target = os.readlink(real)
+            except OSError as exc:
+                raise LinkError(f"/{'/'.join(done + [part])}: unreadable symlink ({exc.strerror})") from None
+            if target.startswith("/"):
+                done = []
+            parts = [p for p in PurePosixPath(target).parts if p != "/"] + parts
+            continue
+        done.append(part)
+    return "/" + "/".join(done)
+
+
+def read_text(root: Path, path: str, limit: int = 1 << 20) -> str | None:
+    """Read a small text file; None when missing, unreadable, a loop or not text."""
+    try:
+        real = under(root, resolve(root, path))
+        with open(real, "rb") as handle:
+            data = handle.read(limit)
+    except (OSError, LinkError):
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def exists(root: Path, path: str) -> bool:
+    try:
+        return under(root, resolve(root, path)).exists()
+    except LinkError:
+        return False
+
+
+def is_dir(root: Path, path: str) -> bool:
+    try:
+        return under(root, resolve(root, path)).is_dir()
+    except LinkError:
+        return False
+
+
+def listdir(root: Path, path: str) -> list[str]:
+    try:
+        return sorted(os.listdir(under(root, resolve(root, path))))
+    except (OSError, LinkError):
+        return []
+
+
+def glob_names(root: Path, directory: str, prefix: str) -> list[str]:
+    return [n for n in listdir(root, directory) if n.startswith(prefix)]
+
+
+def which(root: Path, env: Mapping[str, str], name: str) -> str | None:
+    """First executable ``name`` on the probed machine's PATH (machine path, unresolved)."""
+    for entry in env.get("PATH", "").split(os.pathsep):
+        if not entry:
+            continue
+        candidate = f"{entry.rstrip('/')}/{name}"
+        try:
+            real = under(root, resolve(root, candidate))
+        except LinkError:
+            return candidate  # report it; resolution will fail with the loop message
+        if real.is_file() and os.access(real, os.X_OK):
+            return candidate
+    return None

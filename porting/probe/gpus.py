@@ -1,0 +1,104 @@
+"""Probe: GPU devices, AMD through KFD topology, NVIDIA through the proc driver interface."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import fs
+
+KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
+NVIDIA_GPUS = "/proc/driver/nvidia/gpus"
+
+# NVIDIA model name fragment -> SM architecture (only used to label reports).
+_NV_ARCH = (("B200", "sm_100"), ("B100", "sm_100"), ("GB200", "sm_100"), ("H200", "sm_90"),
+            ("H100", "sm_90"), ("H800", "sm_90"), ("GH200", "sm_90"), ("L40", "sm_89"), ("L4", "sm_89"),
+            ("A100", "sm_80"), ("A800", "sm_80"), ("A10", "sm_86"), ("V100", "sm_70"), ("T4", "sm_75"))
+
+
+@dataclass
+class Gpu:
+    vendor: str  # "amd" | "nvidia"
+    arch: str  # "gfx942", "sm_90", or "unknown"
+    name: str
+    source: str  # the file that told us
+
+
+@dataclass
+class GpuInfo:
+    gpus: list[Gpu] = field(default_factory=list)
+    amd_device_node: bool = False  # /dev/kfd
+    nvidia_device_node: bool = False  # /dev/nvidia0 ...
+    evidence: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    def of(self, vendor: str) -> list[Gpu]:
+        return [g for g in self.gpus if g.vendor == vendor]
+
+
+def gfx_name(target_version: int) -> str:
+    """KFD ``gfx_target_version`` (major*10000 + minor*100 + stepping) -> ``gfx942`` / ``gfx90a``."""
+    major, minor, stepping = target_version // 10000, (target_version // 100) % 100, target_version % 100
+    return f"gfx{major}{minor:x}{stepping:x}"
+
+
+def _properties(text: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].lstrip("-").isdigit():
+            out[parts[0]] = int(parts[1])
+    return out
+
+
+def probe_amd(root: Path, info: GpuInfo) -> None:
+    """AMD GPUs: KFD topology nodes whose ``gfx_target_version`` is non-zero; ``/dev/kfd`` to use them."""
+    info.amd_device_node = fs.exists(root, "/dev/kfd")
+    info.evidence.append(f"/dev/kfd: {'present' if info.amd_device_node else 'absent'}")
+    nodes = fs.listdir(root, KFD_NODES)
+    if not nodes:
+        info.evidence.append(f"{KFD_NODES}: absent")
+        return
+    for node in sorted(nodes, key=lambda n: int(n) if n.isdigit() else 0):
+        path = f"{KFD_NODES}/{node}/properties"
+        props = _properties(fs.read_text(root, path) or "")
+        target = props.get("gfx_target_version", 0)
+        if target <= 0:
+            continue  # a CPU node
+        arch = gfx_name(target)
+        name = (fs.read_text(root, f"{KFD_NODES}/{node}/name") or arch).strip() or arch
+        info.gpus.append(Gpu("amd", arch, name, path))
+        info.evidence.append(f"{path}: gfx_target_version {target} -> {arch}")
+    if info.of("amd") and not info.amd_device_node:
+        info.problems.append("KFD topology lists AMD GPUs but /dev/kfd is missing (driver not loaded, "
+                             "or the container lacks --device=/dev/kfd)")
+
+
+def probe_nvidia(root: Path, info: GpuInfo) -> None:
+    """NVIDIA GPUs: ``/proc/driver/nvidia/gpus/*/information``; ``/dev/nvidia<N>`` to use them."""
+    info.nvidia_device_node = any(re.fullmatch(r"nvidia\d+", n) for n in fs.listdir(root, "/dev"))
+    info.evidence.append(f"/dev/nvidia<N>: {'present' if info.nvidia_device_node else 'absent'}")
+    entries = fs.listdir(root, NVIDIA_GPUS)
+    if not entries:
+        info.evidence.append(f"{NVIDIA_GPUS}: absent")
+    for entry in entries:
+        path = f"{NVIDIA_GPUS}/{entry}/information"
+        text = fs.read_text(root, path) or ""
+        m = re.search(r"^Model:\s*(.+)$", text, re.M)
+        model = m.group(1).strip() if m else "NVIDIA GPU"
+        arch = next((a for frag, a in _NV_ARCH if frag in model), "unknown")
+        info.gpus.append(Gpu("nvidia", arch, model, path))
+        info.evidence.append(f"{path}: {model} -> {arch}")
+    if not entries and info.nvidia_device_node:
+        info.gpus.append(Gpu("nvidia", "unknown", "NVIDIA GPU", "/dev/nvidia0"))
+
+
+def probe_gpus(root: Path) -> GpuInfo:
+    info = GpuInfo()
+    probe_amd(root, info)
+    probe_nvidia(root, info)
+    return info

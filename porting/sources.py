@@ -1,0 +1,66 @@
+"""Classify GPU sources: already HIP / portable-header (native-hip) vs plain CUDA (hipified-cuda)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+SOURCE_SUFFIXES = {".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl"}
+MAX_FILES = 5000
+_INCLUDE = re.compile(rb'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+PORTABLE_HEADER_DIR = "hip_aliases/"
+
+
+@dataclass
+class SourceScan:
+    hip: list[str] = field(default_factory=list)  # already HIP (.hip, hip_runtime.h)
+    portable: list[str] = field(default_factory=list)  # our portable header
+    cuda: list[str] = field(default_factory=list)  # plain CUDA: needs hipify
+    missing: list[str] = field(default_factory=list)  # source dirs that do not exist
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "counts": {"hip": len(self.hip), "portable": len(self.portable),
+                                           "cuda": len(self.cuda)}}
+
+
+def classify(path: Path) -> str | None:
+    """``hip`` / ``portable`` / ``cuda`` for one file, None for host-only code."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64 << 10)
+    except OSError:
+        return None
+    includes = [i.decode("latin-1") for i in _INCLUDE.findall(head)]
+    if any(i.startswith(PORTABLE_HEADER_DIR) for i in includes):
+        return "portable"
+    if path.suffix == ".hip" or any(i.startswith("hip/") for i in includes):
+        return "hip"
+    if path.suffix in (".cu", ".cuh") or any(i in ("cuda.h", "cuda_runtime.h", "cuda_runtime_api.h")
+                                             for i in includes):
+        return "cuda"
+    return None
+
+
+def scan_sources(dirs: list[str], project_dir: Path) -> SourceScan:
+    scan = SourceScan()
+    seen = 0
+    for entry in dirs:
+        base = (project_dir / entry) if not os.path.isabs(entry) else Path(entry)
+        if not base.is_dir():
+            scan.missing.append(str(entry))
+            continue
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                if path.suffix not in SOURCE_SUFFIXES:
+                    continue
+                seen += 1
+                if seen > MAX_FILES:
+                    return scan
+                kind = classify(path)
+                if kind:
+                    getattr(scan, kind).append(os.path.relpath(path, project_dir))
+    return scan

@@ -1,0 +1,58 @@
+"""Version numbers and `--require` expressions (``rocm>=7.0``), without third-party deps."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import UsageError
+
+_VERSION = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+_REQUIRE = re.compile(r"^\s*(rocm|cuda|torch|hip)\s*(>=|<=|==|!=|>|<)\s*([0-9][0-9.]*)\s*$")
+
+
+def parse_version(text: str | None) -> tuple[int, ...] | None:
+    """'7.0.2-56' -> (7, 0, 2); '13.0' -> (13, 0); None/garbage -> None."""
+    if not text:
+        return None
+    m = _VERSION.search(text)
+    if not m:
+        return None
+    return tuple(int(g) for g in m.groups() if g is not None)
+
+
+def format_version(v: tuple[int, ...] | None) -> str | None:
+    return ".".join(map(str, v)) if v else None
+
+
+def _pad(v: tuple[int, ...], n: int = 3) -> tuple[int, ...]:
+    return v + (0,) * (n - len(v))
+
+
+def compare(a: tuple[int, ...], op: str, b: tuple[int, ...]) -> bool:
+    x, y = _pad(a), _pad(b)
+    return {">=": x >= y, "<=": x <= y, "==": x == y, "!=": x != y, ">": x > y, "<": x < y}[op]
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One `--require` expression, e.g. ``rocm>=7.0``."""
+
+    name: str
+    op: str
+    version: tuple[int, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> "Requirement":
+        m = _REQUIRE.match(text)
+        if not m:
+            raise UsageError(
+                f"--require {text!r}: expected NAME OP VERSION with NAME in rocm|hip|cuda|torch "
+                "and OP in >=,<=,==,!=,>,< (e.g. 'rocm>=7.0')")
+        name, op, ver = m.groups()
+        version = parse_version(ver)
+        assert version is not None
+        return cls(name="rocm" if name == "hip" else name, op=op, version=version)
+
+    def __str__(self) -> str:
+        return f"{self.name}{self.op}{format_version(self.version)}"
