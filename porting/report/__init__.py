@@ -1,0 +1,92 @@
+"""`port report`: JUnit XML -> Matrix -> Verdict -> parity.json / parity.md / index.html / chart.svg.
+
+Public API::
+
+    from porting.report import build_report, write_artifacts
+    report = build_report(["run.xml"], labels={}, reference="auto", min_rocm="7.0")
+    paths = write_artifacts(report, "port-out")
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from .. import __version__
+from .baseline import BaselineDiff, diff_against
+from .exemptions import load_exemptions
+from .junit_reader import read_run
+from .matrix_builder import build_matrix
+from .model import Matrix
+from .parity_json import load_parity
+from .verdict import Verdict, decide, reference_columns
+
+
+@dataclass
+class Report:
+    matrix: Matrix
+    verdict: Verdict
+    reference: str
+    min_rocm: str
+    generated: str
+    tool: str = f"rocm-port {__version__}"
+    baseline: BaselineDiff | None = None
+    warnings: list[str] = field(default_factory=list)
+    exemptions_file: str | None = None
+    exemption_problems: list[str] = field(default_factory=list)
+
+
+def build_report(
+    inputs: Sequence[str | os.PathLike[str]],
+    labels: Mapping[str, str] | None = None,
+    reference: str = "auto",
+    min_rocm: str = "7.0",
+    baseline: str | os.PathLike[str] | None = None,
+    exemptions: str | os.PathLike[str] | None = None,
+    extra_reasons: Sequence[str] = (),
+    today: dt.date | None = None,
+) -> Report:
+    """Read every input (bad ones become recorded problems), decide, diff. Pure but for reads."""
+    labels = dict(labels or {})
+    runs = [read_run(path, labels.get(str(path))) for path in inputs]
+    matrix = build_matrix(runs)
+    matrix.problems.extend(f"certify: {r}" for r in extra_reasons)
+    ex_list, ex_problems = load_exemptions(exemptions) if exemptions else ([], [])
+    verdict = decide(matrix, reference, min_rocm, ex_list, today)
+    warnings: list[str] = list(ex_problems)
+    for col in matrix.columns:
+        for run in col.runs:
+            warnings.extend(f"{Path(run.file).name}: {w}" for w in run.warnings)
+    ref_name, _ = reference_columns(matrix, reference)
+    report = Report(matrix=matrix, verdict=verdict, reference=ref_name, min_rocm=min_rocm,
+                    generated=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                    warnings=warnings,
+                    exemptions_file=str(exemptions) if exemptions and Path(exemptions).is_file() else None,
+                    exemption_problems=ex_problems)
+    if baseline is not None:
+        report.baseline = diff_against(matrix, load_parity(baseline), str(baseline))
+    return report
+
+
+def write_artifacts(report: Report, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
+    """Write parity.json, parity.md, index.html and chart.svg atomically into out_dir."""
+    from ..atomic import write_json, write_text
+    from .parity_json import report_to_json
+    from .render_html import render_html
+    from .render_md import render_md
+    from .render_svg import render_chart
+
+    out = Path(out_dir)
+    chart = render_chart(report)
+    return {
+        "parity.json": write_json(out / "parity.json", report_to_json(report), indent=None),
+        "parity.md": write_text(out / "parity.md", render_md(report)),
+        "chart.svg": write_text(out / "chart.svg", chart),
+        "index.html": write_text(out / "index.html", render_html(report, chart)),
+    }
+
+
+__all__ = ["Report", "build_report", "write_artifacts", "load_parity"]

@@ -1,0 +1,270 @@
+"""Read one JUnit XML file (pytest, cargo-nextest, ctest, ...) into a ``Run``.
+
+Parsing goes through junitparser. Bad input never raises out of ``read_run``: the
+problems are recorded on the run (which then counts as incomplete evidence):
+
+* empty file, not XML, not JUnit (root is not <testsuites>/<testsuite>): no cases, a problem;
+* truncated or malformed XML: the test cases completed before the error are kept, a problem;
+* bytes that are not UTF-8 or characters XML forbids (mixed encodings in messages):
+  replaced with U+FFFD and re-parsed, a warning (the outcomes are intact);
+* duplicate test ids within a run: the worse outcome is kept, a problem (ambiguous evidence);
+* the matrix plugin's own flags: ``port.complete=false``, fewer cases than ``port.collected``,
+  zero tests, a crashed xdist worker: problems.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from .model import (ERROR, FAILED, PASSED, SEVERITY, SKIPPED, XFAILED, XPASSED, Case, Run,
+                    RunInfo)
+
+MESSAGE_LIMIT = 300
+_ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_ENCODING_DECL = re.compile(rb"^\s*<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)[\"']")
+_CRASHED = re.compile(r"worker '?[\w-]+'? crashed|node down", re.IGNORECASE)
+_XPASS_STRICT = "xfail-marked test passes unexpectedly"
+_LABEL = re.compile(r"^(?P<platform>rocm|cuda|cpu)(?:[-:](?P<version>[0-9][0-9A-Za-z.+-]*))?"
+                    r"(?:/(?P<arch>[\w,.-]+))?$")
+_PROPS = {"port.platform": "platform", "port.path": "path", "port.rocm_version": "rocm_version",
+          "port.rocm_usable": "rocm_usable", "port.cuda_version": "cuda_version",
+          "port.gpu_arch": "gpu_arch", "port.torch_version": "torch_version",
+          "port.torch_flavour": "torch_flavour", "port.monarch_version": "monarch_version",
+          "port.rdma_backend": "rdma_backend", "port.host": "host", "port.run_id": "run_id",
+          "port.shard": "shard"}
+
+
+def parse_label(label: str) -> dict[str, str]:
+    """``rocm-7.0.2/gfx942`` -> {"platform": "rocm", "rocm_version": "7.0.2", "gpu_arch": "gfx942"}."""
+    m = _LABEL.match(label.strip().lower())
+    if not m:
+        raise ValueError(f"label {label!r} must look like cpu, cuda-13.0 or rocm-7.0.2/gfx942")
+    platform, version, arch = m.group("platform"), m.group("version") or "", m.group("arch") or ""
+    out = {"platform": platform, "gpu_arch": arch}
+    if platform == "rocm":
+        out["rocm_version"], out["rocm_usable"] = version, "true"
+    elif platform == "cuda":
+        out["cuda_version"] = version
+    return out
+
+
+def _decode_lossy(data: bytes) -> tuple[bytes, list[str]]:
+    """Re-encode as clean UTF-8 XML: invalid bytes and XML-illegal characters -> U+FFFD."""
+    warnings: list[str] = []
+    declared = _ENCODING_DECL.match(data)
+    encoding = declared.group(1).decode("ascii") if declared else "utf-8"
+    try:
+        text = data.decode(encoding)
+    except (LookupError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8", errors="replace")
+        warnings.append(f"bytes not valid {encoding} ({exc.__class__.__name__}); replaced with U+FFFD")
+    text, n = _ILLEGAL_XML.subn("\ufffd", text)
+    if n:
+        warnings.append(f"{n} characters not allowed in XML replaced with U+FFFD")
+    if declared:  # the text is now UTF-8 whatever the declaration said
+        text = re.sub(r"^(\s*<\?xml[^>]*encoding=)[\"'][A-Za-z0-9._-]+[\"']", r'\1"utf-8"', text, count=1)
+    return text.encode("utf-8"), warnings
+
+
+def _salvage(data: bytes) -> tuple[ET.Element | None, str]:
+    """Parse as far as possible; drop the test case (if any) that was cut off."""
+    parser = ET.XMLPullParser(events=("start", "end"))
+    root: ET.Element | None = None
+    stack: list[ET.Element] = []
+    error = ""
+
+    def drain() -> None:
+        nonlocal root
+        for event, elem in parser.read_events():
+            if event == "start":
+                if root is None:
+                    root = elem
+                stack.append(elem)
+            elif stack:
+                stack.pop()
+
+    try:
+        for start in range(0, len(data), 1 << 16):
+            parser.feed(data[start:start + (1 << 16)])
+            drain()
+        parser.close()
+        drain()
+    except ET.ParseError as exc:
+        drain()
+        error = str(exc)
+    # Remove open (unfinished) test cases from their parents: their outcome is unknown.
+    for i, elem in enumerate(stack):
+        if elem.tag == "testcase" and i > 0:
+            stack[i - 1].remove(elem)
+            break
+    return root, error or "XML ended before the closing tag"
+
+
+def _parse(data: bytes, info: RunInfo) -> ET.Element | None:
+    try:
+        return ET.fromstring(data)
+    except ET.ParseError:
+        pass
+    cleaned, warnings = _decode_lossy(data)
+    if warnings:
+        try:
+            root = ET.fromstring(cleaned)
+            info.warnings.extend(warnings)
+            return root
+        except ET.ParseError:
+            pass
+    root, error = _salvage(cleaned)
+    info.warnings.extend(warnings)
+    if root is None:
+        info.problems.append(f"not XML ({error})")
+        return None
+    info.problems.append(f"truncated or malformed XML ({error}); kept the test cases before it")
+    return root
+
+
+def _first_line(text: str | None) -> str:
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if line:
+            return line[:MESSAGE_LIMIT] + ("…" if len(line) > MESSAGE_LIMIT else "")
+    return ""
+
+
+def default_component(test_id: str) -> str:
+    """First path element of the test id, skipping a leading ``tests``/``test`` package."""
+    parts = [p for p in re.split(r"[/.:\\]+", test_id) if p]
+    if len(parts) > 1 and parts[0] in ("tests", "test"):
+        parts = parts[1:]
+    return parts[0] if parts else "(none)"
+
+
+def _outcome(case) -> tuple[str, str]:
+    from junitparser import Error, Failure, Skipped
+
+    results = case.result
+    if not results:
+        return PASSED, ""
+    failure = next((r for r in results if isinstance(r, Failure)), None)
+    error = next((r for r in results if isinstance(r, Error)), None)
+    skipped = next((r for r in results if isinstance(r, Skipped)), None)
+    if failure is not None:
+        return FAILED, _first_line(failure.message) or _first_line(failure.text)
+    if error is not None:
+        return ERROR, _first_line(error.message) or _first_line(error.text)
+    assert skipped is not None
+    message = _first_line(skipped.message) or _first_line(skipped.text)
+    if skipped.type == "pytest.xfail":
+        return XFAILED, message
+    if message == _XPASS_STRICT:
+        return XPASSED, message
+    return SKIPPED, message
+
+
+def _suites(xml):
+    """Every testsuite that holds test cases, nested ones included."""
+    for suite in xml:
+        yield suite
+        stack = list(suite.testsuites())
+        while stack:
+            inner = stack.pop(0)
+            yield inner
+            stack.extend(inner.testsuites())
+
+
+def read_run(path: str | Path, label: str | None = None) -> Run:
+    """Read one JUnit file; never raises for bad content (see the module docstring)."""
+    from junitparser import JUnitXml, JUnitXmlError, Properties, Property
+
+    info = RunInfo(file=str(path))
+    run = Run(info=info)
+    if label:
+        info.__dict__.update(parse_label(label))
+        info.source = "label"
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        info.problems.append(f"cannot read: {exc.strerror or exc}")
+        return run
+    if not data.strip():
+        info.problems.append("empty file")
+        return run
+    root = _parse(data, info)
+    if root is None:
+        return run
+    try:
+        xml = JUnitXml.fromfile(str(path), parse_func=lambda _f: ET.ElementTree(root))
+    except JUnitXmlError:
+        info.problems.append(f"not JUnit XML (root element <{root.tag}>, expected <testsuites> or <testsuite>)")
+        return run
+
+    props: dict[str, str] = {}
+    for holder in [xml, *_suites(xml)]:
+        for prop in (holder.child(Properties) or []):
+            if prop.name and prop.name.startswith("port."):
+                old = props.setdefault(prop.name, prop.value or "")
+                if old != (prop.value or "") and prop.name in ("port.platform", "port.run_id"):
+                    info.problems.append(f"conflicting {prop.name} values in one file: {old!r}, {prop.value!r}")
+    _apply_properties(info, props, labelled=bool(label))
+
+    duplicates: list[str] = []
+    crashed = 0
+    for suite in _suites(xml):
+        for case in suite:
+            name = case.name or ""
+            classname = case.classname or ""
+            test_id = f"{classname}::{name}" if classname else (f"{suite.name}::{name}" if suite.name else name)
+            status, message = _outcome(case)
+            if status == ERROR and _CRASHED.search(message):
+                crashed += 1
+            case_props = {p.name: p.value or "" for p in (case.child(Properties) or []) if isinstance(p, Property)}
+            try:
+                duration = float(case.time or 0.0)
+            except ValueError:
+                duration = 0.0
+            new = Case(test_id, case_props.get("component") or default_component(test_id), status,
+                       duration, message, case_props.get("exemption", ""))
+            old = run.cases.get(test_id)
+            if old is not None:
+                duplicates.append(test_id)
+                if SEVERITY[old.status] >= SEVERITY[new.status]:
+                    continue
+            run.cases[test_id] = new
+    info.tests = len(run.cases)
+    if duplicates:
+        info.problems.append(f"{len(duplicates)} duplicate test ids in one run (worse outcome kept), "
+                             f"e.g. {duplicates[0]}")
+    if crashed:
+        info.problems.append(f"{crashed} test(s) lost to a crashed xdist worker")
+    if not run.cases and not any("XML" in p for p in info.problems):
+        info.problems.append("zero tests")
+    if info.collected is not None and info.collected > len(run.cases) + len(duplicates):
+        info.problems.append(f"collected {info.collected} tests but only {len(run.cases)} reported")
+    return run
+
+
+def _apply_properties(info: RunInfo, props: dict[str, str], labelled: bool) -> None:
+    if not props:
+        if not labelled:
+            info.source = "none"
+        return
+    for prop, attr in _PROPS.items():
+        if prop in props and not (labelled and attr in ("platform", "rocm_version", "cuda_version",
+                                                          "gpu_arch", "rocm_usable")):
+            setattr(info, attr, props[prop].strip())
+    if not labelled:
+        info.source = "properties"
+    if props.get("port.schema", "1") != "1":
+        info.warnings.append(f"unknown port.schema {props['port.schema']!r} (this reader knows 1)")
+    if props.get("port.complete", "true").strip().lower() == "false":
+        reason = props.get("port.incomplete_reason", "").strip()
+        info.problems.append(f"run incomplete: {reason}" if reason else "run incomplete (port.complete=false)")
+    collected = props.get("port.collected", "").strip()
+    if collected:
+        try:
+            info.collected = int(collected)
+        except ValueError:
+            info.warnings.append(f"port.collected is not an integer: {collected!r}")
+    if info.platform and info.platform not in ("rocm", "cuda", "cpu"):
+        info.warnings.append(f"unknown port.platform {info.platform!r}")

@@ -1,0 +1,70 @@
+"""parity.json: the report as data (schema ``rocm-port.parity`` version 1, see docs/report.md
+and ``parity.schema.json`` beside this module)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from . import Report
+
+KIND = "rocm-port.parity"
+SCHEMA = 1
+
+
+def report_to_json(report: "Report") -> dict[str, Any]:
+    m = report.matrix
+    tests = []
+    for test_id in m.test_ids:
+        results: dict[str, Any] = {}
+        for key, cell in m.cells[test_id].items():
+            entry: dict[str, Any] = {"status": cell.status, "duration": round(cell.duration, 6)}
+            if cell.message:
+                entry["message"] = cell.message
+            if cell.exemption:
+                entry["exemption"] = cell.exemption
+            results[key] = entry
+        tests.append({"id": test_id, "component": m.components[test_id], "results": results})
+    return {
+        "kind": KIND,
+        "schema": SCHEMA,
+        "generated": report.generated,
+        "tool": report.tool,
+        "verdict": report.verdict.to_json(),
+        "partial": m.partial,
+        "partial_reasons": m.partial_reasons(),
+        "warnings": list(report.warnings),
+        "reference": report.reference,
+        "min_rocm": report.min_rocm,
+        "exemptions": {"file": report.exemptions_file, "problems": list(report.exemption_problems)},
+        "columns": [c.to_json() for c in m.columns],
+        "totals": m.totals(),
+        "baseline": report.baseline.to_json() if report.baseline else None,
+        "tests": tests,
+    }
+
+
+def load_parity(path: str | Path) -> dict[str, Any]:
+    """Read an earlier parity.json (for --baseline); InputError if it is not one."""
+    file = Path(path)
+    try:
+        data = json.loads(file.read_bytes())
+    except OSError as exc:
+        raise InputError(f"{file}: cannot read baseline: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise InputError(f"{file}: baseline is not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("kind") != KIND:
+        raise InputError(f"{file}: not a parity.json (kind must be {KIND!r})")
+    if data.get("schema") != SCHEMA:
+        raise InputError(f"{file}: parity.json schema {data.get('schema')!r} is not supported (this reads {SCHEMA})")
+    tests = data.get("tests")
+    if not isinstance(tests, list) or not all(isinstance(t, dict) and isinstance(t.get("id"), str)
+                                              and isinstance(t.get("results", {}), dict) for t in tests):
+        raise InputError(f"{file}: parity.json 'tests' must be a list of {{id, results}} objects")
+    if not isinstance(data.get("columns", []), list):
+        raise InputError(f"{file}: parity.json 'columns' must be a list")
+    return data

@@ -1,0 +1,159 @@
+"""The parity verdict: certified / not certified / no evidence (rules in docs/report.md).
+
+ROCm parity is *certified* only if
+
+1. a run on ROCm >= ``min_rocm`` (7.0) is present and says ROCm was usable,
+2. a reference run is present (CUDA when any CUDA run is present, else CPU; or as asked),
+3. every test that passes on a reference platform also passes on every such ROCm platform,
+   except tests covered by an unexpired registered exemption, and
+4. no input is incomplete (unreadable/truncated file, port.complete=false, crashed worker,
+   missing shard, zero tests, duplicate ids, fewer results than collected).
+
+Otherwise it is *not certified* (with reasons and the blocking tests), or *no evidence*
+when there is no ROCm run at all. CPU-only evidence can never certify.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .exemptions import Exemption
+from .model import PASSED, Column, Matrix
+
+CERTIFIED = "certified"
+NOT_CERTIFIED = "not certified"
+NO_EVIDENCE = "no evidence"
+EXIT_CODES = {CERTIFIED: 0, NOT_CERTIFIED: 1, NO_EVIDENCE: 3}
+
+
+def _version(text: str) -> tuple[int, ...] | None:
+    m = re.match(r"\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?", text or "")
+    if not m:
+        return None
+    parts = tuple(int(g) for g in m.groups() if g is not None)
+    return parts + (0,) * (3 - len(parts))
+
+
+@dataclass
+class Blocker:
+    test_id: str
+    column: str
+    status: str
+    reference: str  # reference column where the test passed
+    message: str = ""
+    note: str = ""  # e.g. "exemption X expired 2026-01-01"
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Exempted:
+    test_id: str
+    column: str
+    status: str
+    exemption: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Verdict:
+    status: str
+    reference: list[str] = field(default_factory=list)  # reference column keys
+    rocm: list[str] = field(default_factory=list)  # ROCm columns that were judged
+    reasons: list[str] = field(default_factory=list)
+    blocking: list[Blocker] = field(default_factory=list)
+    exempted: list[Exempted] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "exit_code": self.exit_code, "reference": self.reference,
+                "rocm": self.rocm, "reasons": self.reasons,
+                "blocking": [b.to_json() for b in self.blocking],
+                "exempted": [e.to_json() for e in self.exempted]}
+
+
+def reference_columns(matrix: Matrix, reference: str) -> tuple[str, list[Column]]:
+    """Resolve ``auto``: CUDA when any CUDA run is present, else CPU."""
+    if reference == "auto":
+        reference = "cuda" if any(c.platform == "cuda" for c in matrix.columns) else "cpu"
+    return reference, [c for c in matrix.columns if c.platform == reference]
+
+
+def _find_exemption(exemptions: list[Exemption], test_id: str, col: Column, named: str,
+                    today: dt.date) -> tuple[Exemption | None, str]:
+    expired_note = ""
+    for ex in exemptions:
+        if ex.matches(test_id, col.key, col.platform) or (named and ex.id == named):
+            if ex.expired(today):
+                expired_note = f"exemption {ex.id} expired {ex.expires}"
+                continue
+            return ex, ""
+    if named and not expired_note:
+        expired_note = f"exemption {named!r} is not in the registry"
+    return None, expired_note
+
+
+def decide(matrix: Matrix, reference: str = "auto", min_rocm: str = "7.0",
+           exemptions: list[Exemption] | None = None, today: dt.date | None = None,
+           extra_reasons: list[str] | None = None) -> Verdict:
+    exemptions = exemptions or []
+    today = today or dt.date.today()
+    ref_name, refs = reference_columns(matrix, reference)
+    rocm_all = [c for c in matrix.columns if c.platform == "rocm"]
+    verdict = Verdict(NOT_CERTIFIED, reference=[c.key for c in refs])
+    reasons = verdict.reasons
+    reasons.extend(extra_reasons or [])
+    if matrix.partial:
+        reasons.append("incomplete evidence: " + "; ".join(matrix.partial_reasons()[:5])
+                       + (f" (+{len(matrix.partial_reasons()) - 5} more)" if len(matrix.partial_reasons()) > 5 else ""))
+    if not rocm_all:
+        verdict.status = NO_EVIDENCE
+        reasons.insert(0, "no run on ROCm")
+        return verdict
+    gate = _version(min_rocm) or (7, 0, 0)
+    judged: list[Column] = []
+    for col in rocm_all:
+        v = _version(col.version)
+        if v is None:
+            reasons.append(f"{col.key}: ROCm version unknown (need >= {min_rocm})")
+        elif v < gate:
+            reasons.append(f"{col.key}: ROCm {col.version} is below {min_rocm}")
+        elif any(r.rocm_usable.lower() == "false" for r in col.runs):
+            reasons.append(f"{col.key}: run says ROCm was not usable (port.rocm_usable=false)")
+        else:
+            judged.append(col)
+    verdict.rocm = [c.key for c in judged]
+    if not judged:
+        reasons.append(f"no usable run on ROCm >= {min_rocm}")
+    if not refs:
+        reasons.append(f"no run on the reference platform ({ref_name})")
+
+    ref_keys = [c.key for c in refs]
+    for test_id in sorted(matrix.cells):
+        row = matrix.cells[test_id]
+        passed_on = next((k for k in ref_keys if (c := row.get(k)) is not None and c.status == PASSED), None)
+        if passed_on is None:
+            continue
+        for col in judged:
+            cell = matrix.cell(test_id, col.key)
+            if cell.status == PASSED:
+                continue
+            ex, note = _find_exemption(exemptions, test_id, col, cell.exemption, today)
+            if ex is not None:
+                verdict.exempted.append(Exempted(test_id, col.key, cell.status, ex.to_json()))
+            else:
+                verdict.blocking.append(Blocker(test_id, col.key, cell.status, passed_on, cell.message, note))
+    if verdict.blocking:
+        reasons.append(f"{len(verdict.blocking)} test(s) pass on {ref_name} but not on ROCm")
+    if not reasons:
+        verdict.status = CERTIFIED
+    return verdict
