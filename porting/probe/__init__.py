@@ -7,7 +7,6 @@ never import torch, never raise on a broken install, and record what they looked
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -56,7 +55,7 @@ def probe_machine(root: str | os.PathLike[str] = "/", env: Mapping[str, str] | N
     packages = probe_packages(root_path, env)
     return Machine(
         root=str(root_path),
-        host=env.get("PORT_HOSTNAME") or socket.gethostname(),
+        host=env.get("PORT_HOSTNAME") or os.uname().nodename,
         rocm=rocm,
         cuda=cuda,
         devices=probe_gpus(root_path),

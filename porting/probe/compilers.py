@@ -9,12 +9,12 @@ present hipcc silently compiles with nvcc.
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Mapping
 
 from . import fs
+from .toolcache import cached_version
 
 
 @dataclass
@@ -39,6 +39,17 @@ class HipPlatform:
         return asdict(self)
 
 
+def _ask_version(compiler: str) -> str | None:
+    import subprocess
+
+    try:
+        out = subprocess.run([compiler, "-dumpfullversion", "-dumpversion"], capture_output=True,
+                             text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.splitlines()[0] if out else None
+
+
 def probe_host_compiler(root: Path, env: Mapping[str, str]) -> HostCompiler:
     info = HostCompiler()
     for name in ([env["CXX"]] if env.get("CXX") else []) + ["c++", "g++", "clang++"]:
@@ -51,12 +62,7 @@ def probe_host_compiler(root: Path, env: Mapping[str, str]) -> HostCompiler:
         return info
     info.evidence.append(f"host C++ compiler: {info.path}")
     if str(root) == "/":
-        try:
-            out = subprocess.run([info.path, "-dumpfullversion", "-dumpversion"], capture_output=True,
-                                 text=True, timeout=10).stdout.strip()
-            info.version = out.splitlines()[0] if out else None
-        except (OSError, subprocess.SubprocessError) as exc:
-            info.evidence.append(f"{info.path} -dumpversion: {exc}")
+        info.version = cached_version(info.path, lambda: _ask_version(info.path), env)
     return info
 
 

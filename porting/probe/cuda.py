@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -64,6 +63,8 @@ def version_from_nvcc(root: Path, nvcc: str | None) -> tuple[str | None, str]:
     """``nvcc --version`` (a subprocess; only on the real root)."""
     if nvcc is None or str(root) != "/":
         return None, "nvcc --version: not run"
+    import subprocess
+
     try:
         out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=20).stdout
     except (OSError, subprocess.SubprocessError) as exc:

@@ -8,7 +8,6 @@ Version sources, cheapest first: ``.info/version``, ``include/hip/hip_version.h`
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -78,6 +77,8 @@ def version_from_hipconfig(root: Path, home: str, env: Mapping[str, str]) -> tup
     path = f"{home}/bin/hipconfig"
     if str(root) != "/" or not fs.exists(root, path):
         return None, f"{path}: not run"
+    import subprocess
+
     try:
         out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
                              env=dict(env)).stdout

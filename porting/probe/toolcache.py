@@ -1,0 +1,58 @@
+"""A small on-disk cache of `TOOL --version` answers, keyed by the binary's identity.
+
+Running a compiler costs milliseconds; `port detect` must stay fast. The key is
+(real path, size, mtime_ns) of the binary, so an upgraded tool is asked again.
+Location: ``$PORT_CACHE_DIR`` or ``$XDG_CACHE_HOME/rocm-port`` or ``~/.cache/rocm-port``.
+Failures to read or write the cache are ignored (the tool is simply run).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Callable, Mapping
+
+FILE = "tool-versions.json"
+
+
+def _cache_dir(env: Mapping[str, str]) -> str:
+    if env.get("PORT_CACHE_DIR"):
+        return env["PORT_CACHE_DIR"]
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rocm-port")
+
+
+def _identity(binary: str) -> str | None:
+    try:
+        real = os.path.realpath(binary)
+        st = os.stat(real)
+    except OSError:
+        return None
+    return f"{real}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def cached_version(binary: str, ask: Callable[[], str | None], env: Mapping[str, str]) -> str | None:
+    """Return ``ask()`` for ``binary``, from the cache when the binary is unchanged."""
+    key = _identity(binary)
+    if key is None:
+        return ask()
+    path = os.path.join(_cache_dir(env), FILE)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            table = json.load(handle)
+        if not isinstance(table, dict):
+            table = {}
+    except (OSError, ValueError):
+        table = {}
+    if key in table:
+        return table[key]
+    value = ask()
+    if value is not None:
+        table[key] = value
+        try:
+            from ..atomic import write_json
+
+            write_json(path, table)
+        except OSError:
+            pass
+    return value
