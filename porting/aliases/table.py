@@ -1,0 +1,223 @@
+"""The one alias table: CUDA name -> HIP name, kind, and (for constants) the HIP type.
+
+Built from hipify's own mapping tables (``torch.utils.hipify.cuda_to_hip_mappings``: the
+runtime/driver identifiers, the type names and the library map) plus the curated
+``hip_aliases/overrides.toml`` for what hipify lacks or gets wrong for ROCm 7. Nothing is
+copied by hand: change torch or the overrides file and every generated file follows.
+
+Kinds:
+
+- ``type``: ``CUdevice -> hipDevice_t`` (Rust ``pub type``; C++ ``typedef``).
+- ``const``: enum constants and macros (``CUDA_SUCCESS -> hipSuccess``). ``const_type`` is the
+  HIP type when a rule in the overrides file knows it (Rust ``pub const X: T = Y;``), else
+  None (Rust ``pub use Y as X;``, which works for any value).
+- ``function``: everything else (``cuInit -> hipInit``; Rust ``pub use``; C++ ``#define``).
+  hipify does not say whether a camelCase name is a function or an enum constant; ``pub use``
+  and ``#define`` are right for both, so the distinction only matters for ``const_type``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from ..errors import ConfigError
+
+SCHEMA = 1
+KINDS = ("type", "const", "function")
+# hipify's maps, in the order hipify itself applies them (the first mapping of a name wins).
+HIPIFY_MAPS = ("CUDA_IDENTIFIER_MAP", "CUDA_TYPE_NAME_MAP", "CUDA_SPECIAL_MAP")
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_POINTER_TYPE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\*\Z")
+_ALL_CAPS = re.compile(r"[A-Z][A-Z0-9_]*\Z")
+
+
+def default_overrides_path() -> Path:
+    """``hip_aliases/overrides.toml`` of this checkout (the package is installed editable)."""
+    return Path(__file__).resolve().parents[2] / "hip_aliases" / "overrides.toml"
+
+
+@dataclass(frozen=True)
+class Alias:
+    cuda: str
+    hip: str  # an identifier, or "name *" for a pointer type (CUarray -> hipArray *)
+    kind: str  # one of KINDS
+    origin: str  # "hipify:CUDA_TYPE_NAME_MAP" | "override"
+    const_type: str | None = None
+    min_hip: int | None = None  # first HIP_VERSION_MAJOR that has the HIP name
+    reason: str = ""
+    source: str = ""
+
+    @property
+    def hip_pointee(self) -> str | None:
+        """For ``hipArray *``: ``hipArray``; None when ``hip`` is a plain identifier."""
+        m = _POINTER_TYPE.match(self.hip)
+        return m.group(1) if m else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v not in (None, "")}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Alias":
+        return cls(**{k: data.get(k) for k in ("cuda", "hip", "kind", "origin")},
+                   const_type=data.get("const_type"), min_hip=data.get("min_hip"),
+                   reason=data.get("reason", ""), source=data.get("source", ""))
+
+
+@dataclass(frozen=True)
+class ConstTypeRule:
+    pattern: str  # regex matched (re.match) against the HIP name
+    type: str
+    reason: str = ""
+
+    def matches(self, hip: str) -> bool:
+        return re.match(self.pattern, hip) is not None
+
+
+@dataclass
+class AliasTable:
+    entries: dict[str, Alias]
+    torch_version: str = ""
+    overrides_file: str = ""
+    schema: int = SCHEMA
+    skipped: int = 0  # hipify entries that are not identifiers (paths, ``cub::``, includes)
+
+    def get(self, cuda: str) -> Alias | None:
+        return self.entries.get(cuda)
+
+    def __contains__(self, cuda: str) -> bool:
+        return cuda in self.entries
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def select(self, names: Iterable[str]) -> list[Alias]:
+        """The entries for ``names`` (unknown names dropped), sorted by kind then name."""
+        order = {k: i for i, k in enumerate(KINDS)}
+        found = {self.entries[n] for n in names if n in self.entries}
+        return sorted(found, key=lambda a: (order[a.kind], a.cuda))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": self.schema, "torch_version": self.torch_version,
+                "overrides_file": self.overrides_file, "skipped": self.skipped,
+                "counts": {k: sum(1 for a in self.entries.values() if a.kind == k) for k in KINDS},
+                "entries": [a.to_json() for a in self.entries.values()]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "AliasTable":
+        entries = [Alias.from_json(e) for e in data.get("entries", [])]
+        return cls(entries={a.cuda: a for a in entries}, torch_version=data.get("torch_version", ""),
+                   overrides_file=data.get("overrides_file", ""), schema=int(data.get("schema", SCHEMA)),
+                   skipped=int(data.get("skipped", 0)))
+
+
+@dataclass
+class Overrides:
+    aliases: list[Alias] = field(default_factory=list)
+    const_types: list[ConstTypeRule] = field(default_factory=list)
+
+
+def _classify(cuda: str, hip: str, map_name: str) -> str:
+    if map_name == "CUDA_TYPE_NAME_MAP":
+        # hipify lists a few pointer-attribute constants among the types (CU_POINTER_ATTRIBUTE_*)
+        return "const" if cuda.startswith("CU_") else "type"
+    if _ALL_CAPS.match(cuda):
+        return "const"
+    if cuda.endswith("_t") or _POINTER_TYPE.match(hip):
+        return "type"
+    return "function"
+
+
+def _usable(cuda: str, hip: str, kind: str) -> bool:
+    if cuda == hip or not _IDENT.match(cuda) or cuda.startswith("__"):
+        return False
+    return bool(_IDENT.match(hip) or (kind == "type" and _POINTER_TYPE.match(hip)))
+
+
+def load_overrides(path: str | Path) -> Overrides:
+    """Read and validate ``overrides.toml``; every problem is a ConfigError naming the entry."""
+    from ..config import _load_toml  # the project's one TOML reader (tomllib / tomli)
+
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: alias overrides file does not exist")
+    data = _load_toml(path)
+    unknown = set(data) - {"alias", "const_type"}
+    if unknown:
+        raise ConfigError(f"{path}: unknown table(s) {', '.join(sorted(unknown))} (known: alias, const_type)")
+    out = Overrides()
+    for i, entry in enumerate(data.get("alias", [])):
+        where = f"{path}: [[alias]] #{i + 1}"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: must be a table")
+        extra = set(entry) - {"cuda", "hip", "kind", "const_type", "min_hip", "reason", "source"}
+        if extra:
+            raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
+        for key in ("cuda", "hip", "kind", "reason", "source"):
+            if not isinstance(entry.get(key), str) or not entry[key].strip():
+                raise ConfigError(f"{where}: key '{key}' must be a non-empty string")
+        if entry["kind"] not in KINDS:
+            raise ConfigError(f"{where}: kind must be one of {', '.join(KINDS)}, got {entry['kind']!r}")
+        if not _usable(entry["cuda"], entry["hip"], entry["kind"]):
+            raise ConfigError(f"{where}: '{entry['cuda']}' -> '{entry['hip']}' is not an identifier mapping")
+        min_hip = entry.get("min_hip")
+        if min_hip is not None and (not isinstance(min_hip, int) or isinstance(min_hip, bool) or min_hip < 1):
+            raise ConfigError(f"{where}: min_hip must be a positive integer (a HIP_VERSION_MAJOR)")
+        const_type = entry.get("const_type")
+        if const_type is not None and (entry["kind"] != "const" or not _IDENT.match(str(const_type))):
+            raise ConfigError(f"{where}: const_type must be an identifier and only on kind = \"const\"")
+        out.aliases.append(Alias(entry["cuda"], entry["hip"], entry["kind"], "override", const_type,
+                                 min_hip, entry["reason"].strip(), entry["source"].strip()))
+    for i, rule in enumerate(data.get("const_type", [])):
+        where = f"{path}: [[const_type]] #{i + 1}"
+        if not isinstance(rule, dict) or set(rule) - {"pattern", "type", "reason"}:
+            raise ConfigError(f"{where}: must be a table with keys pattern, type, reason")
+        if not all(isinstance(rule.get(k), str) and rule[k] for k in ("pattern", "type", "reason")):
+            raise ConfigError(f"{where}: pattern, type and reason must be non-empty strings")
+        try:
+            re.compile(rule["pattern"])
+        except re.error as exc:
+            raise ConfigError(f"{where}: pattern is not a valid regular expression: {exc}") from None
+        out.const_types.append(ConstTypeRule(rule["pattern"], rule["type"], rule["reason"]))
+    return out
+
+
+def build_table(overrides: str | Path | None = None,
+                maps: Mapping[str, Mapping[str, str]] | None = None) -> AliasTable:
+    """hipify's maps (or ``maps``, for tests) + overrides -> the table. Pure apart from reading files."""
+    torch_version = ""
+    if maps is None:
+        from torch.utils.hipify import cuda_to_hip_mappings as hipify_maps
+        import torch
+
+        maps = {name: getattr(hipify_maps, name) for name in HIPIFY_MAPS}
+        torch_version = str(torch.__version__)
+    path = Path(overrides) if overrides is not None else default_overrides_path()
+    ovr = load_overrides(path)
+
+    entries: dict[str, Alias] = {}
+    skipped = 0
+    for map_name, mapping in maps.items():
+        for cuda, hip in mapping.items():
+            if not isinstance(hip, str):  # older torch: (hip, CONV_*, API_*) tuples
+                hip = hip[0]
+            kind = _classify(cuda, hip, map_name)
+            if not _usable(cuda, hip, kind):
+                skipped += 1
+                continue
+            if cuda in entries:
+                continue
+            entries[cuda] = Alias(cuda, hip, kind, f"hipify:{map_name}")
+    for alias in ovr.aliases:
+        entries[alias.cuda] = alias
+    for cuda, alias in entries.items():
+        if alias.kind == "function" or (alias.kind == "const" and alias.const_type is None):
+            rule = next((r for r in ovr.const_types if r.matches(alias.hip)), None)
+            if rule is not None:
+                entries[cuda] = Alias(alias.cuda, alias.hip, "const", alias.origin, rule.type,
+                                      alias.min_hip, alias.reason, alias.source)
+    return AliasTable(entries=entries, torch_version=torch_version, overrides_file=str(path),
+                      skipped=skipped)
