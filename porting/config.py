@@ -150,10 +150,21 @@ def find_config_file(project_dir: Path) -> tuple[Path, str] | None:
     return None
 
 
+def _lacks_table(path: Path) -> bool:
+    """Cheap pre-check: a pyproject.toml that never mentions tool.port needs no TOML parse."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return False  # let the real read report the error
+    return b"tool.port" not in raw and b"tool]" not in raw and b'"port"' not in raw
+
+
 def read_file_options(path: Path, table: str | None = None) -> dict[str, Any]:
     """Read and validate the options in one file; table "" = whole file, "tool.port" = that table."""
     if table is None:
         table = "tool.port" if path.name == "pyproject.toml" else ""
+    if table == "tool.port" and _lacks_table(path):
+        return {}
     data: Any = _load_toml(path)
     label = f"{path}" + (f" [{table}]" if table else "")
     for part in table.split(".") if table else []:

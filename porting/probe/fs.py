@@ -19,8 +19,15 @@ class LinkError(Exception):
 
 def under(root: Path, path: str | PurePosixPath) -> Path:
     """The real location of machine path ``path`` (absolute, as the probed machine sees it)."""
-    rel = str(path).lstrip("/")
-    return root / rel if rel else root
+    return Path(_real(str(root), str(path)))
+
+
+def _real(root: str, path: str) -> str:
+    """String form of ``under`` (probes call this hundreds of times; pathlib is slow)."""
+    rel = path.lstrip("/")
+    if root == "/":
+        return "/" + rel
+    return f"{root.rstrip('/')}/{rel}" if rel else root
 
 
 def resolve(root: Path, path: str) -> str:
@@ -28,9 +35,10 @@ def resolve(root: Path, path: str) -> str:
 
     Raises LinkError on loops. Components that do not exist are kept as they are.
     """
-    parts = [p for p in PurePosixPath(path).parts if p != "/"]
+    parts = [p for p in path.split("/") if p]
     done: list[str] = []
     hops = 0
+    base = str(root)
     while parts:
         part = parts.pop(0)
         if part in ("", "."):
@@ -39,8 +47,8 @@ def resolve(root: Path, path: str) -> str:
             if done:
                 done.pop()
             continue
-        real = under(root, "/" + "/".join(done + [part]))
-        if real.is_symlink():
+        real = _real(base, "/" + "/".join(done + [part]))
+        if os.path.islink(real):
             hops += 1
             if hops > MAX_LINKS:
                 raise LinkError(f"/{'/'.join(done + [part])}: symlink loop or chain deeper than {MAX_LINKS}")
@@ -50,7 +58,7 @@ def resolve(root: Path, path: str) -> str:
                 raise LinkError(f"/{'/'.join(done + [part])}: unreadable symlink ({exc.strerror})") from None
             if target.startswith("/"):
                 done = []
-            parts = [p for p in PurePosixPath(target).parts if p != "/"] + parts
+            parts = [p for p in target.split("/") if p] + parts
             continue
         done.append(part)
     return "/" + "/".join(done)
@@ -59,8 +67,7 @@ def resolve(root: Path, path: str) -> str:
 def read_text(root: Path, path: str, limit: int = 1 << 20) -> str | None:
     """Read a small text file; None when missing, unreadable, a loop or not text."""
     try:
-        real = under(root, resolve(root, path))
-        with open(real, "rb") as handle:
+        with open(_real(str(root), resolve(root, path)), "rb") as handle:
             data = handle.read(limit)
     except (OSError, LinkError):
         return None
@@ -69,21 +76,21 @@ def read_text(root: Path, path: str, limit: int = 1 << 20) -> str | None:
 
 def exists(root: Path, path: str) -> bool:
     try:
-        return under(root, resolve(root, path)).exists()
+        return os.path.exists(_real(str(root), resolve(root, path)))
     except LinkError:
         return False
 
 
 def is_dir(root: Path, path: str) -> bool:
     try:
-        return under(root, resolve(root, path)).is_dir()
+        return os.path.isdir(_real(str(root), resolve(root, path)))
     except LinkError:
         return False
 
 
 def listdir(root: Path, path: str) -> list[str]:
     try:
-        return sorted(os.listdir(under(root, resolve(root, path))))
+        return sorted(os.listdir(_real(str(root), resolve(root, path))))
     except (OSError, LinkError):
         return []
 
@@ -99,9 +106,9 @@ def which(root: Path, env: Mapping[str, str], name: str) -> str | None:
             continue
         candidate = f"{entry.rstrip('/')}/{name}"
         try:
-            real = under(root, resolve(root, candidate))
+            real = _real(str(root), resolve(root, candidate))
         except LinkError:
             return candidate  # report it; resolution will fail with the loop message
-        if real.is_file() and os.access(real, os.X_OK):
+        if os.path.isfile(real) and os.access(real, os.X_OK):
             return candidate
     return None
