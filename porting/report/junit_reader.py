@@ -14,6 +14,7 @@ problems are recorded on the run (which then counts as incomplete evidence):
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -150,7 +151,8 @@ def _outcome(case) -> tuple[str, str]:
     error = next((r for r in results if isinstance(r, Error)), None)
     skipped = next((r for r in results if isinstance(r, Skipped)), None)
     if failure is not None:
-        return FAILED, _first_line(failure.message) or _first_line(failure.text)
+        message = _first_line(failure.message) or _first_line(failure.text)
+        return (XPASSED if message.startswith("[XPASS(strict)]") else FAILED), message
     if error is not None:
         return ERROR, _first_line(error.message) or _first_line(error.text)
     assert skipped is not None
@@ -222,6 +224,8 @@ def read_run(path: str | Path, label: str | None = None) -> Run:
             try:
                 duration = float(case.time or 0.0)
             except ValueError:
+                duration = 0.0
+            if not math.isfinite(duration) or duration < 0:
                 duration = 0.0
             new = Case(test_id, case_props.get("component") or default_component(test_id), status,
                        duration, message, case_props.get("exemption", ""))

@@ -1,0 +1,291 @@
+"""`port certify`: run every stage as a subprocess, show progress, end with the verdict.
+
+detect -> audit + hipify the sources -> build for the chosen path -> test matrix (JUnit)
+-> report. Each stage is ``python -m porting <stage> ...`` so that a crash is contained:
+a stage that is missing, crashes or times out is recorded, and the report is marked
+partial with the reason (so it can never be certified). This module only orchestrates.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from .cli import COMMANDS
+
+KIND = "rocm-port.certify"
+SCHEMA = 1
+# Exit codes a stage may return without the stage itself having broken: 1 means "ran and
+# found problems" (audit findings, hipify failures, failing tests) and is reported as such.
+OK_CODES = {0: "ok", 1: "problems"}
+
+
+@dataclass
+class StageResult:
+    name: str
+    command: list[str]
+    status: str  # ok / problems / failed / timeout / missing / skipped
+    rc: int | None = None
+    elapsed: float = 0.0
+    log: str = ""
+    summary: str = ""
+    last_line: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    @property
+    def broken(self) -> bool:
+        return self.status in ("failed", "timeout", "missing")
+
+
+@dataclass
+class CertifyRecord:
+    out_dir: str
+    path: str | None = None
+    stages: list[StageResult] = field(default_factory=list)
+    verdict: dict[str, Any] | None = None
+    exit_code: int = 1
+    elapsed: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": KIND, "schema": SCHEMA, "out_dir": self.out_dir, "path": self.path,
+                "elapsed": round(self.elapsed, 3), "exit_code": self.exit_code, "verdict": self.verdict,
+                "stages": [s.to_json() for s in self.stages]}
+
+
+def _clock(seconds: float) -> str:
+    m, s = divmod(int(seconds), 60)
+    return f"{m:02d}:{s:02d}"
+
+
+class Progress:
+    """Progress lines: ``[certify 01:23] stage: message``."""
+
+    def __init__(self, stream: TextIO | None = None, interval: float = 10.0) -> None:
+        self.stream = stream or sys.stdout
+        self.interval = interval
+        self.start = time.monotonic()
+
+    def say(self, stage: str, message: str) -> None:
+        print(f"[certify {_clock(time.monotonic() - self.start)}] {stage}: {message}", file=self.stream, flush=True)
+
+
+def stage_available(name: str) -> bool:
+    module = COMMANDS.get(name)
+    if module is None:
+        return False
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, timeout: float,
+              stdout_path: Path | None = None, summarize: Callable[[StageResult], str] | None = None,
+              cwd: str | None = None, ok_codes: dict[int, str] | None = None) -> StageResult:
+    """Run ``python -m porting NAME ARGS``; stderr (and stdout unless captured) go to the log."""
+    command = [sys.executable, "-m", "porting", name, *args]
+    result = StageResult(name, command, "skipped", log=str(log_path))
+    if not stage_available(name):
+        result.status = "missing"
+        result.summary = f"`port {name}` is not available in this installation"
+        progress.say(name, f"MISSING: {result.summary}")
+        return result
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    progress.say(name, f"start: port {name} " + " ".join(args))
+    start = time.monotonic()
+    lines = [0]
+    last = [""]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    with open(log_path, "w", encoding="utf-8", errors="replace") as log:
+        out = open(stdout_path, "wb") if stdout_path else None
+        try:
+            proc = subprocess.Popen(command, stdout=out or subprocess.PIPE,
+                                    stderr=subprocess.PIPE if out else subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True)
+            stream = proc.stderr if out else proc.stdout
+            assert stream is not None
+
+            def pump() -> None:
+                for raw in iter(stream.readline, b""):
+                    text = raw.decode("utf-8", errors="replace")
+                    log.write(text)
+                    lines[0] += 1
+                    if text.strip():
+                        last[0] = text.strip()[:160]
+
+            reader = threading.Thread(target=pump, daemon=True)
+            reader.start()
+            while True:
+                try:
+                    proc.wait(timeout=progress.interval)
+                    break
+                except subprocess.TimeoutExpired:
+                    elapsed = time.monotonic() - start
+                    if elapsed > timeout:
+                        os.killpg(proc.pid, signal.SIGTERM)
+                        try:
+                            proc.wait(timeout=10)
+                        except subprocess.TimeoutExpired:
+                            os.killpg(proc.pid, signal.SIGKILL)
+                            proc.wait()
+                        result.status = "timeout"
+                        break
+                    progress.say(name, f"running {_clock(elapsed)}, {lines[0]} lines of output; last: {last[0]}")
+            reader.join(timeout=10)
+        finally:
+            if out:
+                out.close()
+    result.elapsed = round(time.monotonic() - start, 3)
+    result.rc = proc.returncode
+    result.last_line = last[0]
+    if result.status != "timeout":
+        result.status = (ok_codes or OK_CODES).get(proc.returncode, "failed")
+    if summarize is not None:
+        try:
+            result.summary = summarize(result)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            result.summary = f"(could not summarize: {exc})"
+    if not result.summary:
+        result.summary = last[0] if result.status != "ok" else ""
+    what = {"timeout": f"TIMEOUT after {_clock(timeout)}", "failed": f"FAILED (exit {proc.returncode})",
+            "problems": "finished with problems (exit 1)", "ok": "ok"}[result.status]
+    progress.say(name, f"{what} in {_clock(result.elapsed)}" + (f"; {result.summary}" if result.summary else "")
+                 + (f"; log {log_path}" if result.status in ("failed", "timeout", "problems") else ""))
+    return result
+
+
+def _json_file(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _summarize_detect(result: StageResult, record_path: Path) -> str:
+    data = _json_file(record_path)
+    return f"path {data.get('path')}, device {data.get('device')}"
+
+
+def _summarize_audit(result: StageResult, path: Path) -> str:
+    data = _json_file(path)
+    findings = data.get("findings", data) if isinstance(data, dict) else data
+    return f"{len(findings)} finding(s)" if isinstance(findings, list) else ""
+
+
+def _summarize_report(result: StageResult, parity: Path) -> str:
+    data = _json_file(parity)
+    return f"verdict {data['verdict']['status']}, {len(data.get('tests', []))} tests"
+
+
+def _junit_files(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.rglob("*.xml") if p.is_file()) if directory.is_dir() else []
+
+
+def _path_green(parity: dict[str, Any], path: str | None) -> str:
+    """One phrase on the tests of the platform the machine ran (e.g. 'CPU path green')."""
+    platform = {"cuda": "cuda", "native-hip": "rocm", "hipified-cuda": "rocm"}.get(path or "", "cpu")
+    cols = [c for c in parity.get("columns", []) if c.get("platform") == platform]
+    if not cols:
+        return f"no {platform.upper()} run"
+    bad = sum(parity["totals"][c["key"]]["*"].get(s, 0) for c in cols for s in ("failed", "error", "xpassed"))
+    complete = all(c.get("complete") for c in cols)
+    label = f"{platform.upper()} path"
+    if bad == 0 and complete:
+        return f"{label} green"
+    return f"{label} red ({bad} failing{'' if complete else ', incomplete'})"
+
+
+def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: str | None = None,
+            stage_timeout: float = 1200.0, progress: Progress | None = None,
+            report_args: list[str] | None = None, cwd: str | None = None) -> CertifyRecord:
+    """Run the pipeline; return the record (also written to OUT/certify.json)."""
+    from .atomic import write_json
+
+    progress = progress or Progress()
+    out = Path(out_dir).resolve()
+    logs = out / "logs"
+    out.mkdir(parents=True, exist_ok=True)
+    base = Path(cwd or ".").resolve()
+    common = ["--config", str(Path(config_file).resolve())] if config_file else []
+    record = CertifyRecord(out_dir=str(out))
+    start = time.monotonic()
+
+    detect_json = out / "detect.json"
+    detect_json.unlink(missing_ok=True)
+    det = run_stage("detect", [*common, "--json", "--out", str(detect_json)], logs / "detect.log", progress,
+                    stage_timeout, stdout_path=logs / "detect.stdout.json",
+                    summarize=lambda r: _summarize_detect(r, detect_json), cwd=str(base))
+    record.stages.append(det)
+    if det.status == "ok" and detect_json.is_file():
+        try:
+            record.path = _json_file(detect_json).get("path")
+        except ValueError:
+            record.path = None
+
+    src_dirs = [s for s in sources if (base / s).is_dir()]
+    if not src_dirs:
+        for name in ("audit", "hipify"):
+            record.stages.append(StageResult(name, [], "skipped", summary=f"no source dir ({', '.join(sources)})"))
+            progress.say(name, f"skipped: no source dir ({', '.join(sources)})")
+    for src in src_dirs:
+        tag = src.replace("/", "_").strip("_") or "src"
+        audit_json = out / "audit" / f"{tag}.json"
+        audit_json.parent.mkdir(parents=True, exist_ok=True)
+        record.stages.append(run_stage("audit", [*common, str(base / src), "--format", "json"],
+                                       logs / f"audit-{tag}.log", progress, stage_timeout, stdout_path=audit_json,
+                                       summarize=lambda r, p=audit_json: _summarize_audit(r, p), cwd=str(base)))
+        record.stages.append(run_stage("hipify", [*common, str(base / src), "--out", str(out / "hipified" / tag)],
+                                       logs / f"hipify-{tag}.log", progress, stage_timeout, cwd=str(base)))
+
+    if record.path:
+        record.stages.append(run_stage("build", [*common, "--path", record.path], logs / "build.log", progress,
+                                       stage_timeout, cwd=str(base)))
+    else:
+        record.stages.append(StageResult("build", [], "skipped", summary="no path: detect did not finish"))
+        progress.say("build", "skipped: no path (detect did not finish)")
+
+    junit_dir = out / "junit"
+    for old in _junit_files(junit_dir):  # never report stale evidence from an earlier certify
+        old.unlink()
+    record.stages.append(run_stage("matrix", [*common, "--junit", str(junit_dir)], logs / "matrix.log", progress,
+                                   stage_timeout, cwd=str(base),
+                                   summarize=lambda r: f"{len(_junit_files(junit_dir))} JUnit file(s)"))
+
+    reasons = [f"stage {s.name} {s.status}" + (f" (exit {s.rc})" if s.rc is not None else "")
+               + (f": {s.summary}" if s.summary else "") for s in record.stages if s.broken]
+    if record.path is None and not any(s.name == "detect" and s.broken for s in record.stages):
+        reasons.append("stage detect gave no path")
+    junit_dir.mkdir(parents=True, exist_ok=True)
+    parity = out / "parity.json"
+    parity.unlink(missing_ok=True)
+    args = [*common, str(junit_dir), "--out", str(out), *(report_args or [])]
+    for reason in reasons:
+        args += ["--incomplete", reason]
+    rep = run_stage("report", args, logs / "report.log", progress, stage_timeout, cwd=str(base),
+                    summarize=lambda r: _summarize_report(r, parity), ok_codes={0: "ok", 1: "ok", 3: "ok"})
+    record.stages.append(rep)
+    record.elapsed = time.monotonic() - start
+    if parity.is_file() and rep.rc in (0, 1, 2, 3):
+        data = _json_file(parity)
+        record.verdict = data["verdict"]
+        record.exit_code = rep.rc
+        cols = ", ".join(f"{c['key']}: {data['totals'][c['key']]['*']['passed']} passed" for c in data["columns"])
+        progress.say("done", f"path {record.path or '?'}; {len(data['tests'])} tests ({cols or 'no runs'}); "
+                     f"verdict: {data['verdict']['status'].upper()}"
+                     + (" (PARTIAL)" if data.get("partial") else "")
+                     + f" ({'; '.join(data['verdict']['reasons'][:3]) or 'all parity rules hold'}); "
+                     + _path_green(data, record.path))
+    else:
+        record.exit_code = 1
+        progress.say("done", f"path {record.path or '?'}; no report (stage report {rep.status}); verdict: NOT CERTIFIED")
+    write_json(out / "certify.json", record.to_json())
+    progress.say("done", f"artifacts in {out}: index.html parity.md parity.json chart.svg certify.json logs/")
+    return record

@@ -1,0 +1,197 @@
+"""The verdict rules: certified only on complete ROCm >= 7.0 evidence that matches the reference."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings, HealthCheck
+from hypothesis import strategies as st
+
+from porting.report import build_report
+
+TODAY = dt.date(2026, 11, 29)
+GREEN = [("tests.actor.m::a", "passed"), ("tests.rdma.m::b", "passed"), ("tests.rdma.m::c", "skipped")]
+
+
+def report(paths, **kw):
+    kw.setdefault("today", TODAY)
+    return build_report([str(p) for p in paths], **kw)
+
+
+def test_certified_when_rocm_matches_cpu(write_junit, jx):
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r")])
+    assert r.verdict.status == "certified" and r.verdict.exit_code == 0
+    assert r.verdict.reference == ["cpu"] and r.verdict.rocm == ["rocm-7.0.2/gfx942"]
+    assert r.verdict.blocking == [] and not r.matrix.partial
+
+
+def test_cpu_only_evidence_is_never_certified(write_junit, jx):
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN)])
+    assert r.verdict.status == "no evidence" and r.verdict.exit_code == 3
+    assert "no run on ROCm" in r.verdict.reasons
+
+
+def test_failure_on_rocm_blocks(write_junit, jx):
+    rocm = [("tests.actor.m::a", "failed", "HIP error"), ("tests.rdma.m::b", "passed"), ("tests.rdma.m::c", "failed")]
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")])
+    assert r.verdict.status == "not certified" and r.verdict.exit_code == 1
+    # c is skipped on the reference, so its ROCm failure does not block parity
+    assert [(b.test_id, b.status, b.message, b.reference) for b in r.verdict.blocking] == [
+        ("tests.actor.m::a", "failed", "HIP error", "cpu")]
+
+
+@pytest.mark.parametrize("status", ["error", "skipped", "xfailed", "xpassed"])
+def test_anything_but_pass_on_rocm_blocks(write_junit, jx, status):
+    rocm = [("tests.actor.m::a", status), *GREEN[1:]]
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")])
+    assert [(b.test_id, b.status) for b in r.verdict.blocking] == [("tests.actor.m::a", status)]
+
+
+def test_test_missing_on_rocm_blocks(write_junit, jx):
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN[1:], run_id="r")])
+    assert [(b.test_id, b.status) for b in r.verdict.blocking] == [("tests.actor.m::a", "missing")]
+
+
+def test_cuda_is_the_reference_when_present(write_junit, jx):
+    cuda = [("tests.actor.m::a", "failed"), ("tests.rdma.m::b", "passed")]
+    cpu = [("tests.actor.m::a", "passed"), ("tests.rdma.m::b", "passed")]
+    rocm = [("tests.actor.m::a", "failed"), ("tests.rdma.m::b", "passed")]
+    paths = [write_junit("cuda.xml", jx.CUDA, cuda, run_id="g"), write_junit("cpu.xml", jx.CPU, cpu, run_id="c"),
+             write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    assert report(paths).verdict.status == "certified"  # a fails on CUDA too: not a ROCm regression
+    forced = report(paths, reference="cpu")
+    assert forced.verdict.status == "not certified" and forced.reference == "cpu"
+
+
+def test_requested_reference_absent(write_junit, jx):
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r")],
+               reference="cuda")
+    assert r.verdict.status == "not certified"
+    assert "no run on the reference platform (cuda)" in r.verdict.reasons
+
+
+@pytest.mark.parametrize("version,usable,reason", [
+    ("6.4.1", "true", "ROCm 6.4.1 is below 7.0"),
+    ("", "true", "ROCm version unknown"),
+    ("7.0.0", "false", "not usable"),
+])
+def test_rocm_gate(write_junit, jx, version, usable, reason):
+    rocm = dict(jx.ROCM, **{"port.rocm_version": version, "port.rocm_usable": usable})
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", rocm, GREEN, run_id="r")])
+    assert r.verdict.status == "not certified"
+    assert any(reason in x for x in r.verdict.reasons), r.verdict.reasons
+
+
+def test_min_rocm_is_configurable(write_junit, jx):
+    paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r")]
+    assert report(paths, min_rocm="7.1").verdict.status == "not certified"
+
+
+@pytest.mark.parametrize("kw,problem", [
+    ({"complete": False}, "run incomplete"),
+    ({"shard": "1/2"}, "missing shard(s) 2/2"),
+    ({"collected": 10}, "collected 10"),
+])
+def test_incomplete_rocm_run_is_never_certified(write_junit, jx, kw, problem):
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r", **kw)])
+    assert r.verdict.status == "not certified" and r.matrix.partial
+    assert any(problem in x for x in r.matrix.partial_reasons())
+
+
+def test_incomplete_reference_is_never_certified(write_junit, jx):
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c", complete=False),
+                write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r")])
+    assert r.verdict.status == "not certified"
+
+
+def test_shards_of_one_run_are_joined(write_junit, jx):
+    paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"),
+             write_junit("r1.xml", jx.ROCM, GREEN[:2], run_id="r", shard="1/2"),
+             write_junit("r2.xml", jx.ROCM, GREEN[2:], run_id="r", shard="2/2")]
+    r = report(paths)
+    assert r.verdict.status == "certified" and len(r.matrix.columns) == 2
+
+
+def test_unreadable_extra_file_blocks_certification(write_junit, jx, tmp_path):
+    bad = tmp_path / "bad.xml"
+    bad.write_bytes(b"<testsuites><testsuite><testcase name='x'")
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r"), bad])
+    assert r.verdict.status == "not certified" and r.matrix.partial
+
+
+def _registry(tmp_path, expires="2027-01-31", extra=""):
+    path = tmp_path / "exemptions.toml"
+    path.write_text(f'''
+[[exemption]]
+id = "ibverbs"
+test = "tests.rdma.*::b"
+platform = "rocm"
+reason = "no ibverbs NIC on the MI300 runner"
+link = "https://github.com/example/issues/1"
+expires = {expires}
+{extra}''')
+    return path
+
+
+def test_unexpired_exemption_unblocks(write_junit, jx, tmp_path):
+    rocm = [GREEN[0], ("tests.rdma.m::b", "failed", "no NIC"), GREEN[2]]
+    paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    r = report(paths, exemptions=_registry(tmp_path))
+    assert r.verdict.status == "certified"
+    [ex] = r.verdict.exempted
+    assert ex.test_id == "tests.rdma.m::b" and ex.exemption["link"] == "https://github.com/example/issues/1"
+    assert ex.exemption["reason"].startswith("no ibverbs")
+
+
+def test_expired_exemption_does_not_unblock(write_junit, jx, tmp_path):
+    rocm = [GREEN[0], ("tests.rdma.m::b", "failed"), GREEN[2]]
+    paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    r = report(paths, exemptions=_registry(tmp_path, expires="2026-11-28"))
+    assert r.verdict.status == "not certified"
+    assert "expired 2026-11-28" in r.verdict.blocking[0].note
+
+
+def test_exemption_without_link_is_not_honoured(write_junit, jx, tmp_path):
+    path = tmp_path / "ex.toml"
+    path.write_text('[[exemption]]\ntest = "*"\nreason = "r"\nexpires = 2030-01-01\n')
+    rocm = [GREEN[0], ("tests.rdma.m::b", "failed"), GREEN[2]]
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")],
+               exemptions=path)
+    assert r.verdict.status == "not certified" and "lacks link" in r.exemption_problems[0]
+
+
+def test_exemption_named_by_the_plugin_but_unregistered_does_not_unblock(tmp_path, jx):
+    xml = jx.xml(jx.ROCM, [("tests.actor.m::a", "passed")])
+    rocm = tmp_path / "rocm.xml"
+    rocm.write_text(xml.replace('<testcase classname="tests.actor.m" name="a" time="0.01">',
+                                '<testcase classname="tests.actor.m" name="a" time="0.01"><properties>'
+                                '<property name="exemption" value="made-up"/></properties><skipped message="x"/>'))
+    cpu = tmp_path / "cpu.xml"
+    cpu.write_text(jx.xml(jx.CPU, [("tests.actor.m::a", "passed")], run_id="c"))
+    r = report([cpu, rocm], exemptions=_registry(tmp_path))
+    assert r.verdict.status == "not certified"
+    assert "not in the registry" in r.verdict.blocking[0].note
+
+
+STATUS = st.sampled_from(["passed", "failed", "error", "skipped", "xfailed", "xpassed", None])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ref=st.lists(STATUS, min_size=1, max_size=8), rocm=st.lists(STATUS, min_size=1, max_size=8),
+       complete=st.booleans(), version=st.sampled_from(["6.4.0", "7.0.0", "7.2.1", ""]))
+def test_certified_implies_parity(write_junit, jx, ref, rocm, complete, version):
+    """Property: whatever the input, 'certified' means every reference pass is a ROCm pass."""
+    ref_cases = [(f"t.m::c{i}", s) for i, s in enumerate(ref) if s]
+    rocm_cases = [(f"t.m::c{i}", s) for i, s in enumerate(rocm) if s]
+    paths = [write_junit("cpu.xml", jx.CPU, ref_cases, run_id="c")]
+    if rocm_cases:
+        paths.append(write_junit("rocm.xml", dict(jx.ROCM, **{"port.rocm_version": version}), rocm_cases,
+                                 run_id="r", complete=complete))
+    r = report(paths)
+    if r.verdict.status == "certified":
+        assert complete and version.startswith("7") and ref_cases and rocm_cases
+        rocm_status = dict(rocm_cases)
+        assert all(rocm_status.get(t) == "passed" for t, s in ref_cases if s == "passed")
+    if not rocm_cases:
+        assert r.verdict.status == "no evidence"
