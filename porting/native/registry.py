@@ -41,6 +41,7 @@ class Registry:
         self.lib.call("pn_registry_create", ctypes.byref(handle))
         self._handle: ctypes.c_void_p | None = handle
         self._owners: dict[int, Any] = {}
+        self._elem: dict[int, int] = {}
 
     @property
     def handle(self) -> ctypes.c_void_p:
@@ -62,17 +63,18 @@ class Registry:
             raise NativeError(f"register: bad size {size} / elem_size {elem_size}")
         key = ctypes.c_uint64()
         self.lib.call("pn_register", self.handle, ctypes.c_void_p(ptr), size, elem_size, ctypes.byref(key))
+        self._elem[key.value] = elem_size
         return self.segment(key.value)
 
     def deregister(self, key: int) -> None:
         self.lib.call("pn_deregister", self.handle, key)
         self._owners.pop(key, None)
+        self._elem.pop(key, None)
 
     def segment(self, key: int) -> Segment:
         ptr, size, info = ctypes.c_void_p(), ctypes.c_uint64(), PointerInfoC()
         self.lib.call("pn_segment", self.handle, key, ctypes.byref(ptr), ctypes.byref(size), ctypes.byref(info))
-        elem = getattr(self._owners.get(key), "element_size", lambda: 1)()
-        return Segment(key, ptr.value or 0, size.value, elem, PointerInfo.from_c(info), self._owners.get(key))
+        return Segment(key, ptr.value or 0, size.value, self._elem.get(key, 1), PointerInfo.from_c(info), self._owners.get(key))
 
     def __len__(self) -> int:
         count = ctypes.c_uint64()
@@ -83,9 +85,8 @@ class Registry:
         """Allocate and register memory another process can map (shm on cpu, device memory on GPU)."""
         ptr, key = ctypes.c_void_p(), ctypes.c_uint64()
         self.lib.call("pn_alloc_exportable", self.handle, size, elem_size, ctypes.byref(ptr), ctypes.byref(key))
-        seg = self.segment(key.value)
-        seg.elem_size = elem_size
-        return seg
+        self._elem[key.value] = elem_size
+        return self.segment(key.value)
 
     def export(self, key: int) -> bytes:
         """An opaque handle (bytes) for ``import_handle`` in any process on this node."""
@@ -100,9 +101,8 @@ class Registry:
         ptr, key = ctypes.c_void_p(), ctypes.c_uint64()
         self.lib.call("pn_import", self.handle, ctypes.byref(c_handle), elem_size, ctypes.byref(ptr),
                       ctypes.byref(key))
-        seg = self.segment(key.value)
-        seg.elem_size = elem_size
-        return seg
+        self._elem[key.value] = elem_size
+        return self.segment(key.value)
 
     def close(self) -> None:
         if self._handle is not None:

@@ -1,0 +1,165 @@
+// Shard gather/scatter/reduce on the host (the cpu build path).
+#include <cstring>
+#include <limits>
+
+#include "half_bits.h"
+#include "shard_view.h"
+
+namespace {
+
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// Copy between a collapsed strided view (at `base`) and a contiguous buffer.
+template <typename T, bool kGather>
+void copy_strided(char* base, const pn::ShardView& v, char* flat) {
+  T* strided = reinterpret_cast<T*>(base) + v.offset;
+  T* contiguous = reinterpret_cast<T*>(flat);
+  const int32_t last = v.ndim - 1;
+  const int64_t inner = v.size[last], inner_stride = v.stride[last];
+  int64_t idx[PN_MAX_DIMS] = {};
+  int64_t outer = v.numel / inner;
+  for (int64_t row = 0; row < outer; ++row) {
+    int64_t off = 0;
+    for (int32_t d = 0; d < last; ++d) off += idx[d] * v.stride[d];
+    T* s = strided + off;
+    if (inner_stride == 1) {
+      if (kGather)
+        std::memcpy(contiguous, s, sizeof(T) * inner);
+      else
+        std::memcpy(s, contiguous, sizeof(T) * inner);
+    } else {
+      for (int64_t i = 0; i < inner; ++i) {
+        if (kGather)
+          contiguous[i] = s[i * inner_stride];
+        else
+          s[i * inner_stride] = contiguous[i];
+      }
+    }
+    contiguous += inner;
+    for (int32_t d = last - 1; d >= 0; --d) {  // odometer over the outer dims
+      if (++idx[d] < v.size[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+template <bool kGather>
+pn_status run(char* base, const pn::ShardView& v, int32_t elem_size, char* flat) {
+  if (v.numel == 0) return PN_OK;
+  if (v.ndim == 0) {  // one element
+    if (kGather)
+      std::memcpy(flat, base + v.offset * elem_size, elem_size);
+    else
+      std::memcpy(base + v.offset * elem_size, flat, elem_size);
+    return PN_OK;
+  }
+  switch (elem_size) {
+    case 1: copy_strided<uint8_t, kGather>(base, v, flat); break;
+    case 2: copy_strided<uint16_t, kGather>(base, v, flat); break;
+    case 4: copy_strided<uint32_t, kGather>(base, v, flat); break;
+    case 8: copy_strided<uint64_t, kGather>(base, v, flat); break;
+    default: copy_strided<Bytes16, kGather>(base, v, flat); break;
+  }
+  return PN_OK;
+}
+
+// Reduction over K buffers, accumulating in Acc; Load/Store convert storage <-> Acc.
+template <typename T, typename Acc, typename Load, typename Store>
+void reduce_typed(const void* const* bufs, int32_t k, int64_t n, int32_t op, void* out, Load load, Store store) {
+  T* o = static_cast<T*>(out);
+  for (int64_t i = 0; i < n; ++i) {
+    Acc acc = load(static_cast<const T*>(bufs[0])[i]);
+    for (int32_t j = 1; j < k; ++j) {
+      const Acc x = load(static_cast<const T*>(bufs[j])[i]);
+      if (op == PN_OP_MAX)
+        acc = (x > acc || x != x) && acc == acc ? x : acc;  // NaN propagates, like torch.max
+      else
+        acc = static_cast<Acc>(acc + x);
+    }
+    if (op == PN_OP_AVG) acc = static_cast<Acc>(acc / static_cast<Acc>(k));
+    o[i] = store(acc);
+  }
+}
+
+template <typename T>
+void reduce_plain(const void* const* bufs, int32_t k, int64_t n, int32_t op, void* out) {
+  using Acc = T;
+  reduce_typed<T, Acc>(bufs, k, n, op, out, [](T x) { return x; }, [](Acc x) { return static_cast<T>(x); });
+}
+
+}  // namespace
+
+extern "C" {
+
+PN_API pn_status pn_gather_shard(const void* src, int32_t ndim, const int64_t* sizes, const int64_t* strides,
+                                 int32_t elem_size, int32_t dim, int64_t start, int64_t length, void* staging,
+                                 void*) {
+  pn::ShardView v;
+  pn_status st = pn::make_shard_view(src, staging, ndim, sizes, strides, elem_size, dim, start, length, &v);
+  if (st != PN_OK) return st;
+  return run<true>(static_cast<char*>(const_cast<void*>(src)), v, elem_size, static_cast<char*>(staging));
+}
+
+PN_API pn_status pn_scatter_shard(void* dst, int32_t ndim, const int64_t* sizes, const int64_t* strides,
+                                  int32_t elem_size, int32_t dim, int64_t start, int64_t length,
+                                  const void* staging, void*) {
+  pn::ShardView v;
+  pn_status st = pn::make_shard_view(dst, staging, ndim, sizes, strides, elem_size, dim, start, length, &v);
+  if (st != PN_OK) return st;
+  return run<false>(static_cast<char*>(dst), v, elem_size, static_cast<char*>(const_cast<void*>(staging)));
+}
+
+PN_API pn_status pn_reduce(const void* const* bufs, int32_t k, int64_t n, int32_t dtype, int32_t op, void* out,
+                           void*) {
+  if (bufs == nullptr || out == nullptr) return pn::fail(PN_ERR_INVALID, "buffers or out is NULL");
+  if (k < 1) return pn::fail(PN_ERR_INVALID, "need at least one buffer, got %d", k);
+  if (n < 0) return pn::fail(PN_ERR_INVALID, "element count %lld is negative", (long long)n);
+  if (op < PN_OP_SUM || op > PN_OP_MAX) return pn::fail(PN_ERR_INVALID, "unknown reduce op %d", op);
+  const bool floating = dtype == PN_DT_F32 || dtype == PN_DT_F64 || dtype == PN_DT_F16 || dtype == PN_DT_BF16;
+  if (op == PN_OP_AVG && !floating) return pn::fail(PN_ERR_INVALID, "avg needs a floating dtype (got dtype %d)", dtype);
+  if (n == 0) return PN_OK;
+  for (int32_t j = 0; j < k; ++j)
+    if (bufs[j] == nullptr) return pn::fail(PN_ERR_INVALID, "buffer %d is NULL", j);
+  switch (dtype) {
+    case PN_DT_F32:
+      reduce_typed<float, float>(bufs, k, n, op, out, [](float x) { return x; }, [](float x) { return x; });
+      break;
+    case PN_DT_F64: reduce_plain<double>(bufs, k, n, op, out); break;
+    case PN_DT_F16:
+      reduce_typed<uint16_t, float>(bufs, k, n, op, out, pn::f16_to_float, pn::float_to_f16);
+      break;
+    case PN_DT_BF16:
+      reduce_typed<uint16_t, float>(bufs, k, n, op, out, pn::bf16_to_float, pn::float_to_bf16);
+      break;
+    case PN_DT_I32:
+      reduce_typed<int32_t, int64_t>(bufs, k, n, op, out, [](int32_t x) { return int64_t(x); },
+                                     [](int64_t x) { return static_cast<int32_t>(static_cast<uint32_t>(x)); });
+      break;
+    case PN_DT_I64:
+      if (op == PN_OP_MAX)
+        reduce_plain<int64_t>(bufs, k, n, op, out);
+      else  // accumulate in uint64: wraps like torch instead of signed-overflow UB
+        reduce_typed<int64_t, uint64_t>(bufs, k, n, op, out, [](int64_t x) { return static_cast<uint64_t>(x); },
+                                        [](uint64_t x) { return static_cast<int64_t>(x); });
+      break;
+    case PN_DT_U8: reduce_typed<uint8_t, uint64_t>(bufs, k, n, op, out, [](uint8_t x) { return uint64_t(x); },
+                                                   [](uint64_t x) { return static_cast<uint8_t>(x); });
+      break;
+    case PN_DT_I8:
+      reduce_typed<int8_t, int64_t>(bufs, k, n, op, out, [](int8_t x) { return int64_t(x); },
+                                    [](int64_t x) { return static_cast<int8_t>(static_cast<uint8_t>(x)); });
+      break;
+    case PN_DT_I16:
+      reduce_typed<int16_t, int64_t>(bufs, k, n, op, out, [](int16_t x) { return int64_t(x); },
+                                     [](int64_t x) { return static_cast<int16_t>(static_cast<uint16_t>(x)); });
+      break;
+    default: return pn::fail(PN_ERR_INVALID, "unknown dtype code %d", dtype);
+  }
+  return PN_OK;
+}
+
+PN_API pn_status pn_stream_synchronize(void*) { return PN_OK; }
+
+}  // extern "C"

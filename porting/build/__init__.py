@@ -1,0 +1,120 @@
+"""`port build`: build ``native/`` for one path into ``<build_dir>/<path>/``.
+
+    from porting.build import build
+    record = build("cpu", build_dir="build/port")   # BuildRecord; record.ok, record.library
+
+Incremental (content-hash stamps), parallel (``jobs``), serialised per path by a file lock
+(safe under pytest-xdist), and always leaves ``<build_dir>/<path>/build-record.json``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from ..atomic import write_json
+from ..errors import UsageError
+from .backends import BACKENDS, Backend, BuildContext, find_compiler
+from .record import RECORD_NAME, BuildRecord, Step
+from .sources import ALIASES_INCLUDE, NATIVE_DIR, header_files
+from .steps import StepFailed, run_commands
+
+PATHS = tuple(BACKENDS)
+
+__all__ = ["build", "BuildRecord", "Step", "BACKENDS", "PATHS", "RECORD_NAME", "record_path", "read_record"]
+
+
+def record_path(path: str, build_dir: str | os.PathLike[str]) -> Path:
+    return Path(build_dir) / path / RECORD_NAME
+
+
+def read_record(path: str, build_dir: str | os.PathLike[str]) -> BuildRecord | None:
+    import json
+
+    file = record_path(path, build_dir)
+    try:
+        return BuildRecord.from_json(json.loads(file.read_text()), str(file))
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        return None
+
+
+@contextmanager
+def _locked(out_dir: Path) -> Iterator[None]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _version(compiler: str) -> str | None:
+    try:
+        proc = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=60,
+                              env=dict(os.environ, HIP_PLATFORM="amd"))
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = [ln.strip() for ln in (proc.stdout or "").splitlines() if ln.strip()]
+    release = next((ln for ln in lines if "release" in ln or "HIP version" in ln), None)
+    return release or (lines[0] if lines else None)
+
+
+def build(path: str, build_dir: str | os.PathLike[str] = "build/port", *, jobs: int = 0,
+          gpu_archs: list[str] | None = None, compiler: str | None = None,
+          compiler_version: str | None = None, source_dir: str | os.PathLike[str] | None = None) -> BuildRecord:
+    """Build ``native/`` for ``path``; returns the record (also written next to the library)."""
+    if path not in BACKENDS:
+        raise UsageError(f"--path: unknown build path {path!r} (expected one of {', '.join(BACKENDS)})")
+    backend: Backend = BACKENDS[path]
+    src = Path(source_dir) if source_dir is not None else NATIVE_DIR
+    if not (src / "include" / "port_native.h").is_file():
+        raise UsageError(f"{src}: not a native/ source tree (no include/port_native.h)")
+    out_dir = (Path(build_dir) / path).resolve()
+    started = time.monotonic()
+    with _locked(out_dir):
+        found = find_compiler(backend, compiler)
+        record = BuildRecord(path=path, ok=False, compiler=found, compiler_version=compiler_version,
+                             gpu_archs=[], source_dir=str(src.resolve()), build_dir=str(out_dir), library=None)
+        if found is None:
+            record.error = f"no compiler for path {path} (looked for {', '.join(backend.compiler_names)} on PATH)"
+            return _finish(record, out_dir, started)
+        if record.compiler_version is None:
+            record.compiler_version = _version(found)
+        ctx = BuildContext(path=path, source_dir=src.resolve(), out_dir=out_dir, compiler=found,
+                           gpu_archs=list(gpu_archs or []), alias_include=ALIASES_INCLUDE, jobs=jobs,
+                           headers=header_files(src.resolve(), ALIASES_INCLUDE))
+        ctx.gpu_archs = backend.archs(ctx)
+        record.gpu_archs = list(ctx.gpu_archs)
+        try:
+            compiles, link = backend.commands(ctx)
+        except Exception as exc:  # the hipify step: a converter failure is a build failure, not a crash
+            record.steps, record.notes = ctx.pre_steps, ctx.notes
+            record.error = f"hipify of {src} failed: {type(exc).__name__}: {exc}"
+            return _finish(record, out_dir, started)
+        record.steps, record.notes = list(ctx.pre_steps), ctx.notes
+        try:
+            record.steps += run_commands(compiles, jobs)
+            record.steps += run_commands([link], 1)
+        except StepFailed as failed:
+            record.steps += getattr(failed, "steps", [failed.step])
+            record.error = (f"{failed.step.kind} of {failed.step.source} failed (exit {failed.step.returncode}): "
+                            f"{' '.join(failed.step.command)}")
+            record.error_output = failed.output
+            return _finish(record, out_dir, started)
+        record.ok = True
+        record.library = str(ctx.library.relative_to(out_dir))
+        return _finish(record, out_dir, started)
+
+
+def _finish(record: BuildRecord, out_dir: Path, started: float) -> BuildRecord:
+    record.seconds = time.monotonic() - started
+    write_json(out_dir / RECORD_NAME, record.to_json())
+    return record

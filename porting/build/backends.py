@@ -1,0 +1,204 @@
+"""One build backend per path, behind a small Protocol; ``BACKENDS`` maps path -> backend.
+
+Each backend turns a ``BuildContext`` into compile commands (one per translation unit) and
+one link command. ``porting.build.build`` runs them incrementally and writes the record.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from .convert import convert_tree, converted_include_dirs, converted_path
+from .record import Step
+from .sources import LIBRARY_NAME, Unit, units_for
+from .steps import Command
+
+COMMON_FLAGS = ["-O3", "-std=c++17", "-DNDEBUG"]
+HOST_FLAGS = ["-fPIC", "-fvisibility=hidden", "-Wall", "-Wextra"]
+HIP_ENV = {"HIP_PLATFORM": "amd"}  # hipcc would otherwise pick nvcc when CUDA is installed
+DEFAULT_HIP_ARCHS = ("gfx942", "gfx950")  # ROCm 7 targets; filtered by what the compiler accepts
+FALLBACK_HIP_ARCH = "gfx90a"  # accepted by ROCm 5.x compilers, for compile checks
+DEFAULT_CUDA_ARCHS = ("sm_90",)
+
+
+@dataclass
+class BuildContext:
+    path: str
+    source_dir: Path  # native/
+    out_dir: Path  # <build_dir>/<path>
+    compiler: str
+    gpu_archs: list[str]
+    alias_include: Path
+    jobs: int
+    headers: list[Path]
+    notes: list[str] = field(default_factory=list)
+    pre_steps: list[Step] = field(default_factory=list)
+
+    def obj(self, unit: Unit) -> Path:
+        return self.out_dir / "obj" / (Path(unit.source).name + ".o")
+
+    @property
+    def library(self) -> Path:
+        return self.out_dir / "lib" / LIBRARY_NAME
+
+
+class Backend(Protocol):
+    path: str
+    compiler_names: tuple[str, ...]
+
+    def archs(self, ctx: BuildContext) -> list[str]: ...
+
+    def commands(self, ctx: BuildContext) -> tuple[list[Command], Command]: ...
+
+
+def _defines(ctx: BuildContext) -> list[str]:
+    return [f'-DPN_BUILD_PATH="{ctx.path}"']
+
+
+def _includes(ctx: BuildContext, extra: list[Path] | None = None) -> list[str]:
+    dirs = list(extra or []) + [ctx.source_dir / "include", ctx.alias_include]
+    return [f"-I{d}" for d in dirs]
+
+
+def _compile(ctx: BuildContext, unit: Unit, argv: list[str], source: Path, env: dict[str, str] | None = None) -> Command:
+    return Command("compile", unit.source, ctx.obj(unit), argv, [source] + ctx.headers, dict(env or {}))
+
+
+def _link(ctx: BuildContext, argv_head: list[str], objs: list[Path], tail: list[str],
+          env: dict[str, str] | None = None) -> Command:
+    out = ctx.library
+    argv = argv_head + ["-o", str(out)] + [str(o) for o in objs] + tail
+    stamps = [o.with_name(o.name + ".stamp") for o in objs]  # object keys stand for the objects
+    return Command("link", "objects", out, argv, stamps, dict(env or {}))
+
+
+def _accepts(argv: list[str], env: dict[str, str] | None = None) -> bool:
+    try:
+        proc = subprocess.run(argv, capture_output=True, env=env, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0
+
+
+class CpuBackend:
+    path = "cpu"
+    compiler_names = ("c++", "g++", "clang++")
+
+    def archs(self, ctx: BuildContext) -> list[str]:
+        return []
+
+    def commands(self, ctx: BuildContext) -> tuple[list[Command], Command]:
+        units = units_for(self.path)
+        cmds = [_compile(ctx, u, [ctx.compiler, *COMMON_FLAGS, *HOST_FLAGS, *_defines(ctx), *_includes(ctx),
+                                  "-c", str(ctx.source_dir / u.source), "-o", str(ctx.obj(u))],
+                         ctx.source_dir / u.source) for u in units]
+        link = _link(ctx, [ctx.compiler, "-shared"], [ctx.obj(u) for u in units], ["-lpthread", "-lrt"])
+        return cmds, link
+
+
+class CudaBackend:
+    """nvcc for every unit; the CUDA runtime is linked statically and loads libcuda lazily
+    (dlopen), so the library builds and loads on a machine without a driver."""
+
+    path = "cuda"
+    compiler_names = ("nvcc",)
+
+    def archs(self, ctx: BuildContext) -> list[str]:
+        if ctx.gpu_archs:
+            return [a if a.startswith("sm_") else f"sm_{a}" for a in ctx.gpu_archs]
+        return list(DEFAULT_CUDA_ARCHS)
+
+    def commands(self, ctx: BuildContext) -> tuple[list[Command], Command]:
+        units = units_for(self.path)
+        gencode = [f"-gencode=arch=compute_{a[3:]},code={a}" for a in ctx.gpu_archs]
+        host = ["-Xcompiler", "-fPIC,-fvisibility=hidden,-Wall"]
+        cmds = []
+        for u in units:
+            lang = ["-x", "cu"] if u.kind in ("portable", "cuda") else []
+            cmds.append(_compile(ctx, u, [ctx.compiler, *COMMON_FLAGS, *host, *gencode, *_defines(ctx),
+                                          *_includes(ctx), *lang, "-c", str(ctx.source_dir / u.source),
+                                          "-o", str(ctx.obj(u))], ctx.source_dir / u.source))
+        link = _link(ctx, [ctx.compiler, "-shared", *gencode, "-cudart", "static"], [ctx.obj(u) for u in units],
+                     ["-lpthread", "-lrt", "-ldl"])
+        return cmds, link
+
+
+class _HipBase:
+    compiler_names = ("hipcc",)
+    path = ""
+    convert_all = False  # hipified-cuda: every unit from the converted tree
+
+    def archs(self, ctx: BuildContext) -> list[str]:
+        if ctx.gpu_archs:
+            return list(ctx.gpu_archs)
+        probe = ctx.out_dir / "arch-check.cpp"
+        probe.parent.mkdir(parents=True, exist_ok=True)
+        probe.write_text("int main() { return 0; }\n")
+        env = dict(__import__("os").environ, **HIP_ENV)
+        accepted = [a for a in DEFAULT_HIP_ARCHS
+                    if _accepts([ctx.compiler, f"--offload-arch={a}", "-x", "hip", "-fsyntax-only", str(probe)], env)]
+        if accepted:
+            return accepted
+        ctx.notes.append(f"{ctx.compiler} accepts none of {', '.join(DEFAULT_HIP_ARCHS)} (ROCm 7 targets); "
+                         f"building for {FALLBACK_HIP_ARCH} to check the code compiles")
+        return [FALLBACK_HIP_ARCH]
+
+    def commands(self, ctx: BuildContext) -> tuple[list[Command], Command]:
+        units = units_for(self.path)
+        converted = ctx.out_dir / "hipified"
+        ctx.pre_steps.append(convert_tree(ctx.source_dir, converted, ctx.jobs))
+        arch_flags = [f"--offload-arch={a}" for a in ctx.gpu_archs]
+        cmds = []
+        for u in units:
+            use_converted = self.convert_all or u.kind == "cuda"
+            if use_converted:
+                src = converted_path(converted, u.source)
+                if src is None:
+                    raise FileNotFoundError(f"hipify produced no output for {u.source} in {converted}")
+                incs = _includes(ctx, converted_include_dirs(converted, ["include"]))
+                headers = sorted(p for p in converted.rglob("*") if p.suffix in (".h", ".cuh", ".hpp"))
+            else:
+                src, incs, headers = ctx.source_dir / u.source, _includes(ctx), []
+            lang = ["-x", "hip"] if u.kind in ("portable", "cuda") else []
+            argv = [ctx.compiler, *COMMON_FLAGS, *HOST_FLAGS, *arch_flags, *_defines(ctx), *incs, *lang,
+                    "-c", str(src), "-o", str(ctx.obj(u))]
+            cmd = _compile(ctx, u, argv, src, HIP_ENV)
+            cmd.inputs += headers
+            cmds.append(cmd)
+        link = _link(ctx, [ctx.compiler, "-shared", *arch_flags], [ctx.obj(u) for u in units], ["-lpthread", "-lrt"],
+                     HIP_ENV)
+        return cmds, link
+
+
+class NativeHipBackend(_HipBase):
+    """hipcc directly on the host and portable-header units; the plain-CUDA unit is the one
+    thing hipify must convert first (hipcc cannot compile cuda_runtime.h)."""
+
+    path = "native-hip"
+
+
+class HipifiedCudaBackend(_HipBase):
+    """`port hipify` over the whole tree, then hipcc on the converted copy of every unit."""
+
+    path = "hipified-cuda"
+    convert_all = True
+
+
+BACKENDS: dict[str, Backend] = {b.path: b for b in (CudaBackend(), NativeHipBackend(), HipifiedCudaBackend(),
+                                                    CpuBackend())}
+
+
+def find_compiler(backend: Backend, hint: str | None) -> str | None:
+    if hint and Path(hint).is_file():
+        return hint
+    for name in backend.compiler_names:
+        found = shutil.which(name)
+        if found:
+            return found
+    if backend.path == "cuda" and Path("/usr/local/cuda/bin/nvcc").is_file():
+        return "/usr/local/cuda/bin/nvcc"
+    return None
