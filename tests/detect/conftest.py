@@ -95,10 +95,19 @@ class FakeMachine:
         self.env["PYTHONPATH"] = "/site"
 
 
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "porting" / "schemas" / "detect-1.schema.json")
+                    .read_text())
+
+
 def detect(fake, project: Path, **cli) -> dict:
+    """The detect record of a synthetic machine; every record is checked against the schema."""
+    import jsonschema
+
     machine = probe_machine(fake.root, fake.env)
     config = load_config(cli=cli, env=fake.env, project_dir=project)
-    return detect_record(machine, make_plan(machine, config, project))
+    record = detect_record(machine, make_plan(machine, config, project))
+    jsonschema.validate(json.loads(json.dumps(record)), SCHEMA)
+    return record
 
 
 def port(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:

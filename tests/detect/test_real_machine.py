@@ -13,6 +13,9 @@ import sys
 
 import pytest
 
+import porting
+from pathlib import Path
+
 REAL_ENV = {k: v for k, v in os.environ.items() if k not in ("PORT_GPU_PLATFORM", "HIP_PLATFORM", "ROCM_PATH")}
 
 
@@ -76,3 +79,13 @@ def test_detect_does_not_import_torch(tmp_path):
             "sys.exit(3 if 'torch' in sys.modules else rc)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=REAL_ENV, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_record_validates_against_the_published_json_schema(record):
+    import jsonschema
+
+    schema_path = Path(porting.__file__).parent / "schemas" / "detect-1.schema.json"
+    jsonschema.validate(record, json.loads(schema_path.read_text()))
+    broken = {**record, "path": "metal"}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, json.loads(schema_path.read_text()))
