@@ -1,0 +1,131 @@
+"""`port aliases`: CUDA->HIP aliases for Rust (-sys crates) and the portable C++ header."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import ProblemsFound, UsageError
+
+HELP = "generate CUDA->HIP aliases for Rust sources and the portable gpu_runtime.h header"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--overrides", metavar="FILE", default=None,
+                        help="alias overrides (default: hip_aliases/overrides.toml of this checkout)")
+    sub = parser.add_subparsers(dest="aliases_command", metavar="ACTION")
+
+    scan = sub.add_parser("scan", help="the alias block that Rust sources need",
+                          description="Find the CUDA identifiers the Rust sources use and generate "
+                                      "exactly the #[cfg(use_rocm)] aliases they need.")
+    scan.add_argument("sources", nargs="+", metavar="SRC", help="Rust files or directories")
+    scan.add_argument("--out", metavar="FILE", help="write the block here (default: standard output)")
+    scan.add_argument("--check", action="store_true",
+                      help="write nothing; fail if --out FILE is stale or incomplete")
+    scan.add_argument("--allow", metavar="NAME", action="append", default=[],
+                      help="a CUDA-looking name that is fine without a HIP counterpart (repeatable)")
+    scan.add_argument("--json", action="store_true", help="print the scan result as JSON on stdout")
+
+    gen = sub.add_parser("generate", help="regenerate the checked-in files of hip_aliases/",
+                         description="Regenerate gpu_runtime_renames.h, the API list of gpu_runtime.h "
+                                     "and rust/src/table.rs from the alias table.")
+    gen.add_argument("--root", metavar="DIR", default=None, help="the hip_aliases/ directory")
+    gen.add_argument("--check", action="store_true", help="write nothing; fail if any file is stale")
+
+    table = sub.add_parser("table", help="show the alias table (or some entries of it)")
+    table.add_argument("names", nargs="*", metavar="CUDA_NAME")
+    table.add_argument("--json", action="store_true", help="JSON (schema 1) instead of text")
+
+
+def run(args: argparse.Namespace) -> int:
+    action = getattr(args, "aliases_command", None)
+    if action is None:
+        raise UsageError("port aliases: choose an action: scan, generate or table (see --help)")
+    from ..aliases.table import build_table
+
+    table = build_table(args.overrides)
+    return {"scan": _scan, "generate": _generate, "table": _table}[action](args, table)
+
+
+def _scan(args: argparse.Namespace, table) -> int:
+    from ..aliases import rust_gen
+    from ..aliases.scan import scan
+    from ..atomic import write_text
+
+    if args.check and not args.out:
+        raise UsageError("port aliases scan: --check needs --out FILE (the checked-in block)")
+    result = scan(args.sources, table, exclude=[args.out] if args.out else [], allow=args.allow)
+    block = rust_gen.render_block(table.select(result.used))
+    problems = [f"{u.where()}: '{u.name}' has no HIP counterpart in the alias table" for u in result.unknown]
+    if args.check:
+        out = Path(args.out)
+        try:
+            current = out.read_text(encoding="utf-8")
+        except OSError:
+            current = None
+        if current != block:
+            missing, extra = _diff_items(current or "", block)
+            problems.insert(0, f"{out}: alias block is {'missing' if current is None else 'stale'} "
+                               f"({missing} alias(es) missing, {extra} extra); rerun "
+                               f"`port aliases scan {' '.join(args.sources)} --out {out}`")
+    elif args.out:
+        write_text(args.out, block)
+    if args.json:
+        print(json.dumps({**result.to_json(), "aliases": len(table.select(result.used)),
+                          "problems": problems}, indent=2))
+    elif not args.out:
+        sys.stdout.write(block)
+    for line in problems:
+        print(f"port aliases: {line}", file=sys.stderr)
+    print(f"port aliases: {len(result.files)} file(s), {result.lines} line(s): "
+          f"{len(result.used)} CUDA name(s) aliased, {len(result.unknown)} without a HIP counterpart",
+          file=sys.stderr)
+    if problems:
+        raise ProblemsFound(f"aliases scan: {len(problems)} problem(s), listed above")
+    return 0
+
+
+def _diff_items(current: str, wanted: str) -> tuple[int, int]:
+    have = {line for line in current.splitlines() if line.startswith("#[")}
+    want = {line for line in wanted.splitlines() if line.startswith("#[")}
+    return len(want - have), len(have - want)
+
+
+def _generate(args: argparse.Namespace, table) -> int:
+    from ..aliases.generate import Layout, default_root, expected_files, stale_files, write_files
+
+    layout = Layout(Path(args.root) if args.root else default_root())
+    expected = expected_files(table, layout)
+    if args.check:
+        stale = stale_files(expected)
+        if stale:
+            raise ProblemsFound(f"stale generated file(s): {', '.join(map(str, stale))}; "
+                                "run `port aliases generate`")
+        print(f"port aliases: {len(expected)} generated file(s) up to date", file=sys.stderr)
+        return 0
+    written = write_files(expected)
+    for path in written:
+        print(f"wrote {path}")
+    print(f"port aliases: {len(written)} of {len(expected)} generated file(s) changed", file=sys.stderr)
+    return 0
+
+
+def _table(args: argparse.Namespace, table) -> int:
+    from ..errors import InputError
+
+    missing = [n for n in args.names if n not in table]
+    entries = [table.entries[n] for n in args.names if n in table] if args.names else list(table.entries.values())
+    if args.json:
+        data = table.to_json()
+        data["entries"] = [a.to_json() for a in entries]
+        print(json.dumps(data, indent=2))
+    else:
+        for a in entries:
+            extra = f" : {a.const_type}" if a.const_type else ""
+            guard = f" [HIP>={a.min_hip}]" if a.min_hip else ""
+            print(f"{a.kind:8} {a.cuda} -> {a.hip}{extra}{guard}  ({a.origin})")
+    if missing:
+        raise InputError(f"no HIP counterpart in the alias table for: {', '.join(missing)}")
+    return 0
