@@ -1,1 +1,300 @@
-"""pytest plugin for the certification matrix (filled in by the matrix issue)."""
+"""pytest plugin of the certification matrix (entry point ``pytest11: port_matrix``).
+
+Loaded in every pytest run of the repository, it stays inert unless the matrix is being
+run: ``--port-matrix`` (what ``port matrix`` passes) or test paths under ``test_matrix/``.
+When active it
+
+* registers the ``component(name)`` and ``requires(device=, min_rocm=, rdma=, world_size=)``
+  markers and skips what this platform cannot run, with detection's reason;
+* applies ``test_matrix/exemptions.toml`` (skip / strict xfail); an expired exemption fails
+  the run, one that matches no test is reported;
+* selects ``--port-shard I/N`` deterministically;
+* writes the ``port.*`` fingerprint (docs/junit-properties.md) as JUnit testsuite
+  properties from the controlling process (xdist workers do not write the JUnit);
+* turns SIGTERM into an orderly stop so the JUnit of what ran is still written, marked
+  incomplete; a crashed xdist worker also marks the run incomplete;
+* fails the run if processes the run started are still alive at the end (and kills them).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import signal
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import exemptions as ex
+from . import procs
+from .facts import FACTS_ENV, Facts, detect_facts, facts_for_process, unmet_requirement
+from .selection import parse_shard, select
+
+MATRIX_DIR = "test_matrix"
+EXIT_GRACE_S = 15.0
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("port-matrix", "rocm-port certification matrix")
+    group.addoption("--port-matrix", action="store_true", default=False,
+                    help="activate the certification-matrix plugin (implied by paths under test_matrix/)")
+    group.addoption("--port-shard", default=None, metavar="I/N", help="run only shard I of N (1-based)")
+    group.addoption("--port-exemptions", default=None, metavar="FILE",
+                    help="exemption registry (default: test_matrix/exemptions.toml under rootdir)")
+    group.addoption("--port-run-id", default=None, metavar="ID", help="run id shared by the shards of one run")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "component(name): the matrix component a test certifies")
+    config.addinivalue_line("markers", "requires(device='any', min_rocm=None, rdma='any', world_size=None): "
+                                       "skip unless this platform provides it")
+    if _active(config):
+        state = MatrixState(config)
+        config.pluginmanager.register(state, "port_matrix_state")
+        state.start()
+
+
+def _active(config: pytest.Config) -> bool:
+    if config.getoption("port_matrix", False):
+        return True
+    for arg in config.args:
+        path = Path(str(arg).split("::", 1)[0])
+        try:
+            parts = (path if path.is_absolute() else Path(config.invocation_params.dir) / path).resolve().parts
+        except OSError:
+            continue
+        if MATRIX_DIR in parts:
+            return True
+    return False
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+class MatrixState:
+    """Everything the active plugin tracks; one per pytest process."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.worker = _is_worker(config)
+        self.run_id = ""
+        self.facts = Facts()
+        self.registry = ex.Registry(path=None)
+        self.today = dt.date.today()
+        self.shard = (1, 1)
+        self.interrupted: str | None = None
+        self.crashed: list[str] = []
+        self.reported: set[str] = set()
+        self.unmatched: dict[str, ex.Exemption] = {}
+        self.unmatched_seen = False
+        self._old_handlers: dict[int, Any] = {}
+
+    # ---- set-up -------------------------------------------------------------------------
+    def start(self) -> None:
+        config = self.config
+        shard = config.getoption("port_shard")
+        if shard:
+            try:
+                self.shard = parse_shard(shard)
+            except Exception as exc:  # UsageError -> pytest's usage error
+                raise pytest.UsageError(str(exc)) from None
+        path = config.getoption("port_exemptions") or str(Path(config.rootpath) / MATRIX_DIR / "exemptions.toml")
+        try:
+            self.registry = ex.load(path)
+        except Exception as exc:
+            raise pytest.UsageError(str(exc)) from None
+        if self.worker:
+            self.run_id = os.environ.get(procs.TAG_ENV, "")
+            self.facts = facts_for_process(os.environ)
+        else:
+            self.run_id = config.getoption("port_run_id") or os.environ.get("PORT_MATRIX_RUN_ID") or uuid.uuid4().hex
+            self.facts = detect_facts(os.environ)
+            # Before anything is spawned: workers and their children inherit both.
+            os.environ[procs.TAG_ENV] = self.run_id
+            os.environ[FACTS_ENV] = json.dumps(self.facts.to_json())
+        self._install_signal_handlers()
+
+    def _install_signal_handlers(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            try:
+                self._old_handlers[sig] = signal.signal(sig, self._on_signal)
+            except ValueError:  # not the main thread
+                pass
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        name = signal.Signals(signum).name
+        if self.interrupted is None:
+            self.interrupted = name
+        # A second signal of the same kind takes the default path (terminates at once).
+        signal.signal(signum, signal.SIG_DFL if signum == signal.SIGTERM else signal.default_int_handler)
+        raise KeyboardInterrupt(f"{name} received")
+
+    def pytest_unconfigure(self) -> None:
+        for sig, old in self._old_handlers.items():
+            try:
+                signal.signal(sig, old)
+            except (ValueError, TypeError):
+                pass
+
+    # ---- collection ---------------------------------------------------------------------
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        platform = self.facts.platform
+        ids = [item.nodeid for item in items]
+        self.unmatched = {e.id: e for e in self.registry.unmatched(ids)}
+        self.unmatched_seen = True
+        if self.worker:
+            config.workeroutput["port_unmatched"] = sorted(self.unmatched)  # type: ignore[attr-defined]
+        if self.shard != (1, 1):
+            keep = set(select(ids, *self.shard))
+            deselected = [i for i in items if i.nodeid not in keep]
+            items[:] = [i for i in items if i.nodeid in keep]
+            if deselected:
+                config.hook.pytest_deselected(items=deselected)
+        for item in items:
+            item.user_properties.append(("component", _component(item)))
+            for mark in item.iter_markers("requires"):
+                try:
+                    reason = unmet_requirement(self.facts, *mark.args, **mark.kwargs)
+                except (TypeError, ValueError) as exc:
+                    raise pytest.UsageError(f"{item.nodeid}: bad requires marker: {exc}") from None
+                if reason:
+                    item.add_marker(pytest.mark.skip(reason=reason))
+                    break
+            exemption = self.registry.match(item.nodeid, platform, self.today)
+            if exemption is not None:
+                item.user_properties.append(("exemption", exemption.id))
+                why = (f"exemption {exemption.id}: {exemption.reason} "
+                       f"({exemption.tracking}; expires {exemption.expires.isoformat()})")
+                if exemption.action == "skip":
+                    item.add_marker(pytest.mark.skip(reason=why))
+                else:
+                    item.add_marker(pytest.mark.xfail(reason=why, strict=True))
+
+    # ---- progress -----------------------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self.reported.add(report.nodeid)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object | None) -> None:
+        out = getattr(node, "workeroutput", None) or {}
+        if "port_unmatched" in out:
+            names = set(out["port_unmatched"])
+            if not self.unmatched_seen:
+                self.unmatched = {e.id: e for e in self.registry.exemptions if e.id in names}
+                self.unmatched_seen = True
+            else:
+                self.unmatched = {k: v for k, v in self.unmatched.items() if k in names}
+        if error is not None:
+            self.crashed.append(f"worker {node.gateway.id} went down: {error}")
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+        self.crashed.append(f"a worker crashed while running {crashitem}")
+
+    # ---- the end ------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.worker:
+            return
+        failures: list[tuple[str, str]] = []
+        for e in self.registry.exemptions:
+            if e.expired(self.today):
+                failures.append((f"exemption {e.id} expired",
+                                 f"{self.registry.path}: exemption {e.id} ({e.pattern}) expired on "
+                                 f"{e.expires.isoformat()}; renew it with a new date or fix the tests "
+                                 f"({e.tracking})"))
+        # Session-scoped fixtures own proc meshes and rank pools: tear them down first
+        # (pytest would do it right after this hook; the second call is a no-op).
+        dsession = self.config.pluginmanager.getplugin("dsession")
+        if dsession is not None and getattr(dsession, "nodemanager", None) is not None:
+            # xdist: stop the workers now (xdist would right after this hook), so that
+            # what remains below is what they left behind.
+            try:
+                dsession.nodemanager.teardown_nodes()
+            finally:
+                dsession.nodemanager = None
+        setupstate = getattr(session, "_setupstate", None)
+        if setupstate is not None and dsession is None:
+            try:
+                setupstate.teardown_exact(None)
+            except Exception as exc:  # reported by the check below if it leaves processes
+                failures.append(("session teardown", f"session teardown raised {exc!r}"))
+        grace = 0.5 if self.interrupted else EXIT_GRACE_S
+        left = procs.wait_for_exit(self.run_id, grace)
+        if left:
+            procs.kill_all(left)
+            listing = "\n".join(f"  pid {p.pid}: {p.cmdline}" for p in left)
+            failures.append(("session-end process check",
+                             f"{len(left)} process(es) started by this run were still alive at the end "
+                             f"(now killed):\n{listing}"))
+        for name, text in failures:
+            self._report_failure(session, name, text)
+        if failures and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        self._write_properties(session)
+
+    def _report_failure(self, session: pytest.Session, name: str, text: str) -> None:
+        nodeid = f"{MATRIX_DIR}::port-matrix::{name}"
+        report = pytest.TestReport(nodeid=nodeid, location=(MATRIX_DIR, None, name), keywords={},
+                                   outcome="failed", longrepr=text, when="call",
+                                   user_properties=[("component", "matrix")])
+        self.config.hook.pytest_runtest_logreport(report=report)
+
+    def completeness(self, collected: int) -> tuple[bool, str]:
+        ran = len(self.reported)
+        reasons: list[str] = []
+        if self.interrupted:
+            reasons.append(f"{self.interrupted} after {ran} of {collected} tests")
+        reasons.extend(self.crashed)
+        if not self.interrupted and ran < collected:
+            reasons.append(f"only {ran} of {collected} collected tests reported a result")
+        return (not reasons, "; ".join(reasons))
+
+    def _write_properties(self, session: pytest.Session) -> None:
+        from _pytest.junitxml import xml_key
+
+        xml = self.config.stash.get(xml_key, None)
+        collected = int(getattr(session, "testscollected", 0) or 0)
+        complete, reason = self.completeness(collected)
+        props = dict(self.facts.properties)
+        props["port.run_id"] = self.run_id
+        props["port.shard"] = f"{self.shard[0]}/{self.shard[1]}"
+        props["port.complete"] = "true" if complete else "false"
+        props["port.incomplete_reason"] = reason
+        props["port.collected"] = str(collected)
+        self.final_properties = props
+        if xml is not None:
+            for key, value in props.items():
+                xml.add_global_property(key, value)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.worker:
+            return
+        props = getattr(self, "final_properties", {})
+        tr = terminalreporter
+        tr.section("port matrix")
+        tr.write_line(f"platform {props.get('port.platform', '?')} (path {props.get('port.path', '?')}), "
+                      f"rdma {props.get('port.rdma_backend', '?')}, shard {props.get('port.shard', '?')}, "
+                      f"run {self.run_id}")
+        if props.get("port.complete") == "false":
+            tr.write_line(f"INCOMPLETE: {props.get('port.incomplete_reason', '')}", red=True)
+        for e in sorted(self.unmatched.values(), key=lambda e: e.id):
+            tr.write_line(f"exemption {e.id} ({e.pattern}) matches no collected test: remove it?", yellow=True)
+
+
+def _component(item: pytest.Item) -> str:
+    mark = item.get_closest_marker("component")
+    if mark is not None and mark.args:
+        return str(mark.args[0])
+    parts = item.nodeid.split("::", 1)[0].split("/")
+    if MATRIX_DIR in parts:
+        idx = parts.index(MATRIX_DIR)
+        if idx + 1 < len(parts) - 1:
+            return parts[idx + 1]
+    return parts[0] if parts else "unknown"

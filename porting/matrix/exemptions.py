@@ -1,0 +1,146 @@
+"""The exemption registry (``test_matrix/exemptions.toml``).
+
+Each ``[[exemption]]`` names: ``id``, ``pattern`` (an fnmatch pattern over pytest node ids),
+``platforms`` (``cuda`` / ``rocm`` / ``cpu``; an exemption applies only there), ``action``
+(``skip``, or ``xfail`` which is strict: an unexpected pass fails), ``reason``, ``tracking``
+(a link) and ``expires`` (a TOML date). An expired exemption fails the run; one that matches
+no collected test is reported.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..errors import ConfigError
+
+SCHEMA = 1
+ACTIONS = ("skip", "xfail")
+PLATFORMS = ("cuda", "rocm", "cpu")
+_KEYS = {"id", "pattern", "platforms", "action", "reason", "tracking", "expires"}
+
+
+@dataclass(frozen=True)
+class Exemption:
+    id: str
+    pattern: str
+    platforms: tuple[str, ...]
+    action: str
+    reason: str
+    tracking: str
+    expires: dt.date
+
+    def applies_to(self, platform: str) -> bool:
+        return platform in self.platforms
+
+    def matches(self, nodeid: str) -> bool:
+        return fnmatch.fnmatchcase(nodeid, self.pattern)
+
+    def expired(self, today: dt.date) -> bool:
+        return today > self.expires
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "pattern": self.pattern, "platforms": list(self.platforms),
+                "action": self.action, "reason": self.reason, "tracking": self.tracking,
+                "expires": self.expires.isoformat()}
+
+
+@dataclass
+class Registry:
+    path: Path | None
+    exemptions: list[Exemption] = field(default_factory=list)
+
+    def for_platform(self, platform: str) -> list[Exemption]:
+        return [e for e in self.exemptions if e.applies_to(platform)]
+
+    def expired(self, platform: str, today: dt.date) -> list[Exemption]:
+        return [e for e in self.for_platform(platform) if e.expired(today)]
+
+    def match(self, nodeid: str, platform: str, today: dt.date) -> Exemption | None:
+        """The first live exemption for this test on this platform."""
+        for e in self.for_platform(platform):
+            if not e.expired(today) and e.matches(nodeid):
+                return e
+        return None
+
+    def unmatched(self, nodeids: Iterable[str]) -> list[Exemption]:
+        """Exemptions (any platform) whose pattern matches none of ``nodeids``."""
+        ids = list(nodeids)
+        return [e for e in self.exemptions if not any(e.matches(n) for n in ids)]
+
+
+def _entry(raw: Any, index: int, where: str) -> Exemption:
+    label = f"{where}: exemption #{index + 1}"
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{label}: must be a table")
+    if isinstance(raw.get("id"), str):
+        label = f"{where}: exemption '{raw['id']}'"
+    unknown = sorted(set(raw) - _KEYS)
+    if unknown:
+        raise ConfigError(f"{label}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
+    missing = sorted(k for k in _KEYS if k not in raw)
+    if missing:
+        raise ConfigError(f"{label}: missing key(s) {', '.join(missing)}")
+    for key in ("id", "pattern", "action", "reason", "tracking"):
+        if not isinstance(raw[key], str) or not raw[key].strip():
+            raise ConfigError(f"{label}: '{key}' must be a non-empty string")
+    if raw["action"] not in ACTIONS:
+        raise ConfigError(f"{label}: 'action' must be skip or xfail, got {raw['action']!r}")
+    platforms = raw["platforms"]
+    if (not isinstance(platforms, list) or not platforms
+            or not all(isinstance(p, str) and p in PLATFORMS for p in platforms)):
+        raise ConfigError(f"{label}: 'platforms' must be a non-empty list of {', '.join(PLATFORMS)}")
+    expires = raw["expires"]
+    if isinstance(expires, dt.datetime):
+        expires = expires.date()
+    elif isinstance(expires, str):
+        try:
+            expires = dt.date.fromisoformat(expires)
+        except ValueError:
+            raise ConfigError(f"{label}: 'expires' must be a date (YYYY-MM-DD), got {expires!r}") from None
+    if not isinstance(expires, dt.date):
+        raise ConfigError(f"{label}: 'expires' must be a date (YYYY-MM-DD)")
+    return Exemption(id=raw["id"], pattern=raw["pattern"], platforms=tuple(platforms),
+                     action=raw["action"], reason=raw["reason"], tracking=raw["tracking"], expires=expires)
+
+
+def parse(data: dict[str, Any], where: str) -> Registry:
+    schema = data.get("schema", SCHEMA)
+    if schema != SCHEMA:
+        raise ConfigError(f"{where}: schema must be {SCHEMA}, got {schema!r}")
+    unknown = sorted(set(data) - {"schema", "exemption"})
+    if unknown:
+        raise ConfigError(f"{where}: unknown top-level key(s) {', '.join(unknown)}")
+    entries = data.get("exemption", [])
+    if not isinstance(entries, list):
+        raise ConfigError(f"{where}: 'exemption' must be an array of tables ([[exemption]])")
+    items = [_entry(raw, i, where) for i, raw in enumerate(entries)]
+    seen: set[str] = set()
+    for e in items:
+        if e.id in seen:
+            raise ConfigError(f"{where}: exemption id '{e.id}' is used twice")
+        seen.add(e.id)
+    return Registry(path=None, exemptions=items)
+
+
+def load(path: str | Path) -> Registry:
+    """Read the registry; a missing file is an empty registry."""
+    try:
+        import tomllib  # type: ignore[import-not-found]
+    except ModuleNotFoundError:  # pragma: no cover
+        import tomli as tomllib  # type: ignore[no-redef]
+    p = Path(path)
+    if not p.exists():
+        return Registry(path=p)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: cannot read exemption registry: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: invalid TOML: {exc}") from None
+    reg = parse(data, str(p))
+    reg.path = p
+    return reg
