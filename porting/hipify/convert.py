@@ -1,0 +1,247 @@
+"""``convert_tree``: out-of-tree, incremental, parallel hipify of a source tree."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from .. import __version__
+from ..atomic import write_json
+from ..errors import InputError, UsageError
+from . import engine, worker
+from .includes import Decision, FileFacts, TreeContext, walk
+from .manifest import FileEntry, Manifest
+from .tree import SourceFile, is_candidate, scan_tree
+
+MANIFEST_NAME = ".port-hipify-manifest.json"
+
+
+@dataclass
+class HipifyOptions:
+    """The options of plain ``hipify()`` that change its output (same names and defaults,
+    except ``is_pytorch_extension``, which defaults to True as in torch.utils.cpp_extension)."""
+
+    extensions: tuple[str, ...] = (".cu", ".cuh", ".c", ".cc", ".cpp", ".h", ".in", ".hpp")
+    header_extensions: tuple[str, ...] = (".cuh", ".h", ".hpp")
+    header_include_dirs: tuple[str, ...] = ()
+    includes: tuple[str, ...] = ("*",)
+    ignores: tuple[str, ...] = ()
+    is_pytorch_extension: bool = True
+    hip_clang_launch: bool = False
+    max_file_size: int = 16 * 1024 * 1024
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+def _key(src: str, out: str, options: HipifyOptions) -> dict[str, Any]:
+    key = {"tool": f"rocm-port {__version__}", "source_root": src, "output_root": out,
+           "options": options.to_json(), **engine.fingerprint()}
+    key["digest"] = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+    return key
+
+
+def _run_tasks(tasks: list[worker.Task], jobs: int) -> list[worker.Result]:
+    if jobs <= 1 or len(tasks) < 2:
+        return [worker.run_task(t) for t in tasks]
+    ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    chunk = max(1, min(16, len(tasks) // (jobs * 4)))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        return list(pool.map(worker.run_task, tasks, chunksize=chunk))
+
+
+def _check_roots(src: Path, out: Path) -> tuple[str, str]:
+    if not src.exists():
+        raise InputError(f"{src}: source directory does not exist")
+    if not src.is_dir():
+        raise InputError(f"{src}: not a directory")
+    s, o = os.path.abspath(src), os.path.abspath(out)
+    rs, ro = os.path.realpath(s), os.path.realpath(o)
+    if rs == ro or rs.startswith(ro + os.sep):
+        raise UsageError(f"--out {out}: must not be the source directory or contain it (SRC is never modified)")
+    if os.path.exists(o) and not os.path.isdir(o):
+        raise UsageError(f"--out {out}: exists and is not a directory")
+    return s, o
+
+
+def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jobs: int | None = None,
+                 options: HipifyOptions | None = None, manifest_path: str | os.PathLike[str] | None = None,
+                 progress: Callable[[str], None] | None = None) -> Manifest:
+    """Hipify the tree ``src`` into ``out``; see the package docstring."""
+    options = options or HipifyOptions()
+    src_root, out_root = _check_roots(Path(src), Path(out))
+    jobs = jobs or os.cpu_count() or 1
+    mpath = Path(manifest_path) if manifest_path else Path(out_root) / MANIFEST_NAME
+    key = _key(src_root, out_root, options)
+    old = Manifest.load(mpath)
+    old_entries = old.by_source() if old is not None and old.key.get("digest") == key["digest"] else {}
+    say = progress or (lambda _msg: None)
+
+    real_out = os.path.realpath(out_root)
+    exclude = real_out if real_out.startswith(os.path.realpath(src_root) + os.sep) else None
+    scan = scan_tree(src_root, exclude=None if exclude is None else os.path.join(
+        src_root, os.path.relpath(exclude, os.path.realpath(src_root))))
+    say(f"scanned {len(scan.files)} files under {src_root}")
+
+    def oabs(rel: str) -> str:
+        return os.path.join(out_root, rel) if rel else out_root
+
+    good = [f for f in scan.files if f.problem is None]
+    exact = frozenset(oabs(i) for i in options.includes)
+    includes = [i.replace(src_root, out_root) for i in options.includes]
+    ignores = [i.replace(src_root, out_root) for i in options.ignores]
+    cand = {f.rel for f in good if is_candidate(f.rel, oabs(f.rel), includes, ignores, options.extensions, exact)}
+    all_files = [oabs(f.rel) for f in good if f.rel in cand]
+    for inc in options.header_include_dirs:
+        base = inc if os.path.isabs(inc) else oabs(inc)
+        extra = [f.rel for f in good if oabs(f.rel).startswith(base.rstrip(os.sep) + os.sep)
+                 and oabs(f.rel).endswith(options.header_extensions)]
+        all_files += [oabs(rel) for rel in extra]
+        cand.update(extra)
+    tree_paths = [oabs(d) for d in scan.dirs] + [oabs(f.rel) for f in good]
+    ctx = TreeContext(out_root, all_files, tree_paths, options.header_include_dirs, options.is_pytorch_extension)
+    worker.CONTEXT, worker.HIP_CLANG_LAUNCH = ctx, options.hip_clang_launch
+
+    # Which files need work: new or changed sources, or missing outputs.
+    reuse: dict[str, FileEntry] = {}
+    tasks: list[worker.Task] = []
+    for f in good:
+        prev = old_entries.get(f.rel)
+        if prev is not None and prev.size == f.size and prev.mtime_ns == f.mtime_ns and prev.status != "failed" \
+                and _outputs_present(prev, out_root):
+            reuse[f.rel] = prev
+            continue
+        tasks.append(worker.Task(f.rel, f.path, oabs(f.rel), f.mode, True, f.rel in cand, options.max_file_size))
+    say(f"{len(tasks)} files to process, {len(reuse)} unchanged since the last run, jobs={jobs}")
+    # Headers first: their verdicts let the other files guess their include rewriting right.
+    first = [t for t in tasks if not t.candidate or t.rel.endswith(options.header_extensions)]
+    second = [t for t in tasks if t.candidate and not t.rel.endswith(options.header_extensions)]
+    worker.KNOWN = {}
+    results = {r.rel: r for r in _run_tasks(first, jobs)}
+    if second:
+        worker.KNOWN = _recorded(ctx, all_files, out_root, results, reuse)
+        results.update((r.rel, r) for r in _run_tasks(second, jobs))
+
+    # Decide include rewriting for the whole tree, then redo files whose guess was wrong.
+    by_rel = {f.rel: f for f in good}
+    for _round in range(4):
+        decisions = walk(ctx, _facts(all_files, out_root, results, reuse))
+        redo: list[worker.Task] = []
+        for fp, d in decisions.items():
+            rel = os.path.relpath(fp, out_root)
+            if rel not in by_rel or d.hipified_path is None:
+                continue
+            if _agrees(d, results.get(rel), reuse.get(rel)):
+                continue
+            f = by_rel[rel]
+            _drop_output(results.get(rel), reuse.get(rel), out_root)
+            reuse.pop(rel, None)
+            redo.append(worker.Task(rel, f.path, fp, f.mode, False, True, options.max_file_size, d.replacements))
+        if not redo:
+            break
+        say(f"re-converting {len(redo)} files whose include rewriting depends on other files")
+        for r in _run_tasks(redo, jobs):
+            results[r.rel] = r
+
+    manifest = Manifest(src_root, out_root, key)
+    for f in scan.files:
+        if f.problem is not None:
+            manifest.files.append(FileEntry(f.rel, f.problem_status, f.problem))
+        elif f.rel in results:
+            manifest.files.append(_entry(results[f.rel], f, out_root, f.rel in cand))
+        else:
+            manifest.files.append(reuse[f.rel])
+    _remove_stale(old, manifest, out_root)
+    manifest.summarize()
+    write_json(mpath, manifest.to_json())
+    return manifest
+
+
+def _facts(all_files: list[str], out_root: str, results: dict[str, worker.Result],
+           reuse: dict[str, FileEntry]) -> dict[str, FileFacts | None]:
+    facts: dict[str, FileFacts | None] = {}
+    for fp in all_files:
+        rel = os.path.relpath(fp, out_root)
+        r = results.get(rel)
+        if r is not None:
+            facts[fp] = r.facts
+        elif rel in reuse:
+            facts[fp] = worker.facts_from_json(reuse[rel].facts)
+    return facts
+
+
+def _recorded(ctx: TreeContext, all_files: list[str], out_root: str, results: dict[str, worker.Result],
+              reuse: dict[str, FileEntry]) -> dict[str, str | None]:
+    """Recorded hipified paths of the files known so far (unknown files left out)."""
+    facts = _facts(all_files, out_root, results, reuse)
+    recorded: dict[str, str | None] = {}
+    walk(TreeContext(ctx.out_root, [f for f in all_files if f in facts], ctx.tree_paths,
+                     ctx.header_include_dirs, ctx.ext), facts, recorded)
+    return {k: v for k, v in recorded.items() if k in facts}
+
+
+def _agrees(d: Decision, res: worker.Result | None, prev: FileEntry | None) -> bool:
+    """Was the file produced with the include rewriting the whole-tree walk decided?"""
+    if res is not None:
+        if res.status not in ("converted", "unchanged") or res.facts is None or res.facts.breadcrumb:
+            return True  # skipped/failed/ignored files keep their state
+        return res.replacements == d.replacements and res.changed == d.changed
+    if prev is not None:
+        old = {(int(a), int(b)): str(c) for a, b, c in (prev.replacements or [])}
+        return old == d.replacements
+    return False
+
+
+def _outputs_present(entry: FileEntry, out_root: str) -> bool:
+    for rel, size in ((entry.copy, None), (entry.output, entry.output_size)):
+        if rel is None:
+            continue
+        try:
+            st = os.stat(os.path.join(out_root, rel))
+        except OSError:
+            return False
+        if size is not None and st.st_size != size:
+            return False
+    return True
+
+
+def _drop_output(res: worker.Result | None, prev: FileEntry | None, out_root: str) -> None:
+    paths = [res.output] if res is not None and res.output else []
+    if prev is not None and prev.output and prev.output != prev.copy:
+        paths.append(os.path.join(out_root, prev.output))
+    for p in paths:
+        try:
+            os.unlink(p)
+        except OSError:
+            pass
+
+
+def _entry(res: worker.Result, f: SourceFile, out_root: str, candidate: bool) -> FileEntry:
+    out_rel = os.path.relpath(res.output, out_root) if res.output else None
+    copy = f.rel if res.status != "failed" else None
+    return FileEntry(source=f.rel, status=res.status, why=res.why, output=out_rel or copy, copy=copy,
+                     sha256=res.sha256, size=f.size, mtime_ns=f.mtime_ns, candidate=candidate,
+                     non_utf8_bytes=res.non_utf8_bytes, facts=worker.facts_to_json(res.facts),
+                     replacements=[[a, b, c] for (a, b), c in sorted(res.replacements.items())] or None,
+                     output_size=res.output_size)
+
+
+def _remove_stale(old: Manifest | None, new: Manifest, out_root: str) -> None:
+    """Delete outputs of the previous run that this run did not produce (deleted sources,
+    renamed outputs after an option change). Only paths recorded in the old manifest."""
+    if old is None or os.path.abspath(old.output_root) != out_root:
+        return
+    keep = {p for e in new.files for p in (e.output, e.copy) if p}
+    for e in old.files:
+        for p in {e.output, e.copy}:
+            if p and p not in keep:
+                try:
+                    os.unlink(os.path.join(out_root, p))
+                except OSError:
+                    pass
