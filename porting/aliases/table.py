@@ -185,16 +185,47 @@ def load_overrides(path: str | Path) -> Overrides:
     return out
 
 
+def load_hipify_maps() -> tuple[dict[str, Mapping[str, Any]], str]:
+    """hipify's maps and torch's version, without running ``import torch`` (which takes seconds).
+
+    ``cuda_to_hip_mappings.py`` only needs the standard library, so it is executed on its own
+    from torch's installed files; if that fails, the normal import is used.
+    """
+    import importlib.util
+    import sys
+
+    try:
+        from importlib.metadata import version
+
+        torch_version = version("torch")
+    except Exception:  # noqa: BLE001 - metadata missing: the version is informational only
+        torch_version = ""
+    module = sys.modules.get("torch.utils.hipify.cuda_to_hip_mappings")
+    if module is None:
+        spec = importlib.util.find_spec("torch")  # locates torch without importing it
+        if spec is None or not spec.submodule_search_locations:
+            raise ConfigError("torch is not installed: the alias table is built from "
+                              "torch.utils.hipify.cuda_to_hip_mappings")
+        path = Path(list(spec.submodule_search_locations)[0]) / "utils" / "hipify" / "cuda_to_hip_mappings.py"
+        try:
+            file_spec = importlib.util.spec_from_file_location("_port_hipify_mappings", path)
+            assert file_spec is not None and file_spec.loader is not None
+            module = importlib.util.module_from_spec(file_spec)
+            file_spec.loader.exec_module(module)
+        except Exception:  # noqa: BLE001 - layout changed: fall back to the real import
+            from torch.utils.hipify import cuda_to_hip_mappings as module  # type: ignore[no-redef]
+    missing = [name for name in HIPIFY_MAPS if not hasattr(module, name)]
+    if missing:
+        raise ConfigError(f"torch {torch_version}: cuda_to_hip_mappings lacks {', '.join(missing)}")
+    return {name: getattr(module, name) for name in HIPIFY_MAPS}, torch_version
+
+
 def build_table(overrides: str | Path | None = None,
                 maps: Mapping[str, Mapping[str, str]] | None = None) -> AliasTable:
     """hipify's maps (or ``maps``, for tests) + overrides -> the table. Pure apart from reading files."""
     torch_version = ""
     if maps is None:
-        from torch.utils.hipify import cuda_to_hip_mappings as hipify_maps
-        import torch
-
-        maps = {name: getattr(hipify_maps, name) for name in HIPIFY_MAPS}
-        torch_version = str(torch.__version__)
+        maps, torch_version = load_hipify_maps()
     path = Path(overrides) if overrides is not None else default_overrides_path()
     ovr = load_overrides(path)
 
