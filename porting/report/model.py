@@ -114,6 +114,7 @@ class Matrix:
     components: dict[str, str]  # test id -> component
     cells: dict[str, dict[str, Cell]]  # test id -> column key -> Cell
     problems: list[str] = field(default_factory=list)  # input-level problems (unreadable files, ...)
+    _totals: dict[str, dict[str, dict[str, int]]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def test_ids(self) -> list[str]:
@@ -139,7 +140,9 @@ class Matrix:
         return reasons
 
     def totals(self) -> dict[str, dict[str, dict[str, int]]]:
-        """column key -> component ("*" = all) -> status -> count."""
+        """column key -> component ("*" = all) -> status -> count (computed once: the matrix is final)."""
+        if self._totals is not None:
+            return self._totals
         out: dict[str, dict[str, dict[str, int]]] = {}
         for col in self.columns:
             per: dict[str, dict[str, int]] = {"*": dict.fromkeys(STATUSES, 0)}
@@ -153,6 +156,7 @@ class Matrix:
                 bucket[status] += 1
                 per["*"][status] += 1
             out[col.key] = per
+        self._totals = out
         return out
 
 

@@ -14,7 +14,7 @@ import hashlib
 from html import escape
 from typing import TYPE_CHECKING
 
-from .model import PASSED, STATUSES, pass_rate
+from .model import MISSING, PASSED, STATUSES, Cell, pass_rate
 from .render_md import LIST_LIMIT
 
 if TYPE_CHECKING:
@@ -120,12 +120,14 @@ def _rows(report: "Report") -> tuple[list[str], int]:
     m = report.matrix
     keys = [c.key for c in m.columns]
     ids = m.test_ids
-    not_green = [t for t in ids if any(m.cell(t, k).status != PASSED for k in keys)]
-    green = [t for t in ids if all(m.cell(t, k).status == PASSED for k in keys)]
+    missing = Cell(MISSING)
+    rows = {t: [m.cells[t].get(k, missing) for k in keys] for t in ids}
+    not_green = [t for t in ids if any(c.status != PASSED for c in rows[t])]
+    green = [t for t in ids if all(c.status == PASSED for c in rows[t])]
     chosen = (not_green + green)[:MAX_ROWS]
     out = []
     for test_id in chosen:
-        cells = [m.cell(test_id, k) for k in keys]
+        cells = rows[test_id]
         tds = []
         for i, cell in enumerate(cells):
             msg = f"<div class=msg>{_e(cell.message)}</div>" if cell.message else ""

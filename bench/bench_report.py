@@ -1,0 +1,136 @@
+"""Benchmark `port report`: merge 3 runs x 20,000 cases into every artifact.
+
+Baseline (measured in the same run, same files): a plain junitparser load, i.e.
+``JUnitXml.fromfile`` of each file plus reading every case's name and result.
+Prints a table of best-of-N wall times and ratios; ``--json FILE`` writes them.
+
+    .venv/bin/python bench/bench_report.py [--cases 20000] [--runs 3] [--repeat 3] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import tempfile
+import time
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+COMPONENTS = ("actor", "rdma", "sharding", "supervision", "native", "soak", "mesh")
+PLATFORMS = (
+    {"port.platform": "cuda", "port.cuda_version": "13.0", "port.gpu_arch": "sm_90"},
+    {"port.platform": "rocm", "port.rocm_version": "7.0.2", "port.rocm_usable": "true", "port.gpu_arch": "gfx942"},
+    {"port.platform": "cpu"},
+)
+
+
+def make_run(path: Path, props: dict[str, str], cases: int, seed: int) -> None:
+    rng = random.Random(seed)
+    props = {"port.schema": "1", **props, "port.run_id": f"run{seed}", "port.shard": "1/1",
+             "port.complete": "true", "port.collected": str(cases)}
+    out = ['<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest"><properties>']
+    out += [f"<property name={quoteattr(k)} value={quoteattr(v)}/>" for k, v in props.items()]
+    out.append("</properties>")
+    for i in range(cases):
+        comp = COMPONENTS[i % len(COMPONENTS)]
+        roll = rng.random()
+        inner = ""
+        if roll < 0.01:
+            inner = (f'<failure message={quoteattr(f"AssertionError: <x> != {i} & more")}>'
+                     "Traceback (most recent call last):\n  ...\nAssertionError</failure>")
+        elif roll < 0.015:
+            inner = '<error message="failed on setup with &quot;RuntimeError: boom&quot;">tb</error>'
+        elif roll < 0.05:
+            inner = '<skipped type="pytest.skip" message="needs two GPUs">skip</skipped>'
+        out.append(f'<testcase classname="tests.{comp}.test_mod{i % 50}" name="test_case_{i}[p{i % 3}]" '
+                   f'time="{rng.random() * 0.2:.4f}"><properties><property name="component" value="{comp}"/>'
+                   f"</properties>{inner}</testcase>")
+    out.append("</testsuite></testsuites>")
+    path.write_text("".join(out), encoding="utf-8")
+
+
+def plain_junitparser(files: list[Path]) -> int:
+    from junitparser import JUnitXml
+
+    n = 0
+    for f in files:
+        for suite in JUnitXml.fromfile(str(f)):
+            for case in suite:
+                _ = (case.classname, case.name, case.result)
+                n += 1
+    return n
+
+
+def fromfile_only(files: list[Path]) -> int:
+    from junitparser import JUnitXml
+
+    return sum(1 for f in files for _ in JUnitXml.fromfile(str(f)))
+
+
+def best(fn, repeat: int) -> tuple[float, float]:
+    """(best wall seconds, best CPU seconds of this process) over ``repeat`` calls."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        w0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    return min(walls), min(cpus)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=20_000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", metavar="FILE")
+    args = ap.parse_args()
+
+    from porting.report import build_report, write_artifacts
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        files = []
+        for i in range(args.runs):
+            f = root / f"run{i}.xml"
+            make_run(f, PLATFORMS[i % len(PLATFORMS)], args.cases, seed=i)
+            files.append(f)
+        size = sum(f.stat().st_size for f in files)
+        plain_junitparser(files)  # warm imports and the page cache
+
+        t_fromfile = best(lambda: fromfile_only(files), args.repeat)
+        t_plain = best(lambda: plain_junitparser(files), args.repeat)
+        t_build = best(lambda: build_report([str(f) for f in files]), args.repeat)
+        report = build_report([str(f) for f in files])
+        t_write = best(lambda: write_artifacts(report, root / "out"), args.repeat)
+        t_total = best(lambda: write_artifacts(build_report([str(f) for f in files]), root / "out"), args.repeat)
+        sizes = {p.name: p.stat().st_size for p in (root / "out").iterdir()}
+
+    rows = [
+        ("junitparser fromfile only", t_fromfile),
+        ("junitparser load + read every case (baseline)", t_plain),
+        ("port report: read + matrix + verdict", t_build),
+        ("port report: write json/md/html/svg", t_write),
+        ("port report: total (read -> all artifacts)", t_total),
+    ]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{args.runs} runs x {args.cases} cases ({size / 1e6:.1f} MB of JUnit), best of {args.repeat}; "
+          f"python {platform.python_version()}; {os.cpu_count()} CPUs, load average {load:.1f}")
+    print(f"{'step':50} {'wall s':>8} {'cpu s':>8} {'x baseline (wall)':>18}")
+    for name, (wall, cpu) in rows:
+        print(f"{name:50} {wall:8.3f} {cpu:8.3f} {wall / t_plain[0]:18.2f}")
+    print("artifacts: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sorted(sizes.items())))
+    if args.json:
+        Path(args.json).write_text(json.dumps({
+            "runs": args.runs, "cases": args.cases, "junit_bytes": size, "repeat": args.repeat,
+            "baseline": "junitparser load + read every case", "load_average": load,
+            "wall_seconds": {name: w for name, (w, _) in rows}, "cpu_seconds": {name: c for name, (_, c) in rows},
+            "ratio_wall": {name: w / t_plain[0] for name, (w, _) in rows}, "artifact_bytes": sizes},
+            indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
