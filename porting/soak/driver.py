@@ -1,0 +1,217 @@
+"""The soak driver: runs inside the network namespace that ``porting.soak.launch`` creates.
+
+It brings ``lo`` up, starts the torchft Lighthouse on 127.0.0.1, spawns the Monarch supervisor
+(which spawns one replica group per proc), injects the scheduled faults, snapshots the listening
+sockets, stops everything, checks every process it started is gone, and writes ``run.json``.
+Every wait is bounded by the spec's times; nothing here analyses the results (see metrics.py).
+
+Run as ``python -m porting.soak.driver OUT_DIR`` (reads ``OUT_DIR/spec.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ..atomic import write_json
+from .spec import SoakSpec, heartbeat_timeout_s, join_timeout_s, make_schedule
+from .procs import pid_alive
+from .trainer import control_path, deadline_path, steps_path
+
+RUN_SCHEMA = 1
+
+
+def _sh(argv: list[str]) -> str:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"<{argv[0]} failed: {exc}>"
+
+
+def network_facts() -> dict[str, Any]:
+    """Interfaces and addresses visible to the soak's processes."""
+    links = [line.split(":")[1].strip().split("@")[0] for line in _sh(["ip", "-o", "link", "show"]).splitlines()
+             if ":" in line]
+    addrs = [line.split()[3] for line in _sh(["ip", "-o", "addr", "show"]).splitlines() if len(line.split()) > 3]
+    return {"netns": os.readlink("/proc/self/ns/net"), "links": links, "addresses": addrs}
+
+
+def listeners() -> list[str]:
+    """Local addresses of every listening TCP socket in this namespace (``ss -ltnH``)."""
+    out = _sh(["ss", "-ltnH"])
+    return sorted({line.split()[3] for line in out.splitlines() if len(line.split()) >= 4})
+
+
+def last_record(path: Path) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 4096))
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        try:
+            return json.loads(line)
+        except ValueError:
+            continue
+    return None
+
+
+def _healthy(out: Path, replica: int, gen: int, now: float, within: float) -> bool:
+    rec = last_record(steps_path(out, replica))
+    return bool(rec and rec.get("gen") == gen and rec.get("event") == "step" and rec.get("committed")
+                and now - float(rec["t"]) <= within)
+
+
+def _sleep_until(t: float, supervisor: Any = None) -> None:
+    """Sleep until ``t``; meanwhile ask the supervisor every 0.5 s to run its fallback watch."""
+    while (left := t - time.time()) > 0:
+        if supervisor is not None:
+            supervisor.watch.call_one().get(timeout=60)
+        time.sleep(min(max(0.0, t - time.time()), 0.5))
+
+
+def drive(out: Path) -> dict[str, Any]:
+    spec = SoakSpec.from_json(json.loads((out / "spec.json").read_text(encoding="utf-8")))
+    schedule = make_schedule(spec)
+    run: dict[str, Any] = {"schema": RUN_SCHEMA, "driver_pid": os.getpid(), "injections": [],
+                           "listener_snapshots": [], "unhandled_faults": [], "errors": []}
+    if os.environ.get("PORT_SOAK_NETNS") == "1":
+        subprocess.run(["ip", "link", "set", "lo", "up"], check=True, timeout=10)
+    run["network"] = network_facts()
+
+    import monarch.actor
+    from monarch.actor import this_proc
+    from torchft.coordination import LighthouseServer
+
+    from .actors import SupervisorActor
+
+    def _unhandled(failure: Any) -> None:  # record, never KeyboardInterrupt the driver
+        run["unhandled_faults"].append({"t": time.time(), "report": str(failure)[:600]})
+
+    monarch.actor.unhandled_fault_hook = _unhandled
+
+    lighthouse = LighthouseServer(bind="127.0.0.1:0", min_replicas=spec.min_replicas,
+                                  join_timeout_ms=int(join_timeout_s(spec) * 1000), quorum_tick_ms=50,
+                                  heartbeat_timeout_ms=int(heartbeat_timeout_s(spec) * 1000))
+    # the Lighthouse advertises the hostname; inside the namespace only 127.0.0.1 is reachable
+    lighthouse_addr = "http://127.0.0.1:" + lighthouse.address().rsplit(":", 1)[1]
+    run["lighthouse"] = lighthouse_addr
+    launched = time.time()
+    cap = launched + spec.startup_budget_s + spec.duration_s
+    base = {"lighthouse": lighthouse_addr, "out_dir": str(out), "deadline": cap,
+            "quorum_every": spec.quorum_every, "step_period": spec.step_period_s,
+            "min_replicas": spec.min_replicas, "timeout_s": spec.timeout_s,
+            "quorum_timeout_s": spec.startup_budget_s, "seed": spec.seed}
+    supervisor = None
+    try:
+        supervisor = this_proc().spawn("supervisor", SupervisorActor, base, spec.replicas,
+                                       min_restart_s=3.0)
+        supervisor.start.call_one().get(timeout=spec.startup_budget_s)
+        # schedule origin: every replica has committed a step
+        origin = None
+        while time.time() < launched + spec.startup_budget_s:
+            pids = supervisor.pids.call_one().get(timeout=30)
+            now = time.time()
+            if all(_healthy(out, r, pids[r][0], now, 5.0) for r in range(spec.replicas)):
+                origin = now
+                break
+            time.sleep(0.2)
+        if origin is None:
+            raise RuntimeError(f"not every replica trained a step within {spec.startup_budget_s:g} s of launch")
+        end = origin + spec.duration_s
+        deadline_path(out).parent.mkdir(parents=True, exist_ok=True)
+        deadline_path(out).write_text(f"{end:.6f}", encoding="utf-8")
+        run.update(origin=origin, end=end, startup_s=round(origin - launched, 3))
+        run["listener_snapshots"].append({"t": time.time(), "listeners": listeners()})
+        for fault in schedule:
+            _sleep_until(origin + fault.at_s, supervisor)
+            order = [(fault.replica + j) % spec.replicas for j in range(spec.replicas)]
+            target, give_up = None, time.time() + spec.fault_every_s / 2
+            while target is None and time.time() < give_up:  # a target that is up and committing
+                pids = supervisor.pids.call_one().get(timeout=30)
+                now = time.time()
+                target = next((r for r in order if _healthy(out, r, pids[r][0], now, 1.0 + 2 * spec.step_period_s)),
+                              None)
+                if target is None:
+                    time.sleep(0.1)
+            if target is None:
+                run["injections"].append({**fault.to_json(), "t": time.time(),
+                                          "skipped": f"no replica committing for {spec.fault_every_s / 2:g} s"})
+                continue
+            gen, pid = pids[target]
+            injected = time.time()
+            if fault.kind == "kill":
+                os.kill(pid, signal.SIGKILL)
+            else:
+                path = control_path(out, target, gen)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(fault.kind, encoding="utf-8")
+            run["injections"].append({**fault.to_json(), "target": target, "gen": gen, "pid": pid,
+                                      "t": injected, "delayed_s": round(injected - origin - fault.at_s, 3)})
+            _sleep_until(time.time() + min(2.0, spec.fault_every_s / 4), supervisor)
+            run["listener_snapshots"].append({"t": time.time(), "listeners": listeners()})
+        _sleep_until(end, supervisor)
+        # let every loop notice the deadline: at most one step plus one torchft timeout
+        stop_by = time.time() + 2 * spec.timeout_s + spec.step_period_s
+        while time.time() < stop_by:
+            recs = [last_record(steps_path(out, r)) for r in range(spec.replicas)]
+            if all(rec and rec.get("event") == "stop" for rec in recs):
+                break
+            time.sleep(0.2)
+        run["listener_snapshots"].append({"t": time.time(), "listeners": listeners()})
+    except Exception as exc:  # reported, then everything is still stopped and reaped
+        run["errors"].append(f"{type(exc).__name__}: {exc}"[:600])
+    finally:
+        if supervisor is not None:
+            try:
+                run["stopped_meshes"] = supervisor.stop_all.call_one().get(timeout=120)
+            except Exception as exc:
+                run["errors"].append(f"stopping replicas: {type(exc).__name__}: {exc}"[:600])
+        lighthouse.shutdown()
+    run["finished"] = time.time()
+    run["reaped"] = _reap(out)
+    return run
+
+
+def _reap(out: Path) -> dict[str, Any]:
+    """Every replica process launched must be gone; SIGKILL stragglers (bounded) and report them."""
+    pids: list[int] = []
+    try:
+        for line in (out / "supervisor.jsonl").read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            if rec.get("event") == "launch":
+                pids.append(int(rec["pid"]))
+    except (OSError, ValueError):
+        pass
+    give_up = time.time() + 15
+    while any(pid_alive(p) for p in pids) and time.time() < give_up:
+        time.sleep(0.2)
+    stragglers = [p for p in pids if pid_alive(p)]
+    for p in stragglers:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+    return {"launched": pids, "stragglers_killed": stragglers}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    out = Path(args[0])
+    run = drive(out)
+    write_json(out / "run.json", run)
+    return 0 if not run["errors"] else 1
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    os._exit(code)  # do not wait on Monarch's runtime threads at interpreter exit

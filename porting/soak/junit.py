@@ -1,0 +1,74 @@
+"""soak.xml: one JUnit test case per injected fault and per invariant, component ``soak``,
+with the ``port.*`` testsuite properties of docs/junit-properties.md."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+from ..atomic import write_text
+
+
+def fault_ok(fault: dict[str, Any], downtime_bound: float) -> tuple[bool, str]:
+    src = fault.get("heal_source")
+    detail = (f"{fault['kind']} on replica {fault['replica']} (gen {fault['gen']}) at t={fault['t']} s: "
+              f"detected {fault['detect_s']} s, healed {fault['heal_s']} s, rejoined {fault['rejoin_s']} s, "
+              f"downtime {fault['downtime_s']} s, healed from "
+              + (f"replica {src['replica']} via {src['via']}" if src else "nobody"))
+    ok = (fault["recovered"] and src is not None and src["replica"] != fault["replica"]
+          and src["checksum_match"] and fault["downtime_s"] <= downtime_bound
+          and all(n > 0 for n in fault["survivor_commits"].values()))
+    return ok, detail
+
+
+def build_xml(record: dict[str, Any], properties: Mapping[str, str]) -> str:
+    from junitparser import Failure, JUnitXml, Properties, Property, TestCase, TestSuite
+
+    suite = TestSuite("soak")
+    for name, value in properties.items():
+        suite.add_property(name, value)
+    bound = float(record["bounds"]["downtime_s"])
+
+    def case(name: str, classname: str, ok: bool, detail: str, seconds: float = 0.0) -> TestCase:
+        tc = TestCase(name, classname=classname, time=max(0.0, seconds))
+        props = Properties()
+        props.add_property(Property("component", "soak"))
+        tc.append(props)
+        if ok:
+            tc.system_out = detail
+        else:
+            tc.result = [Failure(detail)]
+        return tc
+
+    for fault in record.get("faults", []):
+        ok, detail = fault_ok(fault, bound)
+        suite.add_testcase(case(f"fault[{fault['id']}-{fault['kind']}-replica{fault['replica']}]", "soak.faults",
+                                ok, detail, float(fault["rejoin_s"] or fault["downtime_s"] or 0.0)))
+    for skipped in [i for i in record["run"].get("injections", []) if "skipped" in i]:
+        suite.add_testcase(case(f"fault[{skipped['id']}-{skipped['kind']}-replica{skipped['replica']}]",
+                                "soak.faults", False, f"not injected: {skipped['skipped']}"))
+    for inv in record.get("invariants", []):
+        suite.add_testcase(case(inv["name"], "soak.invariants", inv["ok"], inv["detail"]))
+    xml = JUnitXml("port soak")
+    xml.add_testsuite(suite)
+    return xml.tostring().decode("utf-8") if isinstance(xml.tostring(), bytes) else str(xml.tostring())
+
+
+def suite_properties(record: dict[str, Any], env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Detection-derived ``port.*`` properties plus the run's own (complete, collected)."""
+    try:
+        from ..fingerprint import current_properties
+
+        props = dict(current_properties(env=env))
+    except Exception as exc:  # detection must not lose the soak's results; say what is missing
+        props = {"port.schema": "1", "port.platform": "cpu", "port.incomplete_reason": f"detection failed: {exc}"}
+    errors = record["run"].get("errors", [])
+    cases = len(record.get("faults", [])) + len(record.get("invariants", []))
+    props["port.complete"] = "false" if errors else "true"
+    props["port.incomplete_reason"] = "; ".join(errors)[:300] if errors else props.get("port.incomplete_reason", "")
+    props["port.collected"] = str(cases)
+    return props
+
+
+def write_junit(record: dict[str, Any], path: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> None:
+    write_text(path, build_xml(record, suite_properties(record, env)))

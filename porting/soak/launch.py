@@ -1,0 +1,124 @@
+"""Run a soak end to end: driver in a fresh network namespace, then analysis and artifacts.
+
+torchft 0.2.0 binds its Manager server on ``[::]`` and its checkpoint HTTP server on all
+interfaces, so the driver (and every process it starts) runs under ``unshare --net`` with only
+``lo`` up: nothing it opens is reachable from outside the machine. If no namespace can be made
+(neither root nor user namespaces), the soak refuses to run rather than expose those ports.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..atomic import write_json
+from ..errors import PlatformError, ToolError
+from .invariants import check
+from .metrics import analyse, load_raw
+from .record import SoakRecord
+from .spec import SoakSpec, detect_bound_s, downtime_bound_s, heartbeat_timeout_s, join_timeout_s, make_schedule
+
+SUPERVISION_POLL = "500ms"
+
+
+def netns_prefix() -> list[str]:
+    """The ``unshare`` invocation that gives a child its own network namespace, or raise."""
+    for prefix in (["unshare", "--net"], ["unshare", "--net", "--map-root-user"]):
+        try:
+            probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if probe.returncode == 0:
+            return prefix
+    raise PlatformError("port soak: cannot create a network namespace (`unshare --net` failed; need root or "
+                        "user namespaces); refusing to run torchft servers that bind on all interfaces")
+
+
+def driver_budget_s(spec: SoakSpec) -> float:
+    """Upper bound on the driver's wall time, from its own waits (see driver.drive)."""
+    return (spec.startup_budget_s + spec.duration_s + 2 * spec.timeout_s + spec.step_period_s
+            + 120 + 15 + 60)  # stop_all, reaping, interpreter start-up and imports
+
+
+def run_driver(spec: SoakSpec, out: Path, env: Mapping[str, str], log: Path) -> int:
+    spec.validate()
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in ("run.json", "supervisor.jsonl"):
+        (out / stale).unlink(missing_ok=True)
+    for sub in ("steps", "ctl", "logs"):
+        if (out / sub).is_dir():
+            for f in (out / sub).iterdir():
+                f.unlink()
+    write_json(out / "spec.json", spec.to_json())
+    child_env = dict(env)
+    child_env.update({"PORT_SOAK_NETNS": "1", "HYPERACTOR_MESH_SUPERVISION_POLL_FREQUENCY": SUPERVISION_POLL,
+                      "PYTHONUNBUFFERED": "1"})
+    root = str(Path(__file__).resolve().parents[2])
+    child_env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    argv = [*netns_prefix(), sys.executable, "-m", "porting.soak.driver", str(out)]
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, env=child_env, start_new_session=True)
+        try:
+            return proc.wait(timeout=driver_budget_s(spec))
+        except subprocess.TimeoutExpired:
+            return -1
+        except KeyboardInterrupt:
+            raise
+        finally:
+            _kill_group(proc)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """The driver's session (driver, Monarch procs, replicas) must not outlive the command."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            continue
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def build_record(spec: SoakSpec, out: Path, driver_rc: int, wall_s: float) -> SoakRecord:
+    raw = load_raw(out, spec.replicas)
+    run = raw["run"]
+    if driver_rc not in (0, 1):
+        run.setdefault("errors", []).append(f"soak driver exited with status {driver_rc}")
+    result = analyse(raw)
+    invariants = check(spec, result, run)
+    run_view: dict[str, Any] = {k: run.get(k) for k in ("origin", "end", "startup_s", "lighthouse", "network",
+                                                         "listener_snapshots", "reaped", "errors",
+                                                         "unhandled_faults", "injections", "stopped_meshes")}
+    run_view["wall_s"] = round(wall_s, 3)
+    bounds = {"downtime_s": downtime_bound_s(spec), "detect_s": detect_bound_s(spec),
+              "join_timeout_s": join_timeout_s(spec), "heartbeat_timeout_s": heartbeat_timeout_s(spec)}
+    return SoakRecord(spec=spec.to_json(), schedule=[f.to_json() for f in make_schedule(spec)], bounds=bounds,
+                      run=run_view, result=result, invariants=[i.to_json() for i in invariants])
+
+
+def soak(spec: SoakSpec, out: Path, env: Mapping[str, str]) -> SoakRecord:
+    """Run the soak and write soak.json, soak.png and soak.xml into ``out``."""
+    from .junit import write_junit
+    from .plot import write_plot
+
+    began = time.time()
+    rc = run_driver(spec, out, env, out / "driver.log")
+    if not (out / "run.json").is_file():
+        raise ToolError(f"port soak: the driver stopped without writing {out / 'run.json'} "
+                        f"(exit status {rc}); see {out / 'driver.log'}")
+    record = build_record(spec, out, rc, time.time() - began)
+    data = record.to_json()
+    write_json(out / "soak.json", data)
+    write_plot(data, out / "soak.png")
+    write_junit(data, out / "soak.xml", env)
+    return record

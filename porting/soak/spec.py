@@ -1,0 +1,117 @@
+"""What a soak run is asked to do: the spec, the fault schedule, and the bounds derived from it.
+
+Everything here is pure (no processes, no clocks), so the schedule and the bounds can be tested
+and are recorded verbatim in soak.json.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import UsageError
+
+FAULT_KINDS: tuple[str, ...] = ("kill", "raise", "collective")
+SPEC_SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class Fault:
+    id: int
+    at_s: float  # seconds after the schedule origin (all replicas trained their first step)
+    kind: str  # one of FAULT_KINDS
+    replica: int  # preferred target; the driver moves on to the next healthy replica if it is down
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Fault":
+        return cls(int(data["id"]), float(data["at_s"]), str(data["kind"]), int(data["replica"]))
+
+
+@dataclass
+class SoakSpec:
+    replicas: int = 4
+    duration_s: float = 120.0
+    fault_every_s: float = 20.0
+    quorum_every: int = 5
+    faults: list[str] = field(default_factory=lambda: list(FAULT_KINDS))
+    step_period_s: float = 0.1
+    timeout_s: float = 10.0  # collectives / should_commit / checkpoint fetch inside torchft
+    startup_budget_s: float = 90.0  # time allowed for all replicas to train their first step
+    seed: int = 0
+    schema: int = SPEC_SCHEMA
+
+    def validate(self) -> "SoakSpec":
+        if self.replicas < 2:
+            raise UsageError(f"--replicas: need at least 2 replica groups (one fails, one survives), got {self.replicas}")
+        if self.replicas > 16:
+            raise UsageError(f"--replicas: at most 16 replica groups on one machine, got {self.replicas}")
+        if self.fault_every_s < 5:
+            raise UsageError(f"--fault-every: must be at least 5 seconds (time to restart and heal), got {self.fault_every_s:g}")
+        if self.duration_s < 2 * self.fault_every_s:
+            raise UsageError(f"--duration: must be at least twice --fault-every ({2 * self.fault_every_s:g} s) "
+                             f"so that one fault has its full recovery window, got {self.duration_s:g}")
+        if self.duration_s > 24 * 3600:
+            raise UsageError(f"--duration: at most 86400 seconds, got {self.duration_s:g}")
+        if self.quorum_every < 1:
+            raise UsageError(f"--quorum-every: must be a positive number of steps, got {self.quorum_every}")
+        if not self.faults:
+            raise UsageError("--faults: name at least one fault kind (kill, raise, collective)")
+        bad = [k for k in self.faults if k not in FAULT_KINDS]
+        if bad:
+            raise UsageError(f"--faults: unknown fault kind {bad[0]!r} (known: {', '.join(FAULT_KINDS)})")
+        return self
+
+    @property
+    def min_replicas(self) -> int:
+        """Quorum size: a lone restarted replica must never form a quorum by itself."""
+        return 2 if self.replicas >= 3 else 1
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "SoakSpec":
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in known}).validate()
+
+
+def make_schedule(spec: SoakSpec) -> list[Fault]:
+    """One fault every ``fault_every_s``, kinds and targets in rotation.
+
+    The last fault is at least ``fault_every_s`` before the end, so that every fault has its whole
+    recovery window (the downtime bound) inside the run.
+    """
+    faults: list[Fault] = []
+    k = 1
+    while k * spec.fault_every_s <= spec.duration_s - spec.fault_every_s + 1e-9:
+        i = k - 1
+        faults.append(Fault(id=i, at_s=k * spec.fault_every_s, kind=spec.faults[i % len(spec.faults)],
+                            replica=(i + 1) % spec.replicas))
+        k += 1
+    return faults
+
+
+def join_timeout_s(spec: SoakSpec) -> float:
+    """Lighthouse join timeout: longer than the survivors need to reach their next quorum step
+    (``quorum_every`` steps), so a restarted replica waits for them instead of forming a quorum
+    alone; at least 2 s."""
+    return max(2.0, 4.0 * spec.quorum_every * spec.step_period_s)
+
+
+def heartbeat_timeout_s(spec: SoakSpec) -> float:
+    return 1.5
+
+
+def downtime_bound_s(spec: SoakSpec) -> float:
+    """No replica may be down longer than the fault interval: a replica still down when the next
+    fault strikes would let faults overlap, which the schedule promises never happens."""
+    return spec.fault_every_s
+
+
+def detect_bound_s(spec: SoakSpec) -> float:
+    """A fault must be seen (by supervision or by the survivors' quorum) within the collective
+    timeout plus the lighthouse heartbeat timeout; beyond that, torchft would have given up anyway."""
+    return spec.timeout_s + heartbeat_timeout_s(spec)

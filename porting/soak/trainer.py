@@ -1,0 +1,288 @@
+"""One torchft replica group (world size 1) training a small MLP on synthetic data.
+
+The loop is bounded by a wall-clock deadline and writes one JSON line per step (and one per
+heal) to ``<out>/steps/r<replica>.jsonl``, flushed at once so a SIGKILL loses nothing written.
+Gradients are averaged with ``manager.allreduce`` on one flattened tensor: torchft 0.2.0's
+``ft.DistributedDataParallel`` kills the survivors when a peer dies mid-allreduce
+(``assert fut._fut`` in torchft/ddp.py), a plain managed allreduce survives it.
+
+Faults that happen inside the replica (an exception in the train step, a collective whose
+connections are closed mid-allreduce) are requested by the driver through a control file
+``<out>/ctl/r<replica>.g<generation>.fault`` that the loop polls once per step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import time
+from dataclasses import asdict, dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Callable
+
+INPUT_DIM = 16
+HIDDEN = 64
+BATCH = 64
+
+
+class InjectedFault(RuntimeError):
+    """Raised inside a train step when the schedule asks for it."""
+
+
+@dataclass
+class TrainerSpec:
+    replica: int
+    generation: int
+    lighthouse: str
+    out_dir: str
+    deadline: float  # time.time() after which the loop stops by itself
+    quorum_every: int
+    step_period: float  # seconds per step (pacing, so N replicas fit on a few cores)
+    min_replicas: int
+    timeout_s: float  # collectives, should_commit, checkpoint transfer
+    quorum_timeout_s: float
+    seed: int = 0
+    lr: float = 3e-3
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "TrainerSpec":
+        return cls(**data)
+
+
+def control_path(out_dir: str | os.PathLike[str], replica: int, generation: int) -> Path:
+    return Path(out_dir) / "ctl" / f"r{replica}.g{generation}.fault"
+
+
+def deadline_path(out_dir: str | os.PathLike[str]) -> Path:
+    return Path(out_dir) / "ctl" / "deadline"
+
+
+def current_deadline(out_dir: str | os.PathLike[str], cap: float) -> float:
+    """The run's end: the driver writes it once the schedule starts; ``cap`` bounds it anyway."""
+    try:
+        return min(cap, float(deadline_path(out_dir).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return cap
+
+
+def steps_path(out_dir: str | os.PathLike[str], replica: int) -> Path:
+    return Path(out_dir) / "steps" / f"r{replica}.jsonl"
+
+
+def build_model(seed: int) -> Any:
+    import torch
+
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(
+        torch.nn.Linear(INPUT_DIM, HIDDEN), torch.nn.Tanh(),
+        torch.nn.Linear(HIDDEN, HIDDEN), torch.nn.Tanh(),
+        torch.nn.Linear(HIDDEN, 1),
+    )
+
+
+def teacher_batch(step: int, replica: int, seed: int) -> tuple[Any, Any]:
+    """Synthetic data with a learnable target: y = teacher(x) + small noise, x ~ N(0, 1)."""
+    import torch
+
+    gen = torch.Generator().manual_seed(10_007 * seed + 7)
+    w1 = torch.randn(INPUT_DIM, 32, generator=gen) / INPUT_DIM ** 0.5
+    w2 = torch.randn(32, 1, generator=gen) * 3.0
+    gen.manual_seed(1_000_003 * (step + 1) + 97 * replica + seed)
+    x = torch.randn(BATCH, INPUT_DIM, generator=gen)
+    y = torch.sin(x @ w1) @ w2 + 2.0 + 0.05 * torch.randn(BATCH, 1, generator=gen)
+    return x, y
+
+
+def weights_checksum(model: Any) -> str:
+    digest = hashlib.sha256()
+    for tensor in model.state_dict().values():
+        digest.update(tensor.detach().contiguous().numpy().tobytes())
+    return digest.hexdigest()[:16]
+
+
+def socket_inodes() -> set[str]:
+    """Inodes of the sockets this process holds now (``socket:[N]`` links in /proc/self/fd)."""
+    found = set()
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            link = os.readlink(f"/proc/self/fd/{name}")
+        except OSError:
+            continue
+        if link.startswith("socket:"):
+            found.add(link)
+    return found
+
+
+def close_tcp_connections(keep: set[str]) -> int:
+    """Shut down the connected TCP sockets opened since ``keep`` was taken (gloo pairs, store and
+    manager clients; not Monarch's own channels, not listeners): the peers see the connection
+    closed in the middle of the collective."""
+    count = 0
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            fd = int(name)
+            if os.readlink(f"/proc/self/fd/{fd}") in keep:
+                continue
+            sock = socket.socket(fileno=fd)
+        except (OSError, ValueError):
+            continue
+        try:
+            if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
+                sock.getpeername()  # raises for listeners
+                sock.shutdown(socket.SHUT_RDWR)
+                count += 1
+        except OSError:
+            pass
+        finally:
+            sock.detach()
+    return count
+
+
+class _Log:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(path, "a", encoding="utf-8")
+
+    def write(self, record: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(record) + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def _make_transport(timeout: timedelta, on_recv: Callable[[int, str, int], None]) -> Any:
+    from torchft.checkpointing import HTTPTransport
+
+    class LoopbackHTTPTransport(HTTPTransport):
+        """HTTPTransport that advertises 127.0.0.1 (not the hostname) and reports each fetch."""
+
+        def address(self) -> str:
+            port = self._server.socket.getsockname()[1]
+            return f"http://127.0.0.1:{port}/checkpoint/"
+
+        def recv_checkpoint(self, src_rank: int, metadata: str, step: int, timeout: timedelta) -> Any:
+            on_recv(src_rank, metadata, step)
+            return super().recv_checkpoint(src_rank, metadata, step, timeout)
+
+    return LoopbackHTTPTransport(timeout=timeout, num_chunks=0)
+
+
+def train(spec: TrainerSpec) -> dict[str, Any]:
+    """Run until ``spec.deadline``; return a summary. Raises InjectedFault when told to."""
+    import torch
+    from torch.distributed import TCPStore
+    from torchft import Manager, ProcessGroupGloo
+
+    torch.set_num_threads(1)
+    pid = os.getpid()
+    preexisting = socket_inodes()  # the host runtime's (Monarch's) sockets: never closed by a fault
+    log = _Log(steps_path(spec.out_dir, spec.replica))
+    ctl = control_path(spec.out_dir, spec.replica, spec.generation)
+    timeout = timedelta(seconds=spec.timeout_s)
+    model = build_model(spec.seed + 1000 * spec.replica + spec.generation)  # healing must overwrite
+    optim = torch.optim.Adam(model.parameters(), lr=spec.lr)
+    me = {"replica": spec.replica, "gen": spec.generation, "pid": pid}
+    fetches: list[dict[str, Any]] = []
+
+    def state_dict() -> dict[str, Any]:
+        return {"model": model.state_dict(), "optim": optim.state_dict(),
+                "source": {"replica": spec.replica, "gen": spec.generation, "pid": pid,
+                           "checksum": weights_checksum(model)}}
+
+    def load_state_dict(sd: dict[str, Any]) -> None:
+        model.load_state_dict(sd["model"])
+        optim.load_state_dict(sd["optim"])
+        src = sd["source"]
+        got = weights_checksum(model)
+        log.write({"event": "heal", "t": time.time(), **me, "source_replica": src["replica"],
+                   "source_gen": src["gen"], "source_pid": src["pid"], "source_checksum": src["checksum"],
+                   "checksum": got, "transport": fetches[-1] if fetches else None})
+
+    def on_recv(src_rank: int, metadata: str, step: int) -> None:
+        fetches.append({"src_rank": src_rank, "url": f"{metadata}{step}", "step": step})
+
+    store = TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
+    manager = Manager(
+        pg=ProcessGroupGloo(timeout=timeout), load_state_dict=load_state_dict, state_dict=state_dict,
+        min_replica_size=spec.min_replicas, use_async_quorum=False, timeout=timeout,
+        quorum_timeout=timedelta(seconds=spec.quorum_timeout_s), connect_timeout=timeout,
+        rank=0, world_size=1, store_addr="127.0.0.1", store_port=store.port,
+        lighthouse_addr=spec.lighthouse, replica_id=f"replica_{spec.replica}", hostname="127.0.0.1",
+        heartbeat_interval=timedelta(milliseconds=100),
+        checkpoint_transport=_make_transport(timeout, on_recv),
+    )
+    log.write({"event": "start", "t": time.time(), **me})
+    params = list(model.parameters())
+    need_quorum, iterations, committed = True, 0, 0
+    try:
+        while (began := time.time()) < current_deadline(spec.out_dir, spec.deadline):
+            fault = _read_fault(ctl)
+            if need_quorum or manager.current_step() % spec.quorum_every == 0:
+                manager.start_quorum()
+            step = manager.current_step()
+            x, y = teacher_batch(step, spec.replica, spec.seed)
+            optim.zero_grad()
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            if fault == "raise":
+                log.write({"event": "fault", "t": time.time(), **me, "kind": "raise", "step": step})
+                raise InjectedFault(f"replica {spec.replica}: injected exception in train step {step}")
+            flat = torch.cat([p.grad.reshape(-1) for p in params])
+            work = manager.allreduce(flat)
+            if fault == "collective":
+                closed = close_tcp_connections(preexisting)
+                log.write({"event": "fault", "t": time.time(), **me, "kind": "collective", "step": step,
+                           "closed": closed})
+                raise InjectedFault(f"replica {spec.replica}: closed {closed} connections mid-allreduce "
+                                    f"at step {step}")
+            work.wait()
+            if manager.errored() is not None:
+                # Close this replica's side of the broken collective at once, so that peers blocked
+                # on us fail now instead of at the collective timeout (gloo has no abort that wakes
+                # a blocked peer; aborting the wrapper drops our pairs).
+                _abort_pg(manager)
+            offset = 0
+            for p in params:
+                n = p.numel()
+                p.grad.copy_(flat[offset:offset + n].view_as(p))
+                offset += n
+            ok = manager.should_commit()
+            if ok:
+                optim.step()
+                committed += 1
+            need_quorum = not ok
+            iterations += 1
+            log.write({"event": "step", "t": time.time(), **me, "step": step, "loss": float(loss),
+                       "committed": bool(ok), "quorum_id": manager._quorum_id,
+                       "participants": manager.num_participants(),
+                       "checksum": weights_checksum(model) if ok else None})
+            rest = spec.step_period - (time.time() - began)
+            if rest > 0:
+                time.sleep(rest)
+        log.write({"event": "stop", "t": time.time(), **me, "step": manager.current_step()})
+    finally:
+        log.close()
+        manager.shutdown(wait=False)
+    return {**me, "iterations": iterations, "committed": committed, "step": manager.current_step()}
+
+
+def _abort_pg(manager: Any) -> None:
+    try:
+        manager._pg.abort()
+    except Exception:  # an abort that fails leaves the timeout to do the job
+        pass
+
+
+def _read_fault(path: Path) -> str | None:
+    try:
+        kind = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return kind or None

@@ -1,0 +1,65 @@
+"""The fault schedule and the bounds derived from it (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from porting.errors import UsageError
+from porting.soak.spec import (FAULT_KINDS, Fault, SoakSpec, detect_bound_s, downtime_bound_s, join_timeout_s,
+                               make_schedule)
+
+
+def test_test_suite_schedule_has_two_faults_with_full_recovery_windows():
+    spec = SoakSpec(replicas=3, duration_s=60, fault_every_s=20).validate()
+    faults = make_schedule(spec)
+    assert [f.at_s for f in faults] == [20, 40]
+    assert [f.kind for f in faults] == ["kill", "raise"]
+    assert all(f.at_s + downtime_bound_s(spec) <= spec.duration_s for f in faults)
+
+
+def test_default_schedule_rotates_kinds_and_targets():
+    spec = SoakSpec().validate()
+    faults = make_schedule(spec)
+    assert [f.at_s for f in faults] == [20, 40, 60, 80, 100]
+    assert [f.kind for f in faults] == ["kill", "raise", "collective", "kill", "raise"]
+    assert [f.replica for f in faults] == [1, 2, 3, 0, 1]
+    assert {f.replica for f in faults} == set(range(spec.replicas))
+
+
+def test_schedule_respects_chosen_kinds_and_round_trips():
+    spec = SoakSpec(replicas=2, duration_s=50, fault_every_s=10, faults=["collective"]).validate()
+    faults = make_schedule(spec)
+    assert len(faults) == 4 and {f.kind for f in faults} == {"collective"}
+    assert [Fault.from_json(f.to_json()) for f in faults] == faults
+    assert SoakSpec.from_json(spec.to_json()) == spec
+
+
+def test_bounds_follow_the_schedule_not_constants():
+    fast = SoakSpec(fault_every_s=10, quorum_every=5, step_period_s=0.1, timeout_s=5)
+    slow = SoakSpec(fault_every_s=60, quorum_every=50, step_period_s=0.2, timeout_s=30)
+    assert downtime_bound_s(fast) == 10 and downtime_bound_s(slow) == 60
+    assert join_timeout_s(slow) > slow.quorum_every * slow.step_period_s  # survivors reach their next quorum
+    assert detect_bound_s(slow) > detect_bound_s(fast)
+
+
+def test_quorum_never_lets_a_lone_restarted_replica_decide():
+    assert SoakSpec(replicas=3).min_replicas == 2
+    assert SoakSpec(replicas=2).min_replicas == 1
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"replicas": 1}, "--replicas"),
+    ({"fault_every_s": 2}, "--fault-every"),
+    ({"duration_s": 30, "fault_every_s": 20}, "--duration"),
+    ({"quorum_every": 0}, "--quorum-every"),
+    ({"faults": ["kill", "segfault"]}, "'segfault'"),
+    ({"faults": []}, "--faults"),
+])
+def test_bad_specs_are_usage_errors_naming_the_argument(kwargs, fragment):
+    with pytest.raises(UsageError) as info:
+        SoakSpec(**kwargs).validate()
+    assert fragment in str(info.value)
+
+
+def test_fault_kinds_are_the_documented_three():
+    assert FAULT_KINDS == ("kill", "raise", "collective")
