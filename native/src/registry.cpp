@@ -9,8 +9,8 @@ namespace {
 pn_status insert(pn_registry* reg, void* ptr, uint64_t size, uint32_t elem_size, pn::Exportable* exportable,
                  bool exported_alloc, uint64_t* key) {
   if (reg == nullptr || key == nullptr) return pn::fail(PN_ERR_INVALID, "registry or key is NULL");
-  if (ptr == nullptr) return pn::fail(PN_ERR_INVALID, "cannot register a NULL pointer");
   if (size == 0) return pn::fail(PN_ERR_INVALID, "cannot register a zero-size segment");
+  if (ptr == nullptr) return pn::fail(PN_ERR_INVALID, "cannot register a NULL pointer");
   if (elem_size == 0 || (elem_size & (elem_size - 1)) != 0 || elem_size > 16)
     return pn::fail(PN_ERR_INVALID, "element size %u is not 1, 2, 4, 8 or 16", elem_size);
   const uintptr_t begin = reinterpret_cast<uintptr_t>(ptr);

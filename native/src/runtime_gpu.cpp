@@ -38,6 +38,16 @@ pn_status gpu_fail(gpuError_t err, const char* what) {
               no_device ? "no usable GPU device" : GPU_RUNTIME_BACKEND_NAME " runtime error");
 }
 
+// Runtimes differ when there is no device (CUDA: "insufficient driver", HIP: "invalid device"
+// from later calls); ask once, up front, so every backend reports PN_ERR_NO_DEVICE alike.
+pn_status require_device(const char* what) {
+  int n = 0;
+  gpuError_t err = gpuGetDeviceCount(&n);
+  if (err != gpuSuccess) return gpu_fail(err, what);
+  if (n == 0) return fail(PN_ERR_NO_DEVICE, "%s: no GPU device", what);
+  return PN_OK;
+}
+
 }  // namespace
 
 const char* rt_backend_name() { return GPU_RUNTIME_BACKEND_NAME; }
@@ -81,6 +91,8 @@ pn_status rt_classify(const void* ptr, pn_pointer_info* out) {
 }
 
 pn_status rt_alloc_exportable(uint64_t size, void** ptr, Exportable** ctx) {
+  pn_status st = require_device("gpuMalloc");
+  if (st != PN_OK) return st;
   auto* ex = new (std::nothrow) Exportable();
   if (ex == nullptr) return fail(PN_ERR_RUNTIME, "out of memory");
   int device = 0;
@@ -116,6 +128,8 @@ pn_status rt_import(const pn_export_handle* handle, void** ptr, Exportable** ctx
   if (handle->kind != 1)
     return fail(PN_ERR_UNSUPPORTED, "handle kind %d is not a GPU IPC handle (GPU builds import kind 1)", handle->kind);
   if (handle->size == 0) return fail(PN_ERR_INVALID, "handle describes a zero-size segment");
+  pn_status st = require_device("gpuIpcOpenMemHandle");
+  if (st != PN_OK) return st;
   gpuIpcMemHandle_t ipc;
   std::memcpy(&ipc, handle->bytes, sizeof ipc);
   void* base = nullptr;
@@ -144,6 +158,8 @@ void rt_release(Exportable* ctx) {
 }
 
 pn_status rt_stream_create(Stream** out) {
+  pn_status st = require_device("gpuStreamCreateWithFlags");
+  if (st != PN_OK) return st;
   auto* s = new (std::nothrow) Stream();
   if (s == nullptr) return fail(PN_ERR_RUNTIME, "out of memory");
   gpuError_t err = gpuGetDevice(&s->device);

@@ -161,7 +161,7 @@ PN_API pn_status pn_scatter_shard(void* dst, int32_t ndim, const int64_t* sizes,
 
 PN_API pn_status pn_reduce(const void* const* bufs, int32_t k, int64_t n, int32_t dtype, int32_t op, void* out,
                            void* stream) {
-  if (bufs == nullptr || out == nullptr) return pn::fail(PN_ERR_INVALID, "buffers or out is NULL");
+  if (bufs == nullptr) return pn::fail(PN_ERR_INVALID, "buffer list is NULL");
   if (k < 1) return pn::fail(PN_ERR_INVALID, "need at least one buffer, got %d", k);
   if (k > kMaxReduceBuffers)
     return pn::fail(PN_ERR_UNSUPPORTED, "%d buffers; the GPU reduce takes at most %d", k, kMaxReduceBuffers);
@@ -169,7 +169,8 @@ PN_API pn_status pn_reduce(const void* const* bufs, int32_t k, int64_t n, int32_
   if (op < PN_OP_SUM || op > PN_OP_MAX) return pn::fail(PN_ERR_INVALID, "unknown reduce op %d", op);
   const bool floating = dtype == PN_DT_F32 || dtype == PN_DT_F64 || dtype == PN_DT_F16 || dtype == PN_DT_BF16;
   if (op == PN_OP_AVG && !floating) return pn::fail(PN_ERR_INVALID, "avg needs a floating dtype (got dtype %d)", dtype);
-  if (n == 0) return PN_OK;
+  if (n == 0) return PN_OK;  // empty tensors may have NULL data pointers
+  if (out == nullptr) return pn::fail(PN_ERR_INVALID, "out is NULL");
   ReduceArg arg{};
   for (int32_t j = 0; j < k; ++j) {
     if (bufs[j] == nullptr) return pn::fail(PN_ERR_INVALID, "buffer %d is NULL", j);
