@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Collection, TextIO
 
 from .cli import COMMANDS
 
@@ -27,13 +28,14 @@ SCHEMA = 1
 # Exit codes a stage may return without the stage itself having broken: 1 means "ran and
 # found problems" (audit findings, hipify failures, failing tests) and is reported as such.
 OK_CODES = {0: "ok", 1: "problems"}
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b")
 
 
 @dataclass
 class StageResult:
     name: str
     command: list[str]
-    status: str  # ok / problems / failed / timeout / missing / skipped
+    status: str  # ok / problems / failed / timeout / missing / omitted (--skip) / skipped (nothing to do)
     rc: int | None = None
     elapsed: float = 0.0
     log: str = ""
@@ -45,7 +47,7 @@ class StageResult:
 
     @property
     def broken(self) -> bool:
-        return self.status in ("failed", "timeout", "missing")
+        return self.status in ("failed", "timeout", "missing", "omitted")
 
 
 @dataclass
@@ -92,20 +94,24 @@ def stage_available(name: str) -> bool:
 
 def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, timeout: float,
               stdout_path: Path | None = None, summarize: Callable[[StageResult], str] | None = None,
-              cwd: str | None = None, ok_codes: dict[int, str] | None = None) -> StageResult:
-    """Run ``python -m porting NAME ARGS``; stderr (and stdout unless captured) go to the log."""
-    command = [sys.executable, "-m", "porting", name, *args]
+              cwd: str | None = None, ok_codes: dict[int, str] | None = None,
+              command: list[str] | None = None) -> StageResult:
+    """Run ``python -m porting NAME ARGS`` (or ``command``); stderr (and stdout unless captured)
+    go to the log; a progress line every ``progress.interval`` seconds while it runs."""
+    explicit = command is not None
+    command = command if explicit else [sys.executable, "-m", "porting", name, *args]
     result = StageResult(name, command, "skipped", log=str(log_path))
-    if not stage_available(name):
+    if not explicit and not stage_available(name):
         result.status = "missing"
         result.summary = f"`port {name}` is not available in this installation"
         progress.say(name, f"MISSING: {result.summary}")
         return result
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    progress.say(name, f"start: port {name} " + " ".join(args))
+    progress.say(name, "start: " + (" ".join(command) if explicit else f"port {name} " + " ".join(args)))
     start = time.monotonic()
     lines = [0]
     last = [""]
+    traceback = [False]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         out = open(stdout_path, "wb") if stdout_path else None
@@ -117,12 +123,21 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
             assert stream is not None
 
             def pump() -> None:
-                for raw in iter(stream.readline, b""):
-                    text = raw.decode("utf-8", errors="replace")
+                # Chunks, not lines: pytest's progress dots arrive without a newline.
+                pending = ""
+                while True:
+                    chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+                    if not chunk:
+                        break
+                    text = chunk.decode("utf-8", errors="replace")
                     log.write(text)
-                    lines[0] += 1
-                    if text.strip():
-                        last[0] = text.strip()[:160]
+                    lines[0] += text.count("\n")
+                    pending = (pending + text)[-4096:]
+                    if "Traceback (most recent call last):" in pending:
+                        traceback[0] = True
+                    tail = [ln.strip() for ln in pending.splitlines() if ln.strip()]
+                    if tail:
+                        last[0] = tail[-1][-160:]
 
             reader = threading.Thread(target=pump, daemon=True)
             reader.start()
@@ -151,7 +166,12 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
     result.last_line = last[0]
     if result.status != "timeout":
         result.status = (ok_codes or OK_CODES).get(proc.returncode, "failed")
-    if summarize is not None:
+        # An uncaught exception also exits 1; the CLI turns every expected failure into one
+        # line, so a traceback ending the output is a crash, not "found problems".
+        if traceback[0] and _EXCEPTION_LINE.match(last[0]):
+            result.status = "failed"
+            result.summary = f"crashed: {last[0]}"
+    if summarize is not None and not result.summary:
         try:
             result.summary = summarize(result)
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -205,8 +225,12 @@ def _path_green(parity: dict[str, Any], path: str | None) -> str:
 
 def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: str | None = None,
             stage_timeout: float = 1200.0, progress: Progress | None = None,
-            report_args: list[str] | None = None, cwd: str | None = None) -> CertifyRecord:
-    """Run the pipeline; return the record (also written to OUT/certify.json)."""
+            report_args: list[str] | None = None, cwd: str | None = None,
+            skip: Collection[str] = ()) -> CertifyRecord:
+    """Run the pipeline; return the record (also written to OUT/certify.json).
+
+    ``skip``: stages not to run (``--skip``); an omitted stage makes the report partial, since
+    certify can then not vouch for the evidence end to end."""
     from .atomic import write_json
 
     progress = progress or Progress()
@@ -218,11 +242,16 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
     record = CertifyRecord(out_dir=str(out))
     start = time.monotonic()
 
+    def stage(name: str, args: list[str], log: str, **kw: Any) -> StageResult:
+        if name in skip:
+            progress.say(name, "omitted (--skip)")
+            return StageResult(name, [], "omitted", summary="omitted by --skip")
+        return run_stage(name, args, logs / log, progress, stage_timeout, cwd=str(base), **kw)
+
     detect_json = out / "detect.json"
     detect_json.unlink(missing_ok=True)
-    det = run_stage("detect", [*common, "--json", "--out", str(detect_json)], logs / "detect.log", progress,
-                    stage_timeout, stdout_path=logs / "detect.stdout.json",
-                    summarize=lambda r: _summarize_detect(r, detect_json), cwd=str(base))
+    det = stage("detect", [*common, "--json", "--out", str(detect_json)], "detect.log",
+                stdout_path=logs / "detect.stdout.json", summarize=lambda r: _summarize_detect(r, detect_json))
     record.stages.append(det)
     if det.status == "ok" and detect_json.is_file():
         try:
@@ -239,15 +268,13 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         tag = src.replace("/", "_").strip("_") or "src"
         audit_json = out / "audit" / f"{tag}.json"
         audit_json.parent.mkdir(parents=True, exist_ok=True)
-        record.stages.append(run_stage("audit", [*common, str(base / src), "--format", "json"],
-                                       logs / f"audit-{tag}.log", progress, stage_timeout, stdout_path=audit_json,
-                                       summarize=lambda r, p=audit_json: _summarize_audit(r, p), cwd=str(base)))
-        record.stages.append(run_stage("hipify", [*common, str(base / src), "--out", str(out / "hipified" / tag)],
-                                       logs / f"hipify-{tag}.log", progress, stage_timeout, cwd=str(base)))
+        record.stages.append(stage("audit", [*common, str(base / src), "--format", "json"], f"audit-{tag}.log",
+                                   stdout_path=audit_json, summarize=lambda r, p=audit_json: _summarize_audit(r, p)))
+        record.stages.append(stage("hipify", [*common, str(base / src), "--out", str(out / "hipified" / tag)],
+                                   f"hipify-{tag}.log"))
 
-    if record.path:
-        record.stages.append(run_stage("build", [*common, "--path", record.path], logs / "build.log", progress,
-                                       stage_timeout, cwd=str(base)))
+    if record.path or "build" in skip:
+        record.stages.append(stage("build", [*common, "--path", str(record.path)], "build.log"))
     else:
         record.stages.append(StageResult("build", [], "skipped", summary="no path: detect did not finish"))
         progress.say("build", "skipped: no path (detect did not finish)")
@@ -255,9 +282,8 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
     junit_dir = out / "junit"
     for old in _junit_files(junit_dir):  # never report stale evidence from an earlier certify
         old.unlink()
-    record.stages.append(run_stage("matrix", [*common, "--junit", str(junit_dir)], logs / "matrix.log", progress,
-                                   stage_timeout, cwd=str(base),
-                                   summarize=lambda r: f"{len(_junit_files(junit_dir))} JUnit file(s)"))
+    record.stages.append(stage("matrix", [*common, "--junit", str(junit_dir)], "matrix.log",
+                               summarize=lambda r: f"{len(_junit_files(junit_dir))} JUnit file(s)"))
 
     reasons = [f"stage {s.name} {s.status}" + (f" (exit {s.rc})" if s.rc is not None else "")
                + (f": {s.summary}" if s.summary else "") for s in record.stages if s.broken]

@@ -18,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds between progress lines while a stage runs (default 10)")
     parser.add_argument("--baseline", metavar="parity.json", default=None, help="passed to `port report`")
     parser.add_argument("--reference", choices=("auto", "cuda", "cpu"), default=None, help="passed to `port report`")
+    parser.add_argument("--skip", action="append", default=[], metavar="STAGE",
+                        choices=("detect", "audit", "hipify", "build", "matrix"),
+                        help="do not run STAGE (repeatable); the report is then marked partial")
     parser.add_argument("--no-evidence-ok", action="store_true",
                         help="exit 0 instead of 3 when there is no ROCm run and the evidence is complete")
 
@@ -40,5 +43,5 @@ def run(args: argparse.Namespace) -> int:
         report_args.append("--no-evidence-ok")
     record = certify(config["out_dir"], list(config["sources"]), config_file=args.config,
                      stage_timeout=args.stage_timeout, progress=Progress(interval=args.progress_interval),
-                     report_args=report_args)
+                     report_args=report_args, skip=set(args.skip))
     return record.exit_code

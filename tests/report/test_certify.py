@@ -1,0 +1,71 @@
+"""`port certify` orchestration: stages run as subprocesses; crashes, timeouts, missing and
+omitted stages are contained, reported, and keep the verdict from ever being 'certified'."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+from porting.certify import Progress, certify, run_stage
+
+
+def _progress(interval: float = 0.2) -> tuple[Progress, io.StringIO]:
+    buf = io.StringIO()
+    return Progress(stream=buf, interval=interval), buf
+
+
+def test_a_crashing_stage_is_contained_and_logged(tmp_path):
+    progress, buf = _progress()
+    result = run_stage("report", [str(tmp_path / "missing.xml"), "--out", str(tmp_path / "o")],
+                       tmp_path / "logs" / "report.log", progress, timeout=600)
+    assert result.status == "failed" and result.rc == 2 and result.broken
+    assert "missing.xml: no such file or directory" in result.summary
+    assert "port: error:" in (tmp_path / "logs" / "report.log").read_text()
+    assert "report: FAILED (exit 2)" in buf.getvalue()
+
+
+def test_a_python_crash_with_traceback_is_contained(tmp_path):
+    progress, buf = _progress()
+    cmd = [sys.executable, "-c", "import sys; print('step 1', flush=True); raise SystemExit(1/0)"]
+    result = run_stage("matrix", [], tmp_path / "m.log", progress, timeout=600, command=cmd)
+    assert result.rc == 1 and result.status == "failed"  # not "problems": exit 1 with a traceback
+    assert result.summary.startswith("crashed: ZeroDivisionError")
+    assert "ZeroDivisionError" in (tmp_path / "m.log").read_text()
+
+
+def test_a_stage_that_hangs_is_killed_at_its_timeout_with_progress_lines(tmp_path):
+    progress, buf = _progress(interval=0.1)
+    cmd = [sys.executable, "-c", "import time\nprint('collected 12 items', flush=True)\ntime.sleep(600)"]
+    result = run_stage("matrix", [], tmp_path / "m.log", progress, timeout=1.0, command=cmd)
+    assert result.status == "timeout" and result.broken
+    text = buf.getvalue()
+    assert "matrix: running 00:0" in text and "last: collected 12 items" in text
+    assert "matrix: TIMEOUT" in text
+
+
+def test_a_missing_stage_is_reported(tmp_path):
+    progress, buf = _progress()
+    result = run_stage("no-such-stage", [], tmp_path / "x.log", progress, timeout=10)
+    assert result.status == "missing" and result.broken and "MISSING" in buf.getvalue()
+
+
+def test_certify_with_omitted_stages_is_partial_and_never_certified(tmp_path):
+    progress, buf = _progress()
+    record = certify(tmp_path / "out", sources=["native"], progress=progress, cwd=str(tmp_path),
+                     skip={"build", "matrix"})
+    names = [(s.name, s.status) for s in record.stages]
+    assert names[0] == ("detect", "ok") and record.path in ("cpu", "cuda", "native-hip", "hipified-cuda")
+    assert ("audit", "skipped") in names and ("hipify", "skipped") in names  # tmp project has no native/
+    assert ("build", "omitted") in names and ("matrix", "omitted") in names
+    assert names[-1] == ("report", "ok")
+    assert record.verdict is not None and record.verdict["status"] != "certified"
+    parity = json.loads((tmp_path / "out" / "parity.json").read_text())
+    assert parity["partial"] is True
+    assert any("stage matrix omitted" in r for r in parity["partial_reasons"])
+    saved = json.loads((tmp_path / "out" / "certify.json").read_text())
+    assert saved["kind"] == "rocm-port.certify" and saved["exit_code"] == record.exit_code == 3
+    text = buf.getvalue()
+    for stage in ("detect", "audit", "hipify", "build", "matrix", "report", "done"):
+        assert f"] {stage}: " in text
+    assert "verdict: NO EVIDENCE (PARTIAL)" in text
