@@ -121,3 +121,50 @@ def test_checked_in_block_of_the_test_sys_crate_is_fresh(hip_aliases_dir: Path, 
     result = scan([src], table, exclude=[out])
     assert result.unknown == []
     assert out.read_text() == rust_gen.render_block(table.select(result.used))
+
+
+TRICKY = r'''//! cuDoc in a doc comment
+/* outer /* nested cuNested */ still comment cuStill */
+fn a<'cu>(x: &'cu u8) -> char { let c = '"'; let d = b'\''; let e = '\u{1F600}'; c }
+const S: &str = r#"raw "cuRawString" here"#;
+const T: &[u8] = br"cuByteRaw \";
+const U: &str = "escaped \" cuInString \\";
+fn cuOwnHelper() {}
+fn b() { let r#type = 1; cuInit(0); r#cuMemAlloc_v2(); x.cuCtxGetCurrent(); }
+type CUlocal = u32;
+pub use self::hipInit as cuRenamed;
+fn c() { cuUnknownCall(); CUDA_NOT_REAL; custom_thing(); current(); nvrtcCompileProgram(); MAJOR_VERSION; }
+fn d() { let s = "unterminated
+cuAfterNewlineInString"; cuStreamSynchronize(); }
+'''
+
+
+def test_fast_lexer_matches_the_tokenizer(tmp_path: Path, table: AliasTable, hip_aliases_dir: Path) -> None:
+    import random
+
+    from porting.aliases import rust_gen as rg
+
+    rng = random.Random(7)
+    names = sorted(table.entries)
+    words = ["fn", "let", "x", "=", ";", "(", ")", "{", "}", "//", "/*", "*/", '"', "'a'", "'a", "r#\"", "\"#",
+             "\\", "\n", " ", "as", "type", "cuFake", "CUDA_NOPE", "r#", "b'x'", "'", "::", "."]
+    files = {"tricky.rs": TRICKY, "consumer.rs": CONSUMER}
+    for i in range(40):  # random soups of Rust-ish fragments and table names
+        files[f"soup{i}.rs"] = "".join(rng.choice(names) if rng.random() < 0.2 else rng.choice(words) + " "
+                                       for _ in range(300))
+    src = make_tree(tmp_path, files)
+    trees = [src, hip_aliases_dir / "rust"]
+    for tree in trees:
+        fast = scan([tree], table, lexer="fast")
+        ref = scan([tree], table, lexer="tokenize")
+        assert fast.used == ref.used
+        assert sorted(fast.unknown, key=Use_key) == sorted(ref.unknown, key=Use_key)
+    tricky = scan([src / "tricky.rs"], table)
+    assert set(tricky.used) == {"cuInit", "cuMemAlloc_v2", "cuCtxGetCurrent", "nvrtcCompileProgram",
+                                "cuStreamSynchronize"}
+    assert sorted(u.name for u in tricky.unknown) == ["CUDA_NOT_REAL", "cuUnknownCall"]
+    assert rg.render_block(table.select(tricky.used)).count("#[cfg(use_rocm)]") == 5
+
+
+def Use_key(u):  # noqa: N802 - sort key
+    return (u.file, u.line, u.col, u.name)
