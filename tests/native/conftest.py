@@ -7,7 +7,6 @@ the others find every step up to date.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,3 @@ def lib(build_dir: Path):
 
     return native.ensure_built("cpu", build_dir)
 
-
-def have(tool: str) -> bool:
-    return shutil.which(tool) is not None or (tool == "nvcc" and Path("/usr/local/cuda/bin/nvcc").is_file())

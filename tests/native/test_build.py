@@ -1,0 +1,187 @@
+"""`port build`: records, incremental rebuilds, compiler errors, and the GPU paths' builds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from porting.build import BuildRecord, build, read_record
+from porting.build.sources import NATIVE_DIR
+from porting.cli import main
+
+
+
+def have(tool: str) -> bool:
+    return shutil.which(tool) is not None or (tool == "nvcc" and Path("/usr/local/cuda/bin/nvcc").is_file())
+
+
+def copy_sources(tmp_path: Path) -> Path:
+    src = tmp_path / "native"
+    shutil.copytree(NATIVE_DIR, src)
+    return src
+
+
+def test_cpu_build_record_and_library(lib, build_dir):
+    record = read_record("cpu", build_dir)
+    assert record is not None and record.ok and record.path == "cpu"
+    assert record.library == "lib/libport_native.so"
+    assert (Path(record.build_dir) / record.library).is_file()
+    assert {s.kind for s in record.steps} == {"compile", "link"}
+    assert {Path(s.source).name for s in record.steps if s.kind == "compile"} >= {"shard_cpu.cpp", "registry.cpp"}
+    assert lib.backend == "cpu" and lib.path == "cpu"
+    data = json.loads((build_dir / "cpu" / "build-record.json").read_text())
+    assert BuildRecord.from_json(data).to_json() == data
+
+
+def test_incremental_rebuild(tmp_path):
+    src = copy_sources(tmp_path)
+    out = tmp_path / "out"
+    first = build("cpu", out, source_dir=src)
+    assert first.ok and all(not s.cached for s in first.steps)
+    again = build("cpu", out, source_dir=src)
+    assert again.ok and all(s.cached for s in again.steps)
+    unit = src / "src" / "shard_cpu.cpp"
+    unit.write_text(unit.read_text() + "\n// touched\n")
+    third = build("cpu", out, source_dir=src)
+    rebuilt = {Path(s.source).name for s in third.steps if not s.cached}
+    assert rebuilt == {"shard_cpu.cpp", "objects"}
+    header = src / "src" / "internal.h"
+    header.write_text(header.read_text() + "\n// touched\n")
+    fourth = build("cpu", out, source_dir=src)
+    assert all(not s.cached for s in fourth.steps)  # a header change rebuilds every unit
+
+
+def test_compiler_error_names_the_command(tmp_path, capsys):
+    src = copy_sources(tmp_path)
+    unit = src / "src" / "shard_cpu.cpp"
+    unit.write_text(unit.read_text() + "\nthis is not C++;\n")
+    record = build("cpu", tmp_path / "out", source_dir=src)
+    assert not record.ok and record.library is None
+    assert "compile of src/shard_cpu.cpp failed" in record.error and str(unit) in record.error
+    assert "error" in record.error_output
+    assert read_record("cpu", tmp_path / "out").error == record.error  # the record is written on failure too
+    code = main(["build", "--path", "cpu", "--source", str(src), "--build-dir", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "port: error: compile of src/shard_cpu.cpp failed" in err
+    assert "this is not C++" in err  # the compiler's diagnostic is shown
+    assert "Traceback" not in err
+
+
+def test_cli_builds_and_reports(tmp_path, capsys):
+    code = main(["build", "--path", "cpu", "--build-dir", str(tmp_path), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["ok"] and data["path"] == "cpu" and data["schema"] == 1
+
+
+def test_cli_bad_arguments(tmp_path, capsys):
+    assert main(["build", "--path", "cpu", "--jobs", "-1", "--build-dir", str(tmp_path)]) == 2
+    assert "--jobs" in capsys.readouterr().err
+    assert main(["build", "--path", "cpu", "--source", str(tmp_path), "--build-dir", str(tmp_path)]) == 2
+    assert "not a native/ source tree" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["build", "--path", "metal"])
+    assert exc.value.code == 2
+
+
+def test_load_without_a_build_is_a_clear_error(tmp_path):
+    from porting import native
+
+    with pytest.raises(native.NativeError, match="no build record; run `port build --path cpu`"):
+        native.load("cpu", tmp_path)
+    with pytest.raises(native.NativeError, match="no usable native build"):
+        native.load(None, tmp_path)
+    assert not native.is_available("cpu", tmp_path)
+
+
+NO_DEVICE_CHECK = """
+import sys, torch
+from porting import native
+lib = native.load(sys.argv[1], sys.argv[2])
+assert lib.backend == sys.argv[3], lib.backend
+assert not lib.usable()
+try:
+    lib.device_count()
+except native.NoDeviceError as exc:
+    print("no-device:", exc)
+else:
+    raise SystemExit("expected NoDeviceError")
+assert native.classify(torch.zeros(4), lib=lib).kind == "host"
+for make in (lambda: native.CopyEngine(native.Registry(lib)), lambda: native.Registry(lib).alloc_exportable(64)):
+    try:
+        make()
+    except native.NoDeviceError:
+        pass
+    else:
+        raise SystemExit("expected NoDeviceError")
+"""
+
+
+def _gpu_build(path: str, build_dir: Path) -> BuildRecord:
+    record = build(path, build_dir)
+    assert record.ok, f"{record.error}\n{record.error_output}"
+    return record
+
+
+def _check_no_device(path: str, build_dir: Path, backend: str) -> None:
+    """Loading a GPU build on a machine without a device reports it, in a subprocess so a crash
+    would show as a failed exit status rather than killing the test worker."""
+    proc = subprocess.run([sys.executable, "-c", NO_DEVICE_CHECK, path, str(build_dir), backend],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no-device:" in proc.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not have("nvcc"), reason="nvcc not installed")
+def test_cuda_build_succeeds(build_dir):
+    record = _gpu_build("cuda", build_dir)
+    assert record.gpu_archs and all(a.startswith("sm_") for a in record.gpu_archs)
+    assert any(s.source.endswith("shard_kernels.cu") for s in record.steps)
+    from porting import native
+
+    lib = native.load("cuda", build_dir)
+    if lib.usable():
+        pytest.skip("a CUDA device is present: the no-device check does not apply")
+    _check_no_device("cuda", build_dir, "cuda")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not have("hipcc"), reason="hipcc not installed")
+@pytest.mark.parametrize("path", ["native-hip", "hipified-cuda"])
+def test_hip_builds_succeed_and_report_no_device(build_dir, path):
+    record = _gpu_build(path, build_dir)
+    assert record.steps[0].kind == "hipify"
+    assert record.gpu_archs and all(a.startswith("gfx") for a in record.gpu_archs)
+    hipified = [s for s in record.steps if s.kind == "compile" and "/hipified/" in s.command[-3]]
+    converted = {Path(s.source).name for s in hipified}
+    if path == "native-hip":
+        assert converted == {"shard_kernels.cu"}  # only the plain-CUDA unit goes through hipify
+    else:
+        assert "runtime_gpu.cpp" in converted and "shard_kernels.cu" in converted
+    kernel = next(Path(s.command[-3]) for s in hipified if s.source.endswith("shard_kernels.cu"))
+    text = kernel.read_text()
+    assert "hip/hip_runtime.h" in text and "cudaStream_t" not in text
+    from porting import native
+
+    if native.load(path, build_dir).usable():
+        pytest.skip("an AMD device is present: the no-device check does not apply")
+    _check_no_device(path, build_dir, "hip")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not have("hipcc"), reason="hipcc not installed")
+def test_default_load_falls_back_to_cpu_when_gpu_builds_cannot_run(lib, build_dir):
+    from porting import native
+
+    _gpu_build("native-hip", build_dir)
+    chosen = native.load(None, build_dir)
+    if chosen.path != "cpu":
+        assert chosen.usable()
+    else:
+        assert chosen.backend == "cpu"
