@@ -1,16 +1,9 @@
-"""The exemption registry, as the report reads it (``matrix.exemptions``, TOML).
+"""The exemption registry as the report reads it: ``porting.matrix.exemptions`` (the matrix
+plugin's registry, ``matrix.exemptions`` = test_matrix/exemptions.toml) seen from JUnit.
 
-Each entry is a table in an ``[[exemption]]`` (or ``[[exemptions]]``) array::
-
-    [[exemption]]
-    id = "rdma-ibverbs-gfx90a"          # optional; defaults to the test pattern
-    test = "tests/rdma/*ibverbs*"       # fnmatch pattern over the test id (required)
-    platform = "rocm"                   # optional: rocm / cuda / cpu / a column key pattern
-    reason = "no ibverbs on MI210 CI"   # required
-    link = "https://github.com/..."     # required
-    expires = 2026-12-31                # required (TOML date or "YYYY-MM-DD")
-
-An exemption without a reason, a link or an expiry is not honoured (it is listed as invalid).
+The registry's patterns are over pytest node ids (``test_matrix/rdma/test_x.py::TestC::test_y``);
+JUnit ids are ``classname::name`` (``test_matrix.rdma.test_x.TestC::test_y``), so each pattern
+is matched in both spellings. Invalid registries are ``ConfigError``s from the registry loader.
 """
 
 from __future__ import annotations
@@ -21,80 +14,49 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+
+def nodeid_to_junit(pattern: str) -> str:
+    """``a/b.py::C::t[x]`` -> ``a.b.C::t[x]`` (pytest's junitxml classname mangling)."""
+    path, sep, rest = pattern.partition("::")
+    if path.endswith(".py"):
+        path = path[:-3]
+    path = path.replace("/", ".")
+    if not sep:
+        return path
+    parts = rest.split("::")
+    return ".".join([path, *parts[:-1]]) + "::" + parts[-1]
 
 
 @dataclass(frozen=True)
 class Exemption:
     id: str
-    test: str
-    platform: str
+    test: str  # fnmatch pattern over pytest node ids
+    platforms: tuple[str, ...]  # cuda / rocm / cpu
     reason: str
     link: str
     expires: dt.date | None
+    action: str = ""
 
-    def matches(self, test_id: str, column_key: str, platform: str) -> bool:
-        if self.platform and not (self.platform == platform or fnmatch.fnmatchcase(column_key, self.platform)):
+    def matches(self, test_id: str, platform: str) -> bool:
+        if self.platforms and platform not in self.platforms:
             return False
-        return self.id == test_id or fnmatch.fnmatchcase(test_id, self.test) or self._nodeid_match(test_id)
-
-    def _nodeid_match(self, test_id: str) -> bool:
-        # Registries often use pytest node ids (tests/a/test_b.py::test_c); JUnit ids are
-        # tests.a.test_b::test_c. Compare both spellings.
-        spelled = self.test.replace(".py::", "::").replace("/", ".")
-        return fnmatch.fnmatchcase(test_id, spelled)
+        return (fnmatch.fnmatchcase(test_id, self.test)
+                or fnmatch.fnmatchcase(test_id, nodeid_to_junit(self.test)))
 
     def expired(self, today: dt.date) -> bool:
-        return self.expires is None or self.expires < today
+        return self.expires is None or today > self.expires
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "test": self.test, "platform": self.platform, "reason": self.reason,
-                "link": self.link, "expires": self.expires.isoformat() if self.expires else None}
-
-
-def _date(value: Any) -> dt.date | None:
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, str):
-        try:
-            return dt.date.fromisoformat(value.strip())
-        except ValueError:
-            return None
-    return None
+        return {"id": self.id, "test": self.test, "platform": ",".join(self.platforms), "reason": self.reason,
+                "link": self.link, "expires": self.expires.isoformat() if self.expires else None,
+                "action": self.action}
 
 
 def load_exemptions(path: str | Path) -> tuple[list[Exemption], list[str]]:
-    """Return (valid exemptions, problems). A missing file is an empty registry."""
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    file = Path(path)
-    if not file.is_file():
-        return [], []
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"{file}: cannot read exemption registry: {exc}") from None
-    entries = data.get("exemption", data.get("exemptions", []))
-    if not isinstance(entries, list):
-        raise InputError(f"{file}: 'exemption' must be an array of tables ([[exemption]])")
-    valid: list[Exemption] = []
-    problems: list[str] = []
-    for n, entry in enumerate(entries, 1):
-        if not isinstance(entry, dict):
-            problems.append(f"{file}: exemption #{n} is not a table")
-            continue
-        test = str(entry.get("test") or entry.get("pattern") or entry.get("id") or "")
-        ex = Exemption(id=str(entry.get("id") or test), test=test, platform=str(entry.get("platform") or ""),
-                       reason=str(entry.get("reason") or ""), link=str(entry.get("link") or entry.get("url") or ""),
-                       expires=_date(entry.get("expires")))
-        missing = [k for k, v in (("test", ex.test), ("reason", ex.reason), ("link", ex.link),
-                                  ("expires", ex.expires)) if not v]
-        if missing:
-            problems.append(f"{file}: exemption #{n} ({ex.id or '?'}) lacks {', '.join(missing)}; not honoured")
-            continue
-        valid.append(ex)
-    return valid, problems
+    """Return (exemptions, problems). A missing file is an empty registry."""
+    from ..matrix.exemptions import load
+
+    registry = load(path)
+    out = [Exemption(id=e.id, test=e.pattern, platforms=tuple(e.platforms), reason=e.reason, link=e.tracking,
+                     expires=e.expires, action=e.action) for e in registry.exemptions]
+    return out, []

@@ -92,7 +92,7 @@ def _find_exemption(exemptions: list[Exemption], test_id: str, col: Column, name
                     today: dt.date) -> tuple[Exemption | None, str]:
     expired_note = ""
     for ex in exemptions:
-        if ex.matches(test_id, col.key, col.platform) or (named and ex.id == named):
+        if ex.matches(test_id, col.platform) or (named and ex.id == named and col.platform in ex.platforms):
             if ex.expired(today):
                 expired_note = f"exemption {ex.id} expired {ex.expires}"
                 continue

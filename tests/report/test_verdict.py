@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given, settings, HealthCheck
 from hypothesis import strategies as st
 
+from porting.errors import ConfigError
 from porting.report import build_report
+from porting.report.exemptions import nodeid_to_junit
 
 TODAY = dt.date(2026, 11, 29)
 GREEN = [("tests.actor.m::a", "passed"), ("tests.rdma.m::b", "passed"), ("tests.rdma.m::c", "skipped")]
@@ -120,17 +122,18 @@ def test_unreadable_extra_file_blocks_certification(write_junit, jx, tmp_path):
     assert r.verdict.status == "not certified" and r.matrix.partial
 
 
-def _registry(tmp_path, expires="2027-01-31", extra=""):
+def _registry(tmp_path, expires="2027-01-31", pattern="tests/rdma/*.py::b", platforms='["rocm"]'):
     path = tmp_path / "exemptions.toml"
     path.write_text(f'''
 [[exemption]]
 id = "ibverbs"
-test = "tests.rdma.*::b"
-platform = "rocm"
+pattern = "{pattern}"
+platforms = {platforms}
+action = "skip"
 reason = "no ibverbs NIC on the MI300 runner"
-link = "https://github.com/example/issues/1"
+tracking = "https://github.com/example/issues/1"
 expires = {expires}
-{extra}''')
+''')
     return path
 
 
@@ -152,13 +155,27 @@ def test_expired_exemption_does_not_unblock(write_junit, jx, tmp_path):
     assert "expired 2026-11-28" in r.verdict.blocking[0].note
 
 
-def test_exemption_without_link_is_not_honoured(write_junit, jx, tmp_path):
-    path = tmp_path / "ex.toml"
-    path.write_text('[[exemption]]\ntest = "*"\nreason = "r"\nexpires = 2030-01-01\n')
+def test_exemption_for_another_platform_does_not_unblock(write_junit, jx, tmp_path):
     rocm = [GREEN[0], ("tests.rdma.m::b", "failed"), GREEN[2]]
-    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")],
-               exemptions=path)
-    assert r.verdict.status == "not certified" and "lacks link" in r.exemption_problems[0]
+    paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    assert report(paths, exemptions=_registry(tmp_path, platforms='["cuda"]')).verdict.status == "not certified"
+
+
+def test_exemption_without_tracking_link_is_a_config_error(write_junit, jx, tmp_path):
+    path = tmp_path / "ex.toml"
+    path.write_text('[[exemption]]\nid = "x"\npattern = "*"\nplatforms = ["rocm"]\naction = "skip"\n'
+                    'reason = "r"\nexpires = 2030-01-01\n')
+    with pytest.raises(ConfigError, match="missing key.*tracking"):
+        report([write_junit("cpu.xml", jx.CPU, GREEN)], exemptions=path)
+
+
+@pytest.mark.parametrize("nodeid,junit", [
+    ("test_matrix/rdma/test_x.py::test_y[a-1]", "test_matrix.rdma.test_x::test_y[a-1]"),
+    ("test_matrix/rdma/test_x.py::TestC::test_y", "test_matrix.rdma.test_x.TestC::test_y"),
+    ("test_matrix/rdma/*", "test_matrix.rdma.*"),
+])
+def test_nodeid_patterns_match_junit_ids(nodeid, junit):
+    assert nodeid_to_junit(nodeid) == junit
 
 
 def test_exemption_named_by_the_plugin_but_unregistered_does_not_unblock(tmp_path, jx):
