@@ -65,12 +65,13 @@ class ScanResult:
     lines: int = 0
     used: dict[str, Use] = field(default_factory=dict)  # known CUDA name -> first use
     unknown: list[Use] = field(default_factory=list)  # every use of an unknown CUDA-like name
-    skipped: list[str] = field(default_factory=list)  # generated files and unreadable ones
+    skipped: list[str] = field(default_factory=list)  # generated and excluded files
+    unreadable: list[str] = field(default_factory=list)  # "FILE: reason": the scan is incomplete
 
     def to_json(self) -> dict[str, object]:
         return {"schema": 1, "files": len(self.files), "lines": self.lines,
                 "used": sorted(self.used), "unknown": [u.to_json() for u in self.unknown],
-                "skipped": self.skipped}
+                "skipped": self.skipped, "unreadable": self.unreadable}
 
 
 def rust_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -220,7 +221,7 @@ def scan(paths: Iterable[str | os.PathLike[str]], table: AliasTable,
         try:
             text = path.read_bytes().decode("utf-8", errors="replace")
         except OSError as exc:
-            result.skipped.append(f"{label} ({exc.strerror or exc})")
+            result.unreadable.append(f"{label}: cannot read: {exc.strerror or exc}")
             continue
         if SCAN_MARK in text[:400]:
             result.skipped.append(label)

@@ -44,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if action is None:
         raise UsageError("port aliases: choose an action: scan, generate or table (see --help)")
     from ..aliases.table import build_table
+    from ..config import load_config
 
+    load_config(config_file=args.config)  # a broken config is reported the same way by every command
     table = build_table(args.overrides)
     return {"scan": _scan, "generate": _generate, "table": _table}[action](args, table)
 
@@ -59,6 +61,7 @@ def _scan(args: argparse.Namespace, table) -> int:
     result = scan(args.sources, table, exclude=[args.out] if args.out else [], allow=args.allow)
     block = rust_gen.render_block(table.select(result.used))
     problems = [f"{u.where()}: '{u.name}' has no HIP counterpart in the alias table" for u in result.unknown]
+    problems += [f"{line} (its CUDA names are not in the block)" for line in result.unreadable]
     if args.check:
         out = Path(args.out)
         try:

@@ -168,3 +168,12 @@ def test_fast_lexer_matches_the_tokenizer(tmp_path: Path, table: AliasTable, hip
 
 def Use_key(u):  # noqa: N802 - sort key
     return (u.file, u.line, u.col, u.name)
+
+
+def test_unreadable_file_is_reported_not_fatal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = make_tree(tmp_path, {"ok.rs": "fn f() { cuInit(0); }\n"})
+    (src / "dangling.rs").symlink_to(tmp_path / "gone.rs")  # listed by the walk, cannot be read
+    assert main(["aliases", "scan", str(src)]) == 1
+    captured = capsys.readouterr()
+    assert "pub use self::hipInit as cuInit;" in captured.out
+    assert "dangling.rs: cannot read: No such file or directory" in captured.err
