@@ -1,0 +1,144 @@
+"""Blank out comments and literals so rule regexes run over code only, at C speed.
+
+``mask(text, lang)`` returns a ``Masked``: ``code`` has the same length and newlines as
+``text`` with comments blanked and literal contents blanked (quotes kept); ``strings``
+lists the string literals and ``includes`` the ``#include`` header names with offsets.
+Line/column lookups go through ``Masked.position(offset)``. C uses one regex pass that only
+stops at comments and literals; Rust goes through the tokenizer (nested comments, raw
+strings, lifetimes).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from .tokenize import tokenize
+
+# Every branch starts with one of / # R " ' so the regex engine skips other text in C.
+_C_SKIP = re.compile(
+    r"(?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))"
+    r"|(?P<inc>\#[ \t]*(?:include|include_next|import)[ \t]*(?:<[^>\n]*>|\"[^\"\n]*\"))"
+    r"|(?P<raw>R\"(?P<d>[^()\\\s\"]{0,16})\(.*?(?:\)(?P=d)\"|\Z))"
+    r"|(?P<string>\"(?:[^\"\\\n]|\\.)*(?:\"|$))"
+    r"|(?P<char>'(?:[^'\\\n]|\\.)*(?:'|$))",
+    re.DOTALL | re.MULTILINE)
+_WORDCHAR = re.compile(r"\w")
+_NOT_NL = re.compile(r"[^\n]")
+_QUOTED = re.compile(r"^(?:u8|u|U|L|b|br|r|bR)?(?:R\"[^(]*\(|r#*\"|\")(.*?)(?:\)[^)\"]*\"|\"#*)?$", re.DOTALL)
+
+
+@dataclass
+class Literal:
+    start: int
+    end: int
+    text: str  # the literal as written, with prefix and quotes
+
+    @property
+    def content(self) -> str:
+        m = _QUOTED.match(self.text)
+        return m.group(1) if m else self.text.strip("\"'")
+
+
+@dataclass
+class Masked:
+    text: str
+    code: str
+    strings: list[Literal] = field(default_factory=list)
+    includes: list[Literal] = field(default_factory=list)  # text is the header name
+    comments: list[Literal] = field(default_factory=list)
+    _starts: list[int] | None = None
+
+    def line_starts(self) -> list[int]:
+        if self._starts is None:
+            starts = [0]
+            find = self.text.find
+            i = find("\n")
+            while i >= 0:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._starts = starts
+        return self._starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, col) of a character offset."""
+        starts = self.line_starts()
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    def line_text(self, line: int) -> str:
+        starts = self.line_starts()
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return self.text[starts[line - 1]:end]
+
+
+def _blank(s: str) -> str:
+    return " " * len(s) if "\n" not in s else _NOT_NL.sub(" ", s)
+
+
+def mask(text: str, lang: str = "c") -> Masked:
+    return _mask_rust(text) if lang == "rust" else _mask_c(text)
+
+
+def _mask_c(text: str) -> Masked:
+    out = Masked(text, "")
+    pieces: list[str] = []
+    last = 0
+    search = _C_SKIP.search
+    pos = 0
+    while True:
+        m = search(text, pos)
+        if m is None:
+            break
+        start, end = m.span()
+        pos = start + 1  # when the match is rejected below, rescan from the next character
+        kind = m.lastgroup
+        s = m.group()
+        if kind == "inc":
+            if text[text.rfind("\n", 0, start) + 1:start].strip(" \t"):
+                continue  # '#' not at the start of a line: not a directive
+        elif kind == "raw" or kind == "char":
+            prev = text[start - 1:start]
+            if kind == "char" and prev and (prev.isalnum() or prev == "_") and text[start - 2:start] not in ("u8", ) \
+                    and prev not in "uUL":
+                continue  # digit separator (1'000), not a character literal
+            if kind == "raw" and prev and (prev.isalnum() or prev == "_") and prev not in "uUL8":
+                continue  # an identifier ending in R, then a string: rescanned as a string
+        pieces.append(text[last:start])
+        if kind == "comment":
+            pieces.append(_blank(s))
+            out.comments.append(Literal(start, end, s))
+        elif kind == "inc":
+            name_at = max(s.rfind("<"), s.find('"'))
+            pieces.append(s[:name_at + 1] + _blank(s[name_at + 1:-1]) + s[-1])
+            out.includes.append(Literal(start + name_at, end, s[name_at + 1:-1]))
+        else:
+            q = s.index("'") if kind == "char" else s.index('"')
+            body = s[q + 1:-1] if len(s) > q + 1 and s[-1] == s[q] else s[q + 1:]
+            pieces.append(s[:q + 1] + _blank(body) + s[q + 1 + len(body):])
+            if kind != "char":
+                out.strings.append(Literal(start, end, s))
+        last = pos = end
+    pieces.append(text[last:])
+    out.code = "".join(pieces)
+    return out
+
+
+def _mask_rust(text: str) -> Masked:
+    out = Masked(text, "")
+    starts = out.line_starts()
+    chars = list(text)
+    for tok in tokenize(text, "rust"):
+        if tok.kind not in ("comment", "string", "char"):
+            continue
+        start = starts[tok.line - 1] + tok.col - 1
+        end = start + len(tok.text)
+        lit = Literal(start, end, tok.text)
+        (out.comments if tok.kind == "comment" else out.strings if tok.kind == "string" else []).append(lit)
+        lo, hi = (start, end) if tok.kind == "comment" else (start + 1, end - 1)
+        for i in range(lo, hi):
+            if chars[i] != "\n":
+                chars[i] = " "
+    out.code = "".join(chars)
+    return out

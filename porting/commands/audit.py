@@ -1,0 +1,86 @@
+"""`port audit PATH...`: find porting hazards hipify cannot fix (text, JSON or SARIF 2.1.0)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+HELP = "scan C/C++/CUDA/Rust sources for ROCm porting hazards (text, JSON, SARIF)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", metavar="PATH", nargs="+", help="files or directories to scan")
+    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format")
+    parser.add_argument("-o", "--output", metavar="FILE", default=None, help="write the report here (atomically)")
+    parser.add_argument("--fail-on", choices=("error", "warning", "never"), default=None,
+                        help="lowest severity that makes the exit code 1 (default: config audit.fail_on)")
+    parser.add_argument("--baseline", metavar="FILE", default=None,
+                        help="ignore findings recorded in this baseline (default: config audit.baseline)")
+    parser.add_argument("--write-baseline", metavar="FILE", default=None,
+                        help="record the current findings as accepted, then exit 0")
+    parser.add_argument("--disable", metavar="RULES", default=None, help="comma-separated rule ids to skip")
+    parser.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (0 = cores)")
+    parser.add_argument("--list-rules", action="store_true", help="print the rules and exit")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..atomic import write_json, write_text
+    from ..config import load_config
+    from ..errors import ProblemsFound, UsageError
+    from ..audit.findings import SCHEMA, Baseline
+    from ..audit.rules import RULES
+    from ..audit.scan import audit_paths
+
+    if args.list_rules:
+        for r in RULES.values():
+            print(f"{r.id:22} {r.severity:8} {r.title}")
+        return 0
+    if args.jobs is not None and args.jobs < 0:
+        raise UsageError(f"--jobs: must be >= 0, got {args.jobs}")
+    disable = [d.strip() for d in args.disable.split(",") if d.strip()] if args.disable is not None else None
+    config = load_config(cli={"audit.fail_on": args.fail_on, "audit.baseline": args.baseline,
+                              "audit.disable": disable, "jobs": args.jobs},
+                         env=os.environ, config_file=args.config)
+    baseline = Baseline.load(config["audit.baseline"]) if config["audit.baseline"] and not args.write_baseline else None
+    result = audit_paths(args.paths, disable=config["audit.disable"], baseline=baseline,
+                         jobs=int(config["jobs"]) or None)
+    for problem in result.problems:
+        print(f"port audit: {problem}", file=sys.stderr)
+    if args.write_baseline:
+        write_json(args.write_baseline, Baseline.to_json(result.findings))
+        print(f"audit: wrote {len(result.findings)} finding(s) to baseline {args.write_baseline}", file=sys.stderr)
+        return 0
+
+    counts = result.counts()
+    summary = (f"audit: {result.files} files, {result.lines} lines: {counts['error']} errors, "
+               f"{counts['warning']} warnings, {counts['note']} notes"
+               + (f", {result.suppressed} suppressed" if result.suppressed else "")
+               + (f", {result.baselined} in baseline" if result.baselined else ""))
+    if args.format == "sarif":
+        from ..audit.sarif import to_sarif
+        text = json.dumps(to_sarif(result.findings), indent=2) + "\n"
+    elif args.format == "json":
+        text = json.dumps({"schema": SCHEMA, "summary": {**counts, "files": result.files, "lines": result.lines,
+                                                         "suppressed": result.suppressed,
+                                                         "baselined": result.baselined},
+                           "findings": [f.to_json() for f in result.findings],
+                           "problems": result.problems}, indent=2) + "\n"
+    else:
+        lines = [f"{f.path}:{f.line}:{f.col}: {f.severity}[{f.rule}]: {f.message}\n    suggestion: {f.suggestion}"
+                 for f in result.findings]
+        text = "\n".join(lines + [summary]) + "\n"
+    if args.output:
+        write_text(args.output, text)
+        print(summary, file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+        if args.format != "text":
+            print(summary, file=sys.stderr)
+
+    fail_on = config["audit.fail_on"]
+    failing = counts["error"] + (counts["warning"] if fail_on == "warning" else 0)
+    if fail_on != "never" and failing:
+        raise ProblemsFound(f"{failing} finding(s) at or above '{fail_on}' (--fail-on)")
+    return 0
