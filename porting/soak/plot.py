@@ -16,6 +16,7 @@ def render_png(record: dict[str, Any]) -> bytes:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(9, 5.5), dpi=100)
     try:
@@ -24,6 +25,7 @@ def render_png(record: dict[str, Any]) -> bytes:
             top.step([p[0] for p in parts], [p[1] for p in parts], where="post", color="tab:blue", lw=1.2)
         top.set_ylabel("replicas committing")
         top.set_ylim(0, int(record["spec"]["replicas"]) + 0.5)
+        top.yaxis.set_major_locator(MaxNLocator(integer=True))
         top.grid(alpha=0.3)
         curve = record.get("loss_curve", [])
         if curve:

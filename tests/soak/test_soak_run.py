@@ -1,0 +1,124 @@
+"""The real thing, small: 3 replica groups, 60 s, 2 faults (kill, raise), run by `port soak`.
+
+While it runs, the test watches from the host's network namespace: every process of the soak
+(except the `port` command itself) lives in another network namespace, and no listening socket
+in the host namespace belongs to the soak. Afterwards every invariant must hold and every
+process the soak started must be gone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from porting.soak.launch import driver_budget_s
+from porting.soak.spec import SoakSpec
+
+pytestmark = pytest.mark.slow
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="utf-8") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        tree.setdefault(ppid, []).append(int(name))
+    return tree
+
+
+def _descendants(root: int) -> set[int]:
+    tree, seen, todo = _children(), set(), [root]
+    while todo:
+        pid = todo.pop()
+        for child in tree.get(pid, []):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+def _netns(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/net")
+    except OSError:
+        return None
+
+
+def _host_listener_pids() -> set[int]:
+    out = subprocess.run(["ss", "-ltnpH"], capture_output=True, text=True, timeout=30).stdout
+    return {int(p) for p in re.findall(r"pid=(\d+)", out)}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_sixty_second_soak_with_two_faults(tmp_path):
+    out = tmp_path / "soak"
+    spec = SoakSpec(replicas=3, duration_s=60, fault_every_s=20).validate()
+    proc = subprocess.Popen([sys.executable, "-m", "porting.cli", "soak", "--replicas", "3", "--duration", "60",
+                             "--fault-every", "20", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            cwd=str(Path(__file__).resolve().parents[2]))
+    host_ns = _netns(os.getpid())
+    seen: dict[int, str | None] = {}
+    exposed: set[int] = set()
+    give_up = time.monotonic() + driver_budget_s(spec) + 120  # a hang guard, not a speed check
+    while proc.poll() is None and time.monotonic() < give_up:
+        soak_pids = _descendants(proc.pid)
+        for pid in soak_pids:
+            seen.setdefault(pid, _netns(pid))
+        exposed |= soak_pids & _host_listener_pids()
+        time.sleep(0.5)
+    if proc.poll() is None:
+        proc.kill()
+    output = proc.communicate(timeout=60)[0]
+    assert proc.returncode == 0, output[-4000:]
+
+    # network: nothing of the soak listened in the host namespace; its processes were elsewhere
+    assert exposed == set()
+    in_soak_ns = {pid for pid, ns in seen.items() if ns is not None and ns != host_ns}
+    assert len(in_soak_ns) >= 4, seen  # the driver and at least the three replica procs
+    assert {ns for pid, ns in seen.items() if pid in in_soak_ns and ns is not None} != {host_ns}
+
+    data = json.loads((out / "soak.json").read_text())
+    assert data["ok"] is True, [i for i in data["invariants"] if not i["ok"]]
+    names = {i["name"] for i in data["invariants"]}
+    assert {"survivors_commit_during_faults", "restarts_heal_from_peer", "weights_agree_after_healing",
+            "loss_halves", "downtime_within_bound", "loopback_only", "processes_reaped"} <= names
+    assert [f["kind"] for f in data["faults"]] == ["kill", "raise"]
+    for fault in data["faults"]:
+        assert fault["recovered"] and fault["heal_source"]["replica"] != fault["replica"]
+        assert fault["heal_source"]["via"].startswith("http://127.0.0.1:")
+        assert fault["downtime_s"] <= data["bounds"]["downtime_s"]
+    assert data["run"]["network"]["links"] == ["lo"]
+    assert data["participants_range"][1] == 3 and data["participants_range"][0] >= 2
+
+    # every step the survivors committed is in the per-step records, with the documented fields
+    step = data["steps"][0]
+    assert set(step) == {"t", "replica", "gen", "step", "loss", "committed", "quorum_id", "participants"}
+
+    xml = (out / "soak.xml").read_text()
+    assert xml.count("<testcase") == 2 + len(data["invariants"]) and 'name="port.platform"' in xml
+    assert (out / "soak.png").read_bytes()[:4] == b"\x89PNG"
+
+    # every process the soak started is gone
+    launched = data["run"]["reaped"]["launched"]
+    assert launched and not [p for p in launched if _alive(p)]
+    assert not [p for p in seen if _alive(p)]
