@@ -65,21 +65,34 @@ pn_status run(char* base, const pn::ShardView& v, int32_t elem_size, char* flat)
   return PN_OK;
 }
 
-// Reduction over K buffers, accumulating in Acc; Load/Store convert storage <-> Acc.
+// Reduction over K buffers, accumulating in Acc; Load/Store convert storage <-> Acc. Works in
+// blocks so that each pass over one buffer is a simple loop the compiler vectorises, while
+// every element still sums its K values in buffer order (bit-exact with a sequential reference).
+template <typename Acc>
+inline Acc max_nan(Acc acc, Acc x) {  // NaN propagates, like torch.max
+  return (acc != acc) ? acc : ((x != x || x > acc) ? x : acc);
+}
+
 template <typename T, typename Acc, typename Load, typename Store>
 void reduce_typed(const void* const* bufs, int32_t k, int64_t n, int32_t op, void* out, Load load, Store store) {
+  constexpr int64_t kBlock = 2048;
+  Acc acc[kBlock];
   T* o = static_cast<T*>(out);
-  for (int64_t i = 0; i < n; ++i) {
-    Acc acc = load(static_cast<const T*>(bufs[0])[i]);
+  for (int64_t base = 0; base < n; base += kBlock) {
+    const int64_t m = n - base < kBlock ? n - base : kBlock;
+    const T* b0 = static_cast<const T*>(bufs[0]) + base;
+    for (int64_t i = 0; i < m; ++i) acc[i] = load(b0[i]);
     for (int32_t j = 1; j < k; ++j) {
-      const Acc x = load(static_cast<const T*>(bufs[j])[i]);
-      if (op == PN_OP_MAX)
-        acc = (x > acc || x != x) && acc == acc ? x : acc;  // NaN propagates, like torch.max
-      else
-        acc = static_cast<Acc>(acc + x);
+      const T* bj = static_cast<const T*>(bufs[j]) + base;
+      if (op == PN_OP_MAX) {
+        for (int64_t i = 0; i < m; ++i) acc[i] = max_nan<Acc>(acc[i], load(bj[i]));
+      } else {
+        for (int64_t i = 0; i < m; ++i) acc[i] = static_cast<Acc>(acc[i] + load(bj[i]));
+      }
     }
-    if (op == PN_OP_AVG) acc = static_cast<Acc>(acc / static_cast<Acc>(k));
-    o[i] = store(acc);
+    if (op == PN_OP_AVG)
+      for (int64_t i = 0; i < m; ++i) acc[i] = static_cast<Acc>(acc[i] / static_cast<Acc>(k));
+    for (int64_t i = 0; i < m; ++i) o[base + i] = store(acc[i]);
   }
 }
 
