@@ -51,8 +51,15 @@ for(var j=0;j<pick.length;j++){if(neg?pick[j]!==want:pick[j]===want){hit=true;br
 ok=hit;}
 r.style.display=ok?'':'none';if(ok)n++;}
 shown.textContent=String(n);}
-fc.addEventListener('change',apply);fp.addEventListener('change',apply);fs.addEventListener('change',apply);
-apply();document.body.setAttribute('data-ready','1');
+function pick(sel,v){for(var k=0;k<sel.options.length;k++){if(sel.options[k].value===v){sel.value=v;return;}}}
+function fromHash(){var q=location.hash.replace(/^#/,'').split('&');
+for(var k=0;k<q.length;k++){var kv=q[k].split('='),v=decodeURIComponent(kv[1]||'');
+if(kv[0]==='component')pick(fc,v);else if(kv[0]==='platform')pick(fp,v);else if(kv[0]==='status')pick(fs,v);}}
+function toHash(){var h='component='+encodeURIComponent(fc.value)+'&platform='+encodeURIComponent(fp.value)+
+'&status='+encodeURIComponent(fs.value);if(history.replaceState)history.replaceState(null,'','#'+h);}
+function change(){apply();toHash();}
+fc.addEventListener('change',change);fp.addEventListener('change',change);fs.addEventListener('change',change);
+fromHash();apply();document.body.setAttribute('data-ready','1');
 })();"""
 
 

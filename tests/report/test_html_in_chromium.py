@@ -17,13 +17,7 @@ INJECTED = ("<script>document.body.setAttribute('data-pwned','1')</script>"
 
 
 def _dump_dom(page, profile) -> str:
-    proc = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--no-first-run", "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
-         "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
+    return _dump_dom_url(page.as_uri(), profile)
 
 
 def test_chromium_renders_verdict_and_keeps_injected_script_inert(tmp_path, jx):
@@ -50,3 +44,34 @@ def test_chromium_renders_certified_page(tmp_path, jx):
     paths = write_artifacts(build_report([str(cpu), str(rocm)]), tmp_path / "out")
     dom = _dump_dom(paths["index.html"], tmp_path / "profile")
     assert 'class="v-certified">ROCm parity: CERTIFIED' in dom
+
+
+def test_chromium_filters_from_the_url(tmp_path, jx):
+    cpu = tmp_path / "cpu.xml"
+    cpu.write_text(jx.xml(jx.CPU, [("t.a::x", "passed"), ("t.a::y", "passed"), ("t.b::z", "passed", "", 0.1, "bee")],
+                          run_id="c"))
+    rocm = tmp_path / "rocm.xml"
+    rocm.write_text(jx.xml(jx.ROCM, [("t.a::x", "failed"), ("t.a::y", "passed"), ("t.b::z", "error", "", 0.1, "bee")],
+                           run_id="r"))
+    page = write_artifacts(build_report([str(cpu), str(rocm)]), tmp_path / "out")["index.html"]
+
+    def shown(fragment: str) -> str:
+        dom = _dump_dom_url(page.as_uri() + fragment, tmp_path / "profile")
+        return dom.split('<span id="shown">', 1)[1].split("<", 1)[0]
+
+    assert shown("") == "3"
+    assert shown("#status=failed") == "1"
+    assert shown("#status=!passed") == "2"
+    assert shown("#status=!passed&component=bee") == "1"
+    assert shown("#status=passed&platform=1") == "3"  # column 1 is cpu, where all pass
+    assert shown("#status=passed&platform=0") == "1"  # column 0 is ROCm
+
+
+def _dump_dom_url(url, profile) -> str:
+    proc = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--no-first-run", "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
+         "--dump-dom", url],
+        capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
