@@ -8,8 +8,8 @@ identifier (``cuX``, ``cudaX``, ``CUx``, ``CU_X``, ``CUDA_X``) that the table do
 Only names that look like CUDA/NVIDIA API names (``cu``/``CU``/``nv``/``NV``/``make_cuda``
 prefixes) are candidates, so a crate's own ``MAJOR_VERSION`` is never mistaken for hipify's.
 
-Files that ``port aliases scan`` generated (they carry its marker) are skipped, so the
-checked-in alias block never keeps its own names alive.
+Files that ``port aliases`` generated (they carry its marker) are skipped, so the checked-in
+alias block never keeps its own names alive.
 
 Two lexers give the same result on valid Rust: ``tokenize`` (porting.audit.tokenize, every
 token; the reference) and ``fast`` (the default: one regular expression that only stops at
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import InputError
-from .rust_gen import SCAN_MARK
+from .rust_gen import SCAN_MARK, TABLE_MARK
 from .table import AliasTable
 
 CUDA_LIKE = re.compile(r"(?:cu[A-Z]|cuda[A-Z]|CU[A-Z]|CU_[A-Z0-9]|CUDA_[A-Z0-9])\w*\Z")
@@ -223,7 +223,7 @@ def scan(paths: Iterable[str | os.PathLike[str]], table: AliasTable,
         except OSError as exc:
             result.unreadable.append(f"{label}: cannot read: {exc.strerror or exc}")
             continue
-        if SCAN_MARK in text[:400]:
+        if SCAN_MARK in text[:400] or TABLE_MARK in text[:400]:
             result.skipped.append(label)
             continue
         result.files.append(label)
