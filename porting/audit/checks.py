@@ -75,7 +75,8 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
     for a in _ASM_RE.finditer(code):
         if a.start() and (code[a.start() - 1].isalnum() or code[a.start() - 1] == "_"):
             continue
-        follow = m.text[a.end():a.end() + 400]
+        stmt_end = code.find(";", a.end())
+        follow = m.text[a.end():stmt_end if stmt_end >= 0 else a.end() + 400]
         if ext in (".cu", ".cuh") or _PTX_HINT.search(follow) or _DEVICE_HINT.search(code):
             yield _finding(m, path, a.start(), "inline-ptx", "inline assembly in GPU code (PTX does not exist on AMD GPUs)",
                            "replace with a HIP/clang builtin (e.g. __lane_id(), __builtin_amdgcn_*) or guard it "
@@ -97,8 +98,8 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
         before = code[max(0, start - 2):start]
         if before and (before[-1].isalnum() or before[-1] in "_$"):
             continue  # inside a longer identifier
-        if before.endswith(".") or before == "->" or name in macros:
-            continue
+        if before.endswith(".") or before == "->" or name in macros or code.startswith("::", hit.end()):
+            continue  # member access, user macro, or a namespace/module path (cuda_sys::, cuda::std)
         lib = next((lib for lib in _LIBS if lib[1].match(name)), None) if name.startswith(_LIB_PREFIXES) else None
         if lib is not None:
             if lib[0] not in libs_seen:

@@ -1,0 +1,25 @@
+#define FULL_MASK 0xffffffff  // expect: warp-mask-32bit
+#define WARP_SIZE 32  // expect: warp-size-literal
+#define BLOCK 256
+constexpr int kWarpSize = 32;  // expect: warp-size-literal
+__global__ void k(float* x, int n) {
+  int lane = threadIdx.x % 32;  // expect: warp-size-literal
+  int warp_id = threadIdx.x / 32;  // expect: warp-size-literal
+  int l2 = threadIdx.x & 31;  // expect: warp-size-literal
+  int w2 = tid >> 5;  // expect: warp-size-literal
+  int ok1 = threadIdx.x % warpSize;
+  int blocks = (n + 31) / 32;
+  int bytes = n * 32;
+  bool both = lane && 31;
+  float v = __shfl_down_sync(0xffffffff, x[0], 1);  // expect: warp-mask-32bit
+  float v2 = __shfl_xor_sync(__activemask(), x[0], 1);  // expect: activemask
+  unsigned m = __ballot_sync(FULL_MASK, v > 0);  // expect: ballot-32bit
+  uint32_t m2 = __ballot_sync(0xFFFFFFFFu, v > 0);  // expect: ballot-32bit, warp-mask-32bit
+  unsigned long long m3 = __ballot_sync(~0ull, v > 0);
+  uint64_t m4 = __activemask();  // expect: activemask
+  int m5 = __activemask();  // expect: ballot-32bit
+  __syncwarp(0xffffffff);  // expect: warp-mask-32bit
+  __syncwarp();
+  // x % 32 in a comment, and "threadIdx.x % 32" in a string, are not code
+  const char* s = "threadIdx.x % 32";
+}

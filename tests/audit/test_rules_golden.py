@@ -1,0 +1,52 @@
+"""Golden tests: every `expect: RULE` line is found with exactly those rules; nothing else is."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from porting.audit.scan import audit_paths
+from porting.audit.rules import RULES
+
+GOLDEN = Path(__file__).parent / "golden"
+EXPECT = re.compile(r"expect:\s*([\w\-, ]+)")
+
+
+def expected(path: Path) -> set[tuple[int, str]]:
+    out = set()
+    for no, line in enumerate(path.read_text().splitlines(), 1):
+        m = EXPECT.search(line)
+        if m:
+            out.update((no, rule.strip()) for rule in m.group(1).split(",") if rule.strip())
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.iterdir()))
+def test_golden(name: str) -> None:
+    path = GOLDEN / name
+    result = audit_paths([path], jobs=1)
+    found = {(f.line, f.rule) for f in result.findings}
+    assert found == expected(path)
+    for f in result.findings:
+        assert f.severity == RULES[f.rule].severity and f.message and f.suggestion
+        assert f.snippet and f.snippet in path.read_text()
+
+
+def test_every_rule_has_a_positive_golden_case() -> None:
+    covered = {rule for p in GOLDEN.iterdir() for _, rule in expected(p)}
+    assert covered == set(RULES)
+
+
+def test_suppressions_are_counted() -> None:
+    result = audit_paths([GOLDEN / "suppress.cu"], jobs=1)
+    assert result.suppressed == 3
+    assert [f.rule for f in result.findings] == ["warp-size-literal"]
+
+
+def test_columns_point_at_the_token() -> None:
+    result = audit_paths([GOLDEN / "strings.cpp"], jobs=1)
+    f = next(f for f in result.findings if f.rule == "dlsym-cuda-symbol")
+    line = (GOLDEN / "strings.cpp").read_text().splitlines()[f.line - 1]
+    assert line[f.col - 1:].startswith('"cuInit"')
