@@ -92,6 +92,20 @@ def stage_available(name: str) -> bool:
         return False
 
 
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM the stage's process group (it has its own session), then SIGKILL after 10 s."""
+    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, None)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, timeout: float,
               stdout_path: Path | None = None, summarize: Callable[[StageResult], str] | None = None,
               cwd: str | None = None, ok_codes: dict[int, str] | None = None,
@@ -141,22 +155,22 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
 
             reader = threading.Thread(target=pump, daemon=True)
             reader.start()
-            while True:
-                try:
-                    proc.wait(timeout=progress.interval)
-                    break
-                except subprocess.TimeoutExpired:
-                    elapsed = time.monotonic() - start
-                    if elapsed > timeout:
-                        os.killpg(proc.pid, signal.SIGTERM)
-                        try:
-                            proc.wait(timeout=10)
-                        except subprocess.TimeoutExpired:
-                            os.killpg(proc.pid, signal.SIGKILL)
-                            proc.wait()
-                        result.status = "timeout"
+            try:
+                while True:
+                    try:
+                        proc.wait(timeout=progress.interval)
                         break
-                    progress.say(name, f"running {_clock(elapsed)}, {lines[0]} lines of output; last: {last[0]}")
+                    except subprocess.TimeoutExpired:
+                        elapsed = time.monotonic() - start
+                        if elapsed > timeout:
+                            _stop(proc)
+                            result.status = "timeout"
+                            break
+                        progress.say(name, f"running {_clock(elapsed)}, {lines[0]} lines of output; "
+                                           f"last: {last[0]}")
+            except BaseException:  # Ctrl-C / SIGTERM of certify: do not leave the stage running
+                _stop(proc)
+                raise
             reader.join(timeout=10)
         finally:
             if out:

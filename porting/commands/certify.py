@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 
 HELP = "run every stage end to end (detect, audit, hipify, build, matrix, report) and print the verdict"
 
@@ -41,7 +42,15 @@ def run(args: argparse.Namespace) -> int:
         report_args += ["--reference", args.reference]
     if args.no_evidence_ok:
         report_args.append("--no-evidence-ok")
-    record = certify(config["out_dir"], list(config["sources"]), config_file=args.config,
-                     stage_timeout=args.stage_timeout, progress=Progress(interval=args.progress_interval),
-                     report_args=report_args, skip=set(args.skip))
+
+    def on_sigterm(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)  # unwinds through run_stage, which stops the running stage
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        record = certify(config["out_dir"], list(config["sources"]), config_file=args.config,
+                         stage_timeout=args.stage_timeout, progress=Progress(interval=args.progress_interval),
+                         report_args=report_args, skip=set(args.skip))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     return record.exit_code

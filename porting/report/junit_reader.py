@@ -223,7 +223,7 @@ def read_run(path: str | Path, label: str | None = None) -> Run:
     _apply_properties(info, props, labelled=bool(label))
 
     duplicates: list[str] = []
-    crashed = 0
+    crashed = nameless = 0
     for suite in _suites(xml):
         suite_name = suite.name or ""
         # Cases are read straight from the suite's elements: junitparser's per-case wrappers
@@ -231,8 +231,15 @@ def read_run(path: str | Path, label: str | None = None) -> Run:
         for case in suite._elem.iterfind("testcase"):
             name = case.get("name") or ""
             classname = case.get("classname") or ""
-            test_id = f"{classname}::{name}" if classname else (f"{suite_name}::{name}" if suite_name else name)
             status, message, case_props = _outcome(case)
+            if not name and not classname:
+                # pytest writes bare <testcase/> for session-level reports; keep them only
+                # when they carry a failure, each under its own id.
+                if status == PASSED:
+                    nameless += 1
+                    continue
+                name = f"(unnamed {len(run.cases) + 1})"
+            test_id = f"{classname}::{name}" if classname else (f"{suite_name}::{name}" if suite_name else name)
             if status == ERROR and _CRASHED.search(message):
                 crashed += 1
             try:
@@ -250,6 +257,8 @@ def read_run(path: str | Path, label: str | None = None) -> Run:
                     continue
             run.cases[test_id] = new
     info.tests = len(run.cases)
+    if nameless:
+        info.warnings.append(f"{nameless} nameless passing <testcase/> element(s) ignored")
     if duplicates:
         info.problems.append(f"{len(duplicates)} duplicate test ids in one run (worse outcome kept), "
                              f"e.g. {duplicates[0]}")

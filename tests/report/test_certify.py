@@ -69,3 +69,41 @@ def test_certify_with_omitted_stages_is_partial_and_never_certified(tmp_path):
     for stage in ("detect", "audit", "hipify", "build", "matrix", "report", "done"):
         assert f"] {stage}: " in text
     assert "verdict: NO EVIDENCE (PARTIAL)" in text
+
+
+def test_interrupting_certify_stops_the_running_stage(tmp_path):
+    """SIGTERM to `port certify` must not leave the stage (its own process group) running."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    project = tmp_path / "proj"
+    (project / "test_matrix").mkdir(parents=True)
+    pidfile = tmp_path / "stage.pid"
+    # A matrix pack whose only test records its pid and then sleeps: the stage is busy.
+    (project / "test_matrix" / "test_sleep.py").write_text(
+        "import os, time\n"
+        f"def test_sleep():\n    open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n    time.sleep(600)\n")
+    proc = subprocess.Popen([sys.executable, "-m", "porting", "certify", "--out", str(tmp_path / "out"),
+                             "--skip", "build", "--progress-interval", "0.5"],
+                            cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        while not pidfile.exists() or not pidfile.read_text():
+            assert proc.poll() is None, proc.stdout.read().decode()
+            time.sleep(0.2)
+        stage_pid = int(pidfile.read_text())
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM
+    for _ in range(600):  # a liveness guard (SIGKILL follows SIGTERM after 10 s), not a speed limit
+        try:
+            os.kill(stage_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"stage process {stage_pid} survived certify's SIGTERM")

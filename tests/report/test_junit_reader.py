@@ -176,3 +176,15 @@ def test_file_of_200k_cases(tmp_path, jx):
     run = read_run(path)
     assert len(run.cases) == 200_000 and run.info.problems == []
     assert sum(c.status == "failed" for c in run.cases.values()) == 200
+
+
+def test_nameless_testcases_are_not_duplicates(tmp_path):
+    path = tmp_path / "n.xml"
+    path.write_text('<testsuite name="pytest"><testcase classname="a" name="b"/><testcase time="0.001"/>'
+                    '<testcase time="0.001"/><testcase><error message="session teardown failed"/></testcase>'
+                    "</testsuite>")
+    run = read_run(path, "cpu")
+    assert run.info.problems == []
+    assert sorted(run.cases) == ["a::b", "pytest::(unnamed 2)"]
+    assert run.cases["pytest::(unnamed 2)"].status == "error"
+    assert "2 nameless passing" in run.info.warnings[0]
