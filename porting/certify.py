@@ -191,7 +191,7 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
         except (OSError, ValueError, KeyError, TypeError) as exc:
             result.summary = f"(could not summarize: {exc})"
     if not result.summary:
-        result.summary = last[0] if result.status != "ok" else ""
+        result.summary = last[0]
     what = {"timeout": f"TIMEOUT after {_clock(timeout)}", "failed": f"FAILED (exit {proc.returncode})",
             "problems": "finished with problems (exit 1)", "ok": "ok"}[result.status]
     progress.say(name, f"{what} in {_clock(result.elapsed)}" + (f"; {result.summary}" if result.summary else "")
@@ -210,6 +210,10 @@ def _summarize_detect(result: StageResult, record_path: Path) -> str:
 
 def _summarize_audit(result: StageResult, path: Path) -> str:
     data = _json_file(path)
+    summary = data.get("summary") if isinstance(data, dict) else None
+    if isinstance(summary, dict):
+        return (f"{summary.get('files', '?')} files: {summary.get('error', 0)} errors, "
+                f"{summary.get('warning', 0)} warnings, {summary.get('note', 0)} notes")
     findings = data.get("findings", data) if isinstance(data, dict) else data
     return f"{len(findings)} finding(s)" if isinstance(findings, list) else ""
 
