@@ -95,9 +95,15 @@ class SupervisorActor(Actor):
         self._stopping = True
         self._meshes.clear()
         stopped = 0
-        for procs in list(self._procs.values()) + self._retired:
+        pending = []
+        for procs in list(self._procs.values()) + self._retired:  # stop them all at once, then wait
             try:
-                procs.stop("soak finished").get(timeout=30)
+                pending.append(procs.stop("soak finished"))
+            except Exception as exc:
+                self._log({"event": "stop_error", "error": repr(exc)[:300]})
+        for fut in pending:
+            try:
+                fut.get(timeout=30)
                 stopped += 1
             except Exception as exc:  # already dead procs may refuse; record and go on
                 self._log({"event": "stop_error", "error": repr(exc)[:300]})

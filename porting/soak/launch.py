@@ -47,6 +47,7 @@ def driver_budget_s(spec: SoakSpec) -> float:
 
 def run_driver(spec: SoakSpec, out: Path, env: Mapping[str, str], log: Path) -> int:
     spec.validate()
+    prefix = netns_prefix()  # before touching anything
     out.mkdir(parents=True, exist_ok=True)
     for stale in ("run.json", "supervisor.jsonl"):
         (out / stale).unlink(missing_ok=True)
@@ -60,7 +61,7 @@ def run_driver(spec: SoakSpec, out: Path, env: Mapping[str, str], log: Path) -> 
                       "PYTHONUNBUFFERED": "1"})
     root = str(Path(__file__).resolve().parents[2])
     child_env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    argv = [*netns_prefix(), sys.executable, "-m", "porting.soak.driver", str(out)]
+    argv = [*prefix, sys.executable, "-m", "porting.soak.driver", str(out)]
     with open(log, "wb") as fh:
         proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, env=child_env, start_new_session=True)
         try:
