@@ -47,13 +47,29 @@ def _key(src: str, out: str, options: HipifyOptions) -> dict[str, Any]:
     return key
 
 
-def _run_tasks(tasks: list[worker.Task], jobs: int) -> list[worker.Result]:
-    if jobs <= 1 or len(tasks) < 2:
-        return [worker.run_task(t) for t in tasks]
-    ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-    chunk = max(1, min(16, len(tasks) // (jobs * 4)))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        return list(pool.map(worker.run_task, tasks, chunksize=chunk))
+class _Runner:
+    """Runs worker tasks inline (jobs <= 1) or on one fork-started process pool for all stages."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> "_Runner":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def run(self, tasks: list[worker.Task]) -> list[worker.Result]:
+        if self.jobs <= 1 or len(tasks) < 2:
+            return [worker.run_task(t) for t in tasks]
+        if self.pool is None:
+            methods = multiprocessing.get_all_start_methods()
+            ctx = multiprocessing.get_context("fork") if "fork" in methods else None
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx)
+        chunk = max(1, min(16, len(tasks) // (self.jobs * 4)))
+        return list(self.pool.map(worker.run_task, tasks, chunksize=chunk))
 
 
 def _check_roots(src: Path, out: Path) -> tuple[str, str]:
@@ -119,14 +135,40 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
             continue
         tasks.append(worker.Task(f.rel, f.path, oabs(f.rel), f.mode, True, f.rel in cand, options.max_file_size))
     say(f"{len(tasks)} files to process, {len(reuse)} unchanged since the last run, jobs={jobs}")
+    if not tasks and old is not None and {e.source for e in old.files} == {f.rel for f in scan.files} \
+            and old.key.get("digest") == key["digest"] and all(e.status != "failed" for e in old.files):
+        say("nothing to do")  # same files, same content, same options: the previous verdicts stand
+        return old
+    if any(t.candidate for t in tasks):
+        engine.hipify_module()  # compile hipify's regexes once, before the workers fork
+    with _Runner(jobs) as runner:
+        results = _convert(runner, tasks, ctx, all_files, out_root, reuse, good, options, say)
+    manifest = Manifest(src_root, out_root, key)
+    for f in scan.files:
+        if f.problem is not None:
+            manifest.files.append(FileEntry(f.rel, f.problem_status, f.problem))
+        elif f.rel in results:
+            manifest.files.append(_entry(results[f.rel], f, out_root, f.rel in cand))
+        else:
+            manifest.files.append(reuse[f.rel])
+    _remove_stale(old, manifest, out_root)
+    manifest.summarize()
+    write_json(mpath, manifest.to_json())
+    return manifest
+
+
+def _convert(runner: _Runner, tasks: list[worker.Task], ctx: TreeContext, all_files: list[str], out_root: str,
+             reuse: dict[str, FileEntry], good: list[SourceFile], options: HipifyOptions,
+             say: Callable[[str], None]) -> dict[str, worker.Result]:
     # Headers first: their verdicts let the other files guess their include rewriting right.
     first = [t for t in tasks if not t.candidate or t.rel.endswith(options.header_extensions)]
     second = [t for t in tasks if t.candidate and not t.rel.endswith(options.header_extensions)]
-    worker.KNOWN = {}
-    results = {r.rel: r for r in _run_tasks(first, jobs)}
+    results = {r.rel: r for r in runner.run(first)}
     if second:
-        worker.KNOWN = _recorded(ctx, all_files, out_root, results, reuse)
-        results.update((r.rel, r) for r in _run_tasks(second, jobs))
+        known = _recorded(ctx, all_files, out_root, results, reuse)
+        for t in second:
+            t.known = known
+        results.update((r.rel, r) for r in runner.run(second))
 
     # Decide include rewriting for the whole tree, then redo files whose guess was wrong.
     by_rel = {f.rel: f for f in good}
@@ -146,21 +188,10 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
         if not redo:
             break
         say(f"re-converting {len(redo)} files whose include rewriting depends on other files")
-        for r in _run_tasks(redo, jobs):
+        for r in runner.run(redo):
             results[r.rel] = r
 
-    manifest = Manifest(src_root, out_root, key)
-    for f in scan.files:
-        if f.problem is not None:
-            manifest.files.append(FileEntry(f.rel, f.problem_status, f.problem))
-        elif f.rel in results:
-            manifest.files.append(_entry(results[f.rel], f, out_root, f.rel in cand))
-        else:
-            manifest.files.append(reuse[f.rel])
-    _remove_stale(old, manifest, out_root)
-    manifest.summarize()
-    write_json(mpath, manifest.to_json())
-    return manifest
+    return results
 
 
 def _facts(all_files: list[str], out_root: str, results: dict[str, worker.Result],

@@ -14,7 +14,6 @@ from .includes import FileFacts, TreeContext
 # Set in the parent before the worker pool forks (and used directly when jobs == 1).
 CONTEXT: TreeContext | None = None
 HIP_CLANG_LAUNCH = False
-KNOWN: dict[str, str | None] = {}  # header path -> recorded hipified path, from earlier stages
 
 
 @dataclass
@@ -27,6 +26,7 @@ class Task:
     candidate: bool
     max_size: int
     replacements: dict[tuple[int, int], str] | None = None  # None: speculate
+    known: dict[str, str | None] | None = None  # header -> recorded hipified path, from earlier stages
 
 
 @dataclass
@@ -113,7 +113,7 @@ def convert(task: Task, data: bytes, res: Result) -> None:
         return
     y1 = engine.stage1(text)
     matches = engine.include_matches(y1, ctx.ext)
-    repl = task.replacements if task.replacements is not None else ctx.speculate(task.fin, matches, KNOWN)
+    repl = task.replacements if task.replacements is not None else ctx.speculate(task.fin, matches, task.known)
     final = engine.stage2(engine.apply_includes(y1, repl), task.fin, HIP_CLANG_LAUNCH)
     changed = final != text
     if not repl:

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Benchmark `port hipify` and `port audit` against plain torch.utils.hipify, in one run.
+
+Baseline: plain ``torch.utils.hipify.hipify_python.hipify`` (PyTorch-extension mode, as
+torch.utils.cpp_extension calls it) on the same generated corpus. Each measurement runs in a
+fresh process; plain and ours alternate per repetition so both see the same machine load;
+the median is reported. Two clocks: "e2e" is the whole process as a user runs it (for
+plain: ``python -c 'hipify(...)'`` including ``import torch``; for ours: the ``port`` CLI),
+"fn" is the conversion call alone, timed inside the process (excludes interpreter start-up
+and imports). Output bytes are compared file by file.
+
+    python bench/bench_hipify.py [--files 520] [--lines 480] [--reps 3] [--jobs 0] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+PLAIN = """
+import sys, time
+t0 = time.perf_counter()
+from torch.utils.hipify import hipify_python as hp
+t1 = time.perf_counter()
+hp.hipify(project_directory=sys.argv[1], output_directory=sys.argv[2], is_pytorch_extension=True, show_progress=False)
+print(time.perf_counter() - t1)
+"""
+OURS = """
+import sys, time
+from porting.hipify import convert_tree
+t1 = time.perf_counter()
+m = convert_tree(sys.argv[1], sys.argv[2], jobs=int(sys.argv[3]) or None)
+print(time.perf_counter() - t1)
+assert m.ok, m.summary
+"""
+AUDIT = """
+import sys, time
+from porting.audit.scan import audit_paths
+t1 = time.perf_counter()
+r = audit_paths([sys.argv[1]], jobs=int(sys.argv[2]) or None)
+dt = time.perf_counter() - t1
+print(dt, r.lines, len(r.findings))
+"""
+
+
+def run(cmd: list[str]) -> tuple[float, str]:
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-3000:]}")
+    return wall, proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+
+
+def digest(root: Path) -> dict[str, str]:
+    out = {}
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            if name == ".port-hipify-manifest.json":
+                continue
+            p = Path(dirpath) / name
+            out[str(p.relative_to(root))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=520)
+    parser.add_argument("--lines", type=int, default=480)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=0, help="port hipify/audit workers (0 = cores)")
+    parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    args = parser.parse_args()
+
+    from gen_cuda_corpus import generate
+
+    py = sys.executable
+    port = str(Path(py).with_name("port"))
+    work = Path(tempfile.mkdtemp(prefix="bench-hipify-"))
+    try:
+        src = work / "src"
+        stats = generate(src, args.files, args.lines, seed=0)
+        rows: dict[str, list[float]] = {k: [] for k in (
+            "plain_e2e", "plain_fn", "ours_e2e", "ours_fn", "warm_e2e", "warm_fn", "audit_fn", "audit_fn_1job")}
+        identical = True
+        for rep in range(args.reps):
+            for d in ("plain", "ours", "ours_fn"):
+                shutil.rmtree(work / d, ignore_errors=True)
+            wall, fn = run([py, "-c", PLAIN, str(src), str(work / "plain")])
+            rows["plain_e2e"].append(wall)
+            rows["plain_fn"].append(float(fn))
+            wall, _ = run([port, "hipify", str(src), "--out", str(work / "ours"), "--jobs", str(args.jobs)])
+            rows["ours_e2e"].append(wall)
+            wall, fn = run([py, "-c", OURS, str(src), str(work / "ours_fn"), str(args.jobs)])
+            rows["ours_fn"].append(float(fn))
+            wall, _ = run([port, "hipify", str(src), "--out", str(work / "ours"), "--jobs", str(args.jobs)])
+            rows["warm_e2e"].append(wall)
+            wall, fn = run([py, "-c", OURS, str(src), str(work / "ours_fn"), str(args.jobs)])
+            rows["warm_fn"].append(float(fn))
+            plain_digest = digest(work / "plain")
+            identical &= plain_digest == digest(work / "ours") == digest(work / "ours_fn")
+            _, out = run([py, "-c", AUDIT, str(src), str(args.jobs)])
+            rows["audit_fn"].append(float(out.split()[0]))
+            lines_audited = int(out.split()[1])
+            _, out = run([py, "-c", AUDIT, str(src), "1"])
+            rows["audit_fn_1job"].append(float(out.split()[0]))
+        med = {k: statistics.median(v) for k, v in rows.items()}
+        result = {
+            "command": " ".join([Path(py).name, *sys.argv]),
+            "corpus": stats, "reps": args.reps, "jobs": args.jobs or os.cpu_count(), "cpus": os.cpu_count(),
+            "load_avg_1min_at_end": os.getloadavg()[0],
+            "median_seconds": med, "samples": rows, "identical_bytes": identical,
+            "ratios": {
+                "cold_speedup_fn": med["plain_fn"] / med["ours_fn"],
+                "cold_speedup_e2e": med["plain_e2e"] / med["ours_e2e"],
+                "warm_fraction_fn": med["warm_fn"] / med["plain_fn"],
+                "warm_fraction_e2e": med["warm_e2e"] / med["plain_e2e"],
+                "audit_lines_per_s": lines_audited / med["audit_fn"],
+                "audit_lines_per_s_1job": lines_audited / med["audit_fn_1job"],
+            },
+        }
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    r = result["ratios"]
+    print(f"corpus: {stats['files']} files, {stats['lines']} lines; {args.reps} reps, medians; "
+          f"jobs={result['jobs']} on {result['cpus']} CPUs; load avg {result['load_avg_1min_at_end']:.1f}")
+    print(f"{'measurement':38} {'seconds':>9} {'vs plain hipify':>16}")
+    print(f"{'plain hipify, conversion call (fn)':38} {med['plain_fn']:9.3f} {'1.00x (baseline)':>16}")
+    print(f"{'port hipify cold, fn':38} {med['ours_fn']:9.3f} {r['cold_speedup_fn']:15.2f}x")
+    print(f"{'port hipify warm (no change), fn':38} {med['warm_fn']:9.3f} {100 * r['warm_fraction_fn']:15.1f}%")
+    print(f"{'plain hipify, whole process (e2e)':38} {med['plain_e2e']:9.3f} {'1.00x (baseline)':>16}")
+    print(f"{'port hipify cold, CLI e2e':38} {med['ours_e2e']:9.3f} {r['cold_speedup_e2e']:15.2f}x")
+    print(f"{'port hipify warm, CLI e2e':38} {med['warm_e2e']:9.3f} {100 * r['warm_fraction_e2e']:15.1f}%")
+    print(f"{'port audit, fn':38} {med['audit_fn']:9.3f} {r['audit_lines_per_s']:12,.0f} lines/s")
+    print(f"{'port audit, fn, 1 job':38} {med['audit_fn_1job']:9.3f} {r['audit_lines_per_s_1job']:12,.0f} lines/s")
+    print(f"byte-identical to plain hipify: {identical}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0 if identical else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
