@@ -87,6 +87,17 @@ def _summary(report: "Report") -> list[str]:
                    + f"<td class=n>{'n/a' if rate is None else f'{100 * rate:.1f}%'}</td>"
                    + f"<td>{'yes' if col.complete else '<span class=partial>no</span>'}</td></tr>")
     out.append("</tbody></table>")
+    runs = [(col.key, r) for col in m.columns for r in col.runs]
+    if runs:
+        out.append(f"<h2>Runs ({len(runs)})</h2><table><thead><tr><th>file</th><th>platform</th><th>path</th>"
+                   "<th>shard</th><th>host</th><th>torch</th><th>monarch</th><th>rdma</th><th>tests</th>"
+                   "<th>complete</th></tr></thead><tbody>")
+        for key, r in runs[:LIST_LIMIT * 4]:
+            cells = (r.file, key, r.path, r.shard, r.host, r.torch_version, r.monarch_version, r.rdma_backend)
+            out.append("<tr>" + "".join(f"<td>{_e(c or '–')}</td>" for c in cells)
+                       + f"<td class=n>{r.tests}</td><td>{'yes' if not r.problems else '<span class=partial>no</span>'}"
+                       "</td></tr>")
+        out.append("</tbody></table>")
     if v.reasons:
         out.append("<h2>Why</h2><ul>" + "".join(f"<li>{_e(r)}</li>" for r in v.reasons) + "</ul>")
     if v.blocking:

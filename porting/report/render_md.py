@@ -7,6 +7,7 @@ in parity.json), so the file stays far below the 1 MiB step-summary limit.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .model import RAN, STATUSES, pass_rate
@@ -81,11 +82,31 @@ def render_md(report: "Report") -> str:
             lines.append(f"| {md(e.test_id)} | {md(e.column)} | {e.status} | {md(x['id'])} | {md(x['reason'])} | "
                          f"{md(x['link'])} | {x['expires']} |")
         lines.append(_cut(v.exempted, len(shown_e)))
+    blocked = {(b.test_id, b.column) for b in v.blocking}
+    failures = [(t, k, c) for t in m.test_ids for k, c in m.cells[t].items()
+                if c.status in ("failed", "error", "xpassed") and (t, k) not in blocked]
+    if failures:
+        lines.append(f"## Other failures ({len(failures)})")
+        lines.append("| test | platform | status | message |")
+        lines.append("|---|---|---|---|")
+        for t, k, c in failures[:LIST_LIMIT]:
+            lines.append(f"| {md(t)} | {md(k)} | {c.status} | {md(c.message)} |")
+        lines.append(_cut(failures, min(len(failures), LIST_LIMIT)))
     reasons = m.partial_reasons()
     if reasons:
         lines.append(f"## Incomplete evidence ({len(reasons)})")
         lines.extend(f"- {md(r)}" for r in reasons[:LIST_LIMIT])
         lines.append(_cut(reasons, min(len(reasons), LIST_LIMIT)))
+    runs = [(col.key, r) for col in m.columns for r in col.runs]
+    if runs:
+        lines.append(f"## Runs ({len(runs)})")
+        lines.append("| file | platform | path | shard | host | torch | monarch | rdma | tests | complete |")
+        lines.append("|---|---|---|---|---|---|---|---|---:|---|")
+        for key, r in runs[:LIST_LIMIT]:
+            lines.append(f"| {md(Path(r.file).name)} | {md(key)} | {md(r.path or '–')} | {md(r.shard or '–')} | "
+                         f"{md(r.host or '–')} | {md(r.torch_version or '–')} | {md(r.monarch_version or '–')} | "
+                         f"{md(r.rdma_backend or '–')} | {r.tests} | {'no' if r.problems else 'yes'} |")
+        lines.append(_cut(runs, min(len(runs), LIST_LIMIT)))
     components = sorted({c for t in totals.values() for c in t if c != "*"})
     if components and m.columns:
         lines.append("## Pass rate per component")

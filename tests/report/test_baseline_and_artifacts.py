@@ -75,6 +75,8 @@ def test_markdown_starts_with_verdict_and_counts(write_junit, jx, tmp_path):
     assert first == "# ❌ ROCm parity: NOT CERTIFIED"
     assert second.startswith("**6 tests** · 2 platforms · reference: cpu (cpu) · 2 blocking · 0 exempted")
     assert len(text.encode()) < 1024 * 1024
+    assert "| t.b::flaky | cpu | failed | x |" in text  # failures outside the verdict are listed too
+    assert "## Runs (2)" in text and "| rocm.xml | rocm-7.0.2/gfx942 | native-hip | 1/1 |" in text
 
 
 def test_markdown_escapes_html_and_table_syntax():
