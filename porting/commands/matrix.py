@@ -1,0 +1,85 @@
+"""`port matrix`: run the certification matrix (test_matrix/) under pytest-xdist, write JUnit."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import uuid
+from pathlib import Path
+
+from ..errors import InputError, ProblemsFound, UsageError
+
+HELP = "run the certification matrix (actor, rdma, sharding, supervision) and write JUnit"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--shard", metavar="I/N", default=None,
+                        help="run shard I of N (1-based; deterministic, for clusters)")
+    parser.add_argument("--junit", metavar="DIR", default=None,
+                        help="directory for the JUnit XML of this run (default: <out_dir>/junit)")
+    parser.add_argument("-n", "--workers", metavar="N", default=None,
+                        help="pytest-xdist workers: a number, 'auto' or 0 for none (default: matrix.workers)")
+    parser.add_argument("--matrix-dir", metavar="DIR", default="test_matrix",
+                        help="the matrix packs (default: ./test_matrix)")
+    parser.add_argument("--run-id", metavar="ID", default=None,
+                        help="run id shared by the shards of one run (default: a new uuid)")
+    parser.add_argument("pytest_args", nargs=argparse.REMAINDER,
+                        help="further pytest arguments (after --), e.g. -- -k actor")
+
+
+def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id: str) -> list[str]:
+    """The pytest command line `port matrix` runs (without the interpreter)."""
+    from ..matrix.selection import parse_shard
+
+    extra = list(args.pytest_args or [])
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    matrix_dir = Path(args.matrix_dir)
+    if not matrix_dir.is_dir():
+        raise InputError(f"{matrix_dir}: matrix directory not found (run from the project root or pass --matrix-dir)")
+    workers = str(args.workers if args.workers is not None else config["matrix.workers"]).strip()
+    if workers not in ("auto", "logical") and not workers.isdigit():
+        raise UsageError(f"--workers {workers!r}: expected a number, 'auto' or 0")
+    out = [str(matrix_dir), "--port-matrix", f"--junitxml={junit_file}", f"--port-run-id={run_id}",
+           f"--port-exemptions={config['matrix.exemptions']}", "-p", "no:cacheprovider",
+           "--import-mode=importlib", "-o", "junit_family=xunit2", "-q", "-rfEs"]
+    if workers != "0":
+        out += ["-n", workers, "--max-worker-restart=4"]
+    if args.shard:
+        parse_shard(args.shard)  # UsageError on a bad value, before pytest starts
+        out.append(f"--port-shard={args.shard}")
+    return out + extra
+
+
+def junit_path(directory: Path, run_id: str, shard: str | None) -> Path:
+    index, total = (shard.split("/") if shard else ("1", "1"))
+    return directory / f"matrix-{run_id[:12]}-shard{index}of{total}.xml"
+
+
+def run(args: argparse.Namespace) -> int:
+    import pytest
+
+    from ..config import load_config
+
+    config = load_config(env=os.environ, config_file=args.config)
+    run_id = args.run_id or os.environ.get("PORT_MATRIX_RUN_ID") or uuid.uuid4().hex
+    junit_dir = Path(args.junit) if args.junit else Path(config["out_dir"]) / "junit"
+    junit_file = junit_path(junit_dir, run_id, args.shard)
+    junit_dir.mkdir(parents=True, exist_ok=True)
+    pytest_args = build_pytest_args(args, config, junit_file, run_id)
+    print(f"port matrix: pytest {' '.join(pytest_args)}", flush=True)
+    code = int(pytest.main(pytest_args))
+    written = junit_file.is_file()
+    print(f"port matrix: JUnit {'written to ' + str(junit_file) if written else 'NOT written'}"
+          f" (run {run_id}, pytest exit {code})", flush=True)
+    if code == 0:
+        return 0
+    if code == pytest.ExitCode.INTERRUPTED:
+        raise ProblemsFound(f"matrix run {run_id} interrupted; partial results in {junit_file}")
+    if code == pytest.ExitCode.TESTS_FAILED:
+        raise ProblemsFound(f"matrix run {run_id} has failures; see {junit_file}")
+    if code == pytest.ExitCode.NO_TESTS_COLLECTED:
+        raise ProblemsFound(f"matrix run {run_id}: no tests collected (check --shard and -k)")
+    if code == pytest.ExitCode.USAGE_ERROR:
+        raise UsageError(f"pytest rejected the arguments: {' '.join(pytest_args)}")
+    raise ProblemsFound(f"matrix run {run_id}: pytest ended with exit code {code} (internal error)")

@@ -1,0 +1,109 @@
+"""Shared fixtures of the certification matrix.
+
+Loaded only for test_matrix/ (the porting.matrix plugin is what activates the matrix).
+Expensive subjects are shared: one rank pool per pytest process (session scope), Monarch
+proc meshes per module. On GPU hosts the same cases run on device tensors and the
+accelerator's process group (NCCL, which is RCCL on ROCm torch).
+"""
+
+from __future__ import annotations
+
+import os
+
+# Before Monarch is imported anywhere in this process: supervision polls every second
+# (the default is about 10 s), which the supervision pack measures.
+os.environ.setdefault("HYPERACTOR_MESH_SUPERVISION_POLL_FREQUENCY", "1s")
+
+import pytest  # noqa: E402
+
+from porting.matrix.facts import facts_for_process  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def facts():
+    return facts_for_process(os.environ)
+
+
+@pytest.fixture(scope="session")
+def device(facts) -> str:
+    """'cuda' on CUDA and ROCm hosts (torch names both so), else 'cpu'."""
+    return "cuda" if facts.platform in ("cuda", "rocm") else "cpu"
+
+
+@pytest.fixture(scope="session")
+def fault_log():
+    """Replace Monarch's client-side unhandled-fault hook for the whole session.
+
+    The default hook ends the client (a KeyboardInterrupt in the pytest worker) when a mesh
+    it owns fails; the supervision pack kills procs on purpose. Faults are recorded instead.
+    """
+    import monarch.actor
+
+    seen: list[str] = []
+    original = monarch.actor.unhandled_fault_hook
+
+    def record(failure) -> None:
+        seen.append(str(failure))
+
+    monarch.actor.unhandled_fault_hook = record
+    yield seen
+    monarch.actor.unhandled_fault_hook = original
+
+
+@pytest.fixture(scope="session")
+def rank_pool(facts, device):
+    """One persistent pool of ranks per pytest process (gloo on CPU, NCCL/RCCL on GPUs)."""
+    from porting.matrix.rank_pool import RankPool
+
+    if device == "cuda":
+        world, backend = min(4, facts.gpu_count), "nccl"
+    else:
+        world, backend = 4, "gloo"
+    if world < 2:
+        pytest.skip(f"DTensor cases need 2 ranks; detection: {facts.gpu_count} GPU(s)")
+    holder = PoolHolder(lambda: RankPool(world_size=world, backend=backend, device=device))
+    yield holder
+    holder.close()
+
+
+class PoolHolder:
+    """Builds the pool on first use and rebuilds it if a rank died (that case fails; later ones run)."""
+
+    def __init__(self, make) -> None:
+        self._make = make
+        self._pool = None
+
+    @property
+    def world_size(self) -> int:
+        return self.get().world_size
+
+    def get(self):
+        if self._pool is not None and self._pool.broken:
+            self._pool.close()
+            self._pool = None
+        if self._pool is None:
+            self._pool = self._make()
+        return self._pool
+
+    def run(self, fn, ranks=None, **kwargs):
+        from porting.matrix.rank_pool import run_case
+
+        return run_case(self.get(), fn, ranks=ranks, **kwargs)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+
+@pytest.fixture(scope="session")
+def native_lib():
+    """Our native layer (`port build --path cpu` on this box); skip with the reason if absent."""
+    try:
+        from porting import native
+    except ImportError as exc:
+        pytest.skip(f"porting.native not importable: {exc}")
+    try:
+        return native.load()
+    except Exception as exc:  # NativeError: no build record / no usable device
+        pytest.skip(f"native build absent: {exc}")

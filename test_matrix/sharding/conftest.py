@@ -1,0 +1,18 @@
+"""Sharding pack helpers: which ranks take part in each named mesh."""
+
+from __future__ import annotations
+
+import pytest
+
+from porting.matrix.rank_pool import mesh_layouts
+
+MESH_WORLD = {"1d-2": 2, "1d-4": 4, "2d-2x2": 4}
+
+
+def mesh_ranks(name: str) -> list[int]:
+    return mesh_layouts(MESH_WORLD[name])[name][0]
+
+
+def mesh_param(name: str):
+    """A mesh name as a parameter carrying its world-size requirement."""
+    return pytest.param(name, marks=pytest.mark.requires(world_size=MESH_WORLD[name]), id=name)

@@ -1,0 +1,215 @@
+"""Case bodies run on every rank of the persistent rank pool (porting.matrix.rank_pool).
+
+Each returns None on success and raises AssertionError (with what differed) otherwise.
+References are built on every rank from the same seed, single-process, then compared with
+``full_tensor()``: exact for integers, dtype tolerances otherwise.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.distributed.tensor import DTensor, Partial, Replicate, Shard, distribute_tensor
+
+DTYPES = {
+    "float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16,
+    "float16": torch.float16, "int32": torch.int32, "int64": torch.int64,
+}
+TOL = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-12, 1e-12), torch.bfloat16: (2e-2, 2e-2),
+       torch.float16: (2e-3, 2e-3)}
+
+
+def placement(name: str):
+    return {"S0": Shard(0), "S1": Shard(1), "R": Replicate(), "Psum": Partial("sum"),
+            "Pavg": Partial("avg"), "Pmax": Partial("max")}[name]
+
+
+def reference(shape, dtype, device, seed=1234):
+    g = torch.Generator().manual_seed(seed)
+    if dtype.is_floating_point:
+        t = torch.randn(shape, generator=g, dtype=torch.float64)
+    else:
+        t = torch.randint(-50, 50, shape, generator=g, dtype=torch.int64)
+    return t.to(dtype).to(device)
+
+
+def check_equal(got, want, what):
+    got = got.cpu()
+    want = want.cpu()
+    assert got.shape == want.shape, f"{what}: shape {tuple(got.shape)} != {tuple(want.shape)}"
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != {want.dtype}"
+    if not want.dtype.is_floating_point:
+        assert torch.equal(got, want), f"{what}: integer result differs in {(got != want).sum().item()} element(s)"
+        return
+    rtol, atol = TOL[want.dtype]
+    if not torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol * max(1.0, want.double().abs().max().item())):
+        diff = (got.double() - want.double()).abs().max().item()
+        raise AssertionError(f"{what}: max abs difference {diff} beyond rtol={rtol} atol={atol}")
+
+
+def partial_locals(full, kind, rank, world, seed=99):
+    """Per-rank local tensors whose sum/avg/max over ranks is exactly ``full``."""
+    g = torch.Generator().manual_seed(seed)
+    noise = torch.randint(0, 7, (world,) + tuple(full.shape), generator=g).to(full.dtype).to(full.device)
+    if kind == "sum":  # parts: noise_r for r>0, full - sum(others) on rank 0
+        return full - noise[1:].sum(0) if rank == 0 else noise[rank]
+    if kind == "avg":  # full + delta_r with sum(delta) == 0
+        delta = noise - noise.sum(0, keepdim=True) // world if not full.dtype.is_floating_point else noise - noise.mean(0)
+        if not full.dtype.is_floating_point:
+            delta[0] -= delta.sum(0)
+        return full + delta[rank]
+    if kind == "max":  # every rank at or below full; rank (i % world) holds it exactly
+        owner = torch.arange(full.numel(), device=full.device).reshape(full.shape) % world
+        return torch.where(owner == rank, full, full - noise[rank] - 1)
+    raise ValueError(kind)
+
+
+def make_dtensor(ctx, mesh_name, names, full):
+    mesh = ctx.mesh(mesh_name)
+    placements = [placement(n) for n in names]
+    partial = [(i, n) for i, n in enumerate(names) if n.startswith("P")]
+    if not partial:
+        return distribute_tensor(full, mesh, placements)
+    # Build the local tensor: shard over non-partial dims, split the value over partial dims.
+    coord = mesh.get_coordinate()
+    local = full
+    for dim, n in enumerate(names):
+        if n.startswith("P"):
+            local = partial_locals(local, n[1:], coord[dim], mesh.size(dim), seed=99 + dim)
+    for dim, n in enumerate(names):
+        if n in ("S0", "S1"):
+            d = int(n[1])
+            chunks = torch.chunk(local, mesh.size(dim), dim=d)
+            local = chunks[coord[dim]] if coord[dim] < len(chunks) else local.narrow(d, 0, 0)
+    return DTensor.from_local(local.contiguous(), mesh, placements, run_check=False,
+                              shape=full.shape, stride=full.stride())
+
+
+def redistribute(ctx, mesh, src, dst, shape, dtype):
+    full = reference(shape, DTYPES[dtype], ctx.device)
+    d = make_dtensor(ctx, mesh, src, full)
+    check_equal(d.full_tensor(), full, f"{src} as built")
+    if any(n.startswith("P") for n in dst) and list(src) != list(dst):
+        try:
+            d.redistribute(ctx.mesh(mesh), [placement(n) for n in dst])
+        except RuntimeError as exc:
+            assert "redistribute" in str(exc).lower(), f"unexpected error text: {exc}"
+            return "rejected"
+        raise AssertionError(f"redistribute {src} -> {dst} was expected to be rejected")
+    r = d.redistribute(ctx.mesh(mesh), [placement(n) for n in dst])
+    gathered = r.full_tensor()  # collective first: a local assertion must not strand the other ranks
+    local = r.to_local()
+    assert [str(p) for p in r.placements] == [str(placement(n)) for n in dst], f"placements {r.placements}"
+    if len(dst) == 1 and dst[0] == "R":
+        check_equal(local, full, "replicated local tensor")
+    if len(dst) == 1 and dst[0] in ("S0", "S1"):  # the local shard is this coordinate's torch.chunk piece
+        d_ = int(dst[0][1])
+        chunks = torch.chunk(full, ctx.mesh(mesh).size(0), dim=d_)
+        c = ctx.mesh(mesh).get_coordinate()[0]
+        if c < len(chunks):
+            check_equal(local, chunks[c], f"local shard of {dst[0]}")
+        else:
+            assert local.numel() == 0, f"rank past the last chunk holds {tuple(local.shape)}, expected empty"
+    check_equal(gathered, full, f"{src} -> {dst}")
+    return "ok"
+
+
+ELEMENTWISE = {
+    "add": lambda a, b: a + b,
+    "mul": lambda a, b: a * b,
+    "neg_abs": lambda a, b: (-a).abs(),
+    "maximum": lambda a, b: torch.maximum(a, b),
+}
+
+
+def elementwise(ctx, mesh, names, op, dtype, shape):
+    dt = DTYPES[dtype]
+    a = reference(shape, dt, ctx.device, seed=1)
+    b = reference(shape, dt, ctx.device, seed=2)
+    want = ELEMENTWISE[op](a, b)
+    da, db = make_dtensor(ctx, mesh, names, a), make_dtensor(ctx, mesh, names, b)
+    got = ELEMENTWISE[op](da, db)
+    assert isinstance(got, DTensor), "result is not a DTensor"
+    assert [str(p) for p in got.placements] == [str(placement(n)) for n in names], \
+        f"elementwise {op} changed placements to {got.placements}"
+    check_equal(got.full_tensor(), want, f"{op} on {names}")
+
+
+MATMUL = {  # name -> (placements of a, placements of b, expected placement of a @ b)
+    "S0xR": (["S0"], ["R"], "S(0)"),
+    "RxS1": (["R"], ["S1"], "S(1)"),
+    "S1xS0": (["S1"], ["S0"], "P(sum)"),
+    "RxR": (["R"], ["R"], "R"),
+    "S0xS1": (["S0"], ["S1"], None),  # torch picks a strategy; only the value is checked
+}
+
+
+def matmul(ctx, mesh, pattern, dtype, mkn):
+    m, k, n = mkn
+    dt = DTYPES[dtype]
+    a = reference((m, k), dt, ctx.device, seed=3)
+    b = reference((k, n), dt, ctx.device, seed=4)
+    want = (a.double() @ b.double()).to(dt) if dt in (torch.bfloat16, torch.float16) else a @ b
+    pa, pb, expect = MATMUL[pattern]
+    got = make_dtensor(ctx, mesh, pa, a) @ make_dtensor(ctx, mesh, pb, b)
+    if expect is not None:
+        assert str(got.placements[0]) == expect, f"{pattern}: propagated {got.placements[0]}, expected {expect}"
+    check_equal(got.full_tensor(), want, f"matmul {pattern}")
+
+
+def reduction(ctx, mesh, names, op, dim, dtype):
+    dt = DTYPES[dtype]
+    full = reference((9, 6), dt, ctx.device, seed=5)
+    d = make_dtensor(ctx, mesh, names, full)
+    fn = {"sum": torch.sum, "mean": torch.mean, "amax": torch.amax, "amin": torch.amin}[op]
+    want = fn(full) if dim is None else fn(full, dim=dim)
+    got = fn(d) if dim is None else fn(d, dim=dim)
+    check_equal(got.full_tensor(), want, f"{op}(dim={dim}) on {names}")
+
+
+VIEWS = {
+    "flatten": lambda t: t.flatten(),
+    "reshape": lambda t: t.reshape(4, -1),
+    "transpose": lambda t: t.transpose(0, 1),
+    "unsqueeze": lambda t: t.unsqueeze(1),
+    "slice_rows": lambda t: t[1:5],
+    "view_split_last": lambda t: t.view(8, 3, 4),
+}
+
+
+def view(ctx, mesh, names, op):
+    full = reference((8, 12), torch.float32, ctx.device, seed=6)
+    d = make_dtensor(ctx, mesh, names, full)
+    check_equal(VIEWS[op](d).full_tensor(), VIEWS[op](full), f"{op} on {names}")
+
+
+def native_shard(ctx, mesh, dim, shape, dtype):
+    from porting import native
+
+    full = reference(shape, DTYPES[dtype], "cpu", seed=7)
+    d = make_dtensor(ctx, mesh, [f"S{dim}"], full)
+    m = ctx.mesh(mesh)
+    index = m.get_coordinate()[0]
+    chunks = len(torch.chunk(full, m.size(0), dim=dim))
+    local = d.to_local().cpu()
+    if index >= chunks:  # DTensor pads nothing: this rank's shard is empty
+        assert local.numel() == 0, "rank past the last chunk should hold an empty shard"
+        return "empty"
+    staged = native.gather_shard(full, dim, m.size(0), index)
+    check_equal(staged, local, f"native.gather_shard dim {dim} index {index}")
+    out = torch.zeros_like(full)
+    native.scatter_shard(local.contiguous(), out, dim, m.size(0), index)
+    check_equal(torch.chunk(out, m.size(0), dim=dim)[index], local, "native.scatter_shard")
+    return "ok"
+
+
+def native_reduce(ctx, mesh, kind):
+    from porting import native
+
+    full = reference((6, 5), torch.float32, "cpu", seed=8)
+    m = ctx.mesh(mesh)
+    world = m.size(0)
+    locals_ = [partial_locals(full, kind, r, world) for r in range(world)]
+    d = DTensor.from_local(locals_[m.get_coordinate()[0]], m, [Partial(kind)], run_check=False)
+    via_dtensor = d.full_tensor()
+    via_native = native.reduce(locals_, kind)
+    check_equal(via_native, via_dtensor.cpu(), f"native.reduce {kind} vs DTensor Partial({kind})")

@@ -1,0 +1,50 @@
+"""DTensor redistribute between every pair of placements, 1-D and 2-D meshes, full_tensor() == reference.
+
+Redistributing *to* a Partial placement is rejected by DTensor by design (Partial is a
+pending reduction, only produced by ops); those pairs check that the rejection is a clear
+RuntimeError rather than a wrong value.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.component("sharding")
+
+_here = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("dtensor_cases_redistribute", _here / "dtensor_cases.py")
+cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cases)
+_helpers = importlib.util.spec_from_file_location("sharding_helpers_r", _here / "conftest.py")
+helpers = importlib.util.module_from_spec(_helpers)
+_helpers.loader.exec_module(helpers)
+
+ONE_D = ["S0", "S1", "R", "Psum", "Pavg", "Pmax"]
+TWO_D = ["S0", "S1", "R", "Psum"]
+SHAPES = {"even": (8, 12), "uneven": (7, 5)}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+@pytest.mark.parametrize("shape", list(SHAPES))
+@pytest.mark.parametrize("src,dst", list(itertools.product(ONE_D, ONE_D)), ids=lambda p: p)
+@pytest.mark.parametrize("mesh", [helpers.mesh_param("1d-2"), helpers.mesh_param("1d-4")])
+def test_redistribute_1d(rank_pool, mesh, src, dst, shape, dtype):
+    out = rank_pool.run(cases.redistribute, ranks=helpers.mesh_ranks(mesh), mesh=mesh, src=[src],
+                        dst=[dst], shape=SHAPES[shape], dtype=dtype)
+    expect = "rejected" if dst.startswith("P") and src != dst else "ok"
+    assert set(out) == {expect}, out
+
+
+TWO_D_PAIRS = [(a, b) for a in itertools.product(TWO_D, TWO_D) for b in itertools.product(["S0", "S1", "R"], ["S0", "S1", "R"])]
+
+
+@pytest.mark.parametrize("src,dst", TWO_D_PAIRS, ids=lambda p: "".join(p) if isinstance(p, tuple) else p)
+@pytest.mark.parametrize("mesh", [helpers.mesh_param("2d-2x2")])
+def test_redistribute_2d(rank_pool, mesh, src, dst):
+    out = rank_pool.run(cases.redistribute, ranks=helpers.mesh_ranks(mesh), mesh=mesh, src=list(src),
+                        dst=list(dst), shape=(7, 6), dtype="float32")
+    assert set(out) == {"ok"}, out
