@@ -29,3 +29,43 @@ def lib(build_dir: Path):
 
     return native.ensure_built("cpu", build_dir)
 
+
+
+EMULATED_UNITS = ("src/library.cpp", "src/registry.cpp", "src/copy_engine.cpp", "src/runtime_cpu.cpp",
+                  "check/shard_kernels_emulated.cpp")
+
+
+@pytest.fixture(scope="session")
+def emulated_lib(build_dir: Path):
+    """A test-only library whose shard functions run the GPU kernels (shard_kernels.cuh)
+    through the CPU emulation of hip_aliases/gpu_runtime.h."""
+    import shutil
+
+    from porting.build import _locked
+    from porting.build.sources import ALIASES_INCLUDE, NATIVE_DIR, header_files
+    from porting.build.steps import Command, run_commands
+    from porting.native import Library
+
+    cxx = shutil.which("c++") or shutil.which("g++")
+    if cxx is None or not (ALIASES_INCLUDE / "hip_aliases" / "gpu_runtime.h").is_file():
+        pytest.skip("needs a host C++ compiler and hip_aliases/include/hip_aliases/gpu_runtime.h")
+    out = build_dir / "gpu-kernels-emulated"
+    headers = header_files(NATIVE_DIR, ALIASES_INCLUDE)
+    flags = ["-O2", "-std=c++17", "-fPIC", "-fvisibility=hidden", '-DPN_BUILD_PATH="gpu-kernels-emulated"',
+             f"-I{NATIVE_DIR / 'include'}", f"-I{ALIASES_INCLUDE}"]
+    objs = [out / (Path(u).name + ".o") for u in EMULATED_UNITS]
+    compiles = [Command("compile", u, o, [cxx, *flags, "-c", str(NATIVE_DIR / u), "-o", str(o)],
+                        [NATIVE_DIR / u] + headers) for u, o in zip(EMULATED_UNITS, objs)]
+    library = out / "libport_native_emulated.so"
+    link = Command("link", "objects", library, [cxx, "-shared", "-o", str(library), *map(str, objs), "-lpthread"],
+                   [o.with_name(o.name + ".stamp") for o in objs])
+    with _locked(out):
+        run_commands(compiles, 0)
+        run_commands([link], 1)
+    return Library(library)
+
+
+@pytest.fixture(params=["cpu", "gpu-kernels-emulated"])
+def shard_lib(request):
+    """The cpu build's shard functions, and the GPU kernels run through the CPU emulation."""
+    return request.getfixturevalue("lib" if request.param == "cpu" else "emulated_lib")

@@ -45,11 +45,11 @@ def layouts(draw):
 
 @SETTINGS
 @given(layouts())
-def test_gather_shard_matches_torch_chunk(lib, case):
+def test_gather_shard_matches_torch_chunk(shard_lib, case):
     t, dim, chunks = case
     ref = torch.chunk(t, chunks, dim)
     for index in range(chunks):
-        got = native.gather_shard(t, dim, chunks, index, lib=lib)
+        got = native.gather_shard(t, dim, chunks, index, lib=shard_lib)
         assert got.is_contiguous()
         if index < len(ref):
             assert got.dtype == t.dtype and got.shape == ref[index].shape
@@ -60,7 +60,7 @@ def test_gather_shard_matches_torch_chunk(lib, case):
 
 @SETTINGS
 @given(layouts())
-def test_scatter_shard_writes_only_its_chunk(lib, case):
+def test_scatter_shard_writes_only_its_chunk(shard_lib, case):
     t, dim, chunks = case
     for index in range(chunks):
         out = t.clone()
@@ -71,18 +71,18 @@ def test_scatter_shard_writes_only_its_chunk(lib, case):
         else:
             staging = random_tensor(list(ref_chunks[index].shape), t.dtype, index + 7)
             ref_chunks[index].copy_(staging)
-        native.scatter_shard(staging, out, dim, chunks, index, lib=lib)
+        native.scatter_shard(staging, out, dim, chunks, index, lib=shard_lib)
         assert torch.equal(out, expected)
 
 
 @SETTINGS
 @given(layouts())
-def test_gather_then_scatter_roundtrip_into_strided_view(lib, case):
+def test_gather_then_scatter_roundtrip_into_strided_view(shard_lib, case):
     t, dim, chunks = case
     rebuilt = torch.zeros_like(t)
     for index in range(chunks):
-        native.scatter_shard(native.gather_shard(t, dim, chunks, index, lib=lib), rebuilt, dim, chunks, index,
-                             lib=lib)
+        native.scatter_shard(native.gather_shard(t, dim, chunks, index, lib=shard_lib), rebuilt, dim, chunks, index,
+                             lib=shard_lib)
     assert torch.equal(rebuilt, t)
 
 
@@ -94,7 +94,7 @@ def test_gather_with_explicit_bounds_and_out(lib):
     assert torch.equal(out, t.narrow(1, 1, 2))
 
 
-def test_gather_matches_dtensor_local_shards(lib):
+def test_gather_matches_dtensor_local_shards(shard_lib):
     from torch.distributed.tensor.placement_types import Shard
 
     t = torch.randn(10, 7)
@@ -102,7 +102,7 @@ def test_gather_matches_dtensor_local_shards(lib):
         for dim in (0, 1):
             shards, _ = Shard(dim)._split_tensor(t, world, with_padding=False)
             for rank, shard in enumerate(shards):
-                assert torch.equal(native.gather_shard(t, dim, world, rank, lib=lib), shard.contiguous())
+                assert torch.equal(native.gather_shard(t, dim, world, rank, lib=shard_lib), shard.contiguous())
 
 
 def _sequential(buffers: list[torch.Tensor], op: str) -> torch.Tensor:
@@ -120,11 +120,11 @@ def _sequential(buffers: list[torch.Tensor], op: str) -> torch.Tensor:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(DTYPES), st.sampled_from(["sum", "avg", "max"]), st.integers(1, 9),
        st.lists(st.integers(0, 9), min_size=1, max_size=3), st.integers(0, 2**31))
-def test_reduce_matches_reference(lib, dtype, op, k, shape, seed):
+def test_reduce_matches_reference(shard_lib, dtype, op, k, shape, seed):
     if op == "avg" and not dtype.is_floating_point:
         return
     buffers = [random_tensor(shape, dtype, seed + i) for i in range(k)]
-    got = native.reduce(buffers, op, lib=lib)
+    got = native.reduce(buffers, op, lib=shard_lib)
     assert got.dtype == dtype and got.shape == buffers[0].shape
     assert torch.equal(got, _sequential(buffers, op))  # same order and rounding: bit-exact
     stacked = torch.stack(buffers)
@@ -138,27 +138,27 @@ def test_reduce_matches_reference(lib, dtype, op, k, shape, seed):
         assert torch.equal(got, expected)
 
 
-def test_reduce_max_propagates_nan(lib):
+def test_reduce_max_propagates_nan(shard_lib):
     a = torch.tensor([1.0, float("nan"), 3.0])
     b = torch.tensor([float("nan"), 2.0, 1.0])
-    got = native.reduce([a, b], "max", lib=lib)
+    got = native.reduce([a, b], "max", lib=shard_lib)
     expected = torch.stack([a, b]).amax(0)
     assert torch.equal(got.isnan(), expected.isnan())
     assert got[2] == 3.0
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_half_conversions_are_exact_for_every_bit_pattern(lib, dtype):
+def test_half_conversions_are_exact_for_every_bit_pattern(shard_lib, dtype):
     """avg of [x] is float(x) rounded back: every 16-bit pattern must survive unchanged;
     avg of (x, y) must round like torch's float -> half conversion."""
     bits = torch.arange(-(2**15), 2**15, dtype=torch.int32).to(torch.int16)
     x = bits.view(dtype)
-    got = native.reduce([x], "avg", lib=lib)
+    got = native.reduce([x], "avg", lib=shard_lib)
     finite = ~x.isnan()
     assert torch.equal(got[finite].view(torch.int16), x[finite].view(torch.int16))
     assert got[~finite].isnan().all()
     y = x.roll(12345)
-    got = native.reduce([x, y], "avg", lib=lib)
+    got = native.reduce([x, y], "avg", lib=shard_lib)
     expected = ((x.float() + y.float()) / 2).to(dtype)
     both = ~expected.isnan()
     assert torch.equal(got[both].view(torch.int16), expected[both].view(torch.int16))
