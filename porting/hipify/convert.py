@@ -139,10 +139,17 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
             and old.key.get("digest") == key["digest"] and all(e.status != "failed" for e in old.files):
         say("nothing to do")  # same files, same content, same options: the previous verdicts stand
         return old
+    deferred: dict[str, str] = {}  # rel -> absolute copy path another file's hipified output may take
     if any(t.candidate for t in tasks):
         engine.hipify_module()  # compile hipify's regexes once, before the workers fork
+        claimed = {ctx.fout_path(fp): fp for fp in all_files}
+        for t in tasks:
+            if t.copy and claimed.get(t.fin, t.fin) != t.fin:
+                t.copy = False  # plain hipify copies first, then the hipified file overwrites it
+                deferred[t.rel] = t.fin
     with _Runner(jobs) as runner:
         results = _convert(runner, tasks, ctx, all_files, out_root, reuse, good, options, say)
+    _resolve_collisions(results, deferred, all_files, out_root, by_rel={f.rel: f for f in good})
     manifest = Manifest(src_root, out_root, key)
     for f in scan.files:
         if f.problem is not None:
@@ -192,6 +199,38 @@ def _convert(runner: _Runner, tasks: list[worker.Task], ctx: TreeContext, all_fi
             results[r.rel] = r
 
     return results
+
+
+def _resolve_collisions(results: dict[str, worker.Result], deferred: dict[str, str], all_files: list[str],
+                        out_root: str, by_rel: dict[str, SourceFile]) -> None:
+    """Two files, one output path: the hipified file beats a copy, and among hipified files
+    the last in plain hipify's processing order wins, as in plain hipify's output tree."""
+    order = {os.path.relpath(fp, out_root): i for i, fp in enumerate(all_files)}
+    writers: dict[str, list[worker.Result]] = {}
+    for r in results.values():
+        if r.output is not None:
+            writers.setdefault(r.output, []).append(r)
+    for path, rs in writers.items():
+        if len(rs) > 1:
+            rs.sort(key=lambda r: order.get(r.rel, -1))
+            winner = rs[-1]
+            for loser in rs[:-1]:
+                loser.status, loser.output, loser.output_size = "skipped", None, None
+                loser.why = f"hipified name collides with the output of {winner.rel}, which wins (plain hipify's order)"
+            f = by_rel[winner.rel]
+            redo = worker.run_task(worker.Task(winner.rel, f.path, os.path.join(out_root, winner.rel), f.mode, False,
+                                               True, 1 << 62, winner.replacements))
+            results[winner.rel] = redo
+    for rel, copy_path in deferred.items():
+        owner = next((r for r in writers.get(copy_path, []) if r.status == "converted"), None)
+        r = results.get(rel)
+        if r is None:
+            continue
+        if owner is not None:
+            r.status, r.why = "skipped", f"overwritten by the hipified output of {owner.rel} (as plain hipify does)"
+            r.copy_overwritten = True
+        else:
+            worker.write_file(copy_path, open(by_rel[rel].path, "rb").read(), by_rel[rel].mode)
 
 
 def _facts(all_files: list[str], out_root: str, results: dict[str, worker.Result],
@@ -255,7 +294,7 @@ def _drop_output(res: worker.Result | None, prev: FileEntry | None, out_root: st
 
 def _entry(res: worker.Result, f: SourceFile, out_root: str, candidate: bool) -> FileEntry:
     out_rel = os.path.relpath(res.output, out_root) if res.output else None
-    copy = f.rel if res.status != "failed" else None
+    copy = f.rel if res.status != "failed" and not res.copy_overwritten else None
     return FileEntry(source=f.rel, status=res.status, why=res.why, output=out_rel or copy, copy=copy,
                      sha256=res.sha256, size=f.size, mtime_ns=f.mtime_ns, candidate=candidate,
                      non_utf8_bytes=res.non_utf8_bytes, facts=worker.facts_to_json(res.facts),

@@ -26,7 +26,7 @@ class Scan:
 
 
 def scan_tree(root: str, exclude: str | None = None) -> Scan:
-    """Every file under ``root`` (symlinks followed, loops reported), sorted walk order.
+    """Every file under ``root`` (symlinks followed, loops reported), in os.walk order.
 
     ``exclude`` is an absolute directory not to enter (the output directory when it lies
     inside the source tree).
@@ -35,13 +35,16 @@ def scan_tree(root: str, exclude: str | None = None) -> Scan:
     dirs: list[str] = []
 
     def walk(abs_dir: str, rel_dir: str, ancestors: frozenset[tuple[int, int]]) -> None:
+        # os.walk order (a directory's files, then its subdirectories, in listing order), which is
+        # the order plain hipify processes files in; it matters for include cycles and name clashes.
         dirs.append(rel_dir)
         try:
-            entries = sorted(os.scandir(abs_dir), key=lambda e: e.name)
+            entries = list(os.scandir(abs_dir))
         except OSError as exc:
             files.append(SourceFile(rel_dir or ".", abs_dir, problem=f"cannot list directory: {exc.strerror or exc}",
                                     problem_status="failed"))
             return
+        subdirs: list[tuple[str, str, frozenset[tuple[int, int]]]] = []
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             full = os.path.join(abs_dir, entry.name)
@@ -60,13 +63,15 @@ def scan_tree(root: str, exclude: str | None = None) -> Scan:
             if stat.S_ISDIR(st.st_mode):
                 ident = (st.st_dev, st.st_ino)
                 if ident in ancestors:
-                    files.append(SourceFile(rel, full, problem=f"symlink loop (points back to an enclosing directory)"))
+                    files.append(SourceFile(rel, full, problem="symlink loop (points back to an enclosing directory)"))
                     continue
-                walk(full, rel, ancestors | {ident})
+                subdirs.append((full, rel, ancestors | {ident}))
             elif stat.S_ISREG(st.st_mode):
                 files.append(SourceFile(rel, full, st.st_size, st.st_mtime_ns, stat.S_IMODE(st.st_mode)))
             else:
                 files.append(SourceFile(rel, full, problem="not a regular file (device, socket or FIFO)"))
+        for full, rel, anc in subdirs:
+            walk(full, rel, anc)
 
     root_st = os.stat(root)
     walk(root, "", frozenset({(root_st.st_dev, root_st.st_ino)}))

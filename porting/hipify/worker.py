@@ -42,9 +42,10 @@ class Result:
     output: str | None = None  # absolute output path written (converted files)
     output_size: int | None = None
     changed: bool = False
+    copy_overwritten: bool = False  # its copy path was taken by another file's hipified output
 
 
-def _write(path: str, data: bytes, mode: int) -> None:
+def write_file(path: str, data: bytes, mode: int) -> None:
     """Atomic replace (temp file in the same directory, then rename), like
     ``porting.atomic.write_bytes`` but without its per-file fsync: readers never see a half
     file and an interrupted run leaves old or new files; a crash of the machine may lose
@@ -82,7 +83,7 @@ def run_task(task: Task) -> Result:
     res.size = len(data)
     try:
         if task.copy:
-            _write(task.fin, data, task.mode)
+            write_file(task.fin, data, task.mode)
         if not task.candidate:
             res.why = "not a hipify source (copied)"
             return res
@@ -132,7 +133,7 @@ def convert(task: Task, data: bytes, res: Result) -> None:
     if engine.needs_breadcrumb(task.fin, fout):
         final = engine.breadcrumb() + final
     out_bytes = engine.encode(final)
-    _write(fout, out_bytes, task.mode)
+    write_file(fout, out_bytes, task.mode)
     res.status = "converted"
     res.why = ("hipified" if changed else "hipify made no changes; written under its hipified name") + note
     res.output, res.output_size = fout, len(out_bytes)

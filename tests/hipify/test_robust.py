@@ -107,3 +107,21 @@ def test_output_inside_source_tree_is_not_walked(tmp_path: Path, hx) -> None:
     m1 = convert_tree(src, src / "build_hip", jobs=1)
     m2 = convert_tree(src, src / "build_hip", jobs=1)
     assert [e.source for e in m2.files] == ["k.cu"] == [e.source for e in m1.files]
+
+
+def test_output_name_collisions_resolve_like_plain_hipify(tmp_path: Path, hx) -> None:
+    """x.cu's hipified name is x.hip, which also exists as a source; a_cuda.cpp and a.cpp both
+    become a_hip.cpp. The output tree must still equal plain hipify's."""
+    src = hx.write_tree(tmp_path / "src", {
+        "x.cu": "__global__ void k() {}\nvoid f() { cudaDeviceSynchronize(); }\n",
+        "x.hip": "// an old hand-written HIP file\n",
+        "a.cpp": "void a() { cudaFree(0); }\n",
+        "a_cuda.cpp": "void b() { cudaMalloc(0, 0); }\n",
+    })
+    hx.run_plain_hipify(src, tmp_path / "plain")
+    for jobs in (1, 2):
+        m = convert_tree(src, tmp_path / f"ours{jobs}", jobs=jobs)
+        assert hx.tree_digest(tmp_path / f"ours{jobs}") == hx.tree_digest(tmp_path / "plain")
+        by = m.by_source()
+        assert by["x.hip"].status == "skipped" and "x.cu" in by["x.hip"].why
+        assert sorted(e.status for e in (by["a.cpp"], by["a_cuda.cpp"])) == ["converted", "skipped"]
