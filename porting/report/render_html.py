@@ -15,7 +15,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from .model import MISSING, PASSED, STATUSES, Cell, pass_rate
-from .render_md import LIST_LIMIT
+from .render_md import _URL, LIST_LIMIT
 
 if TYPE_CHECKING:
     from . import Report
@@ -67,6 +67,13 @@ def _e(text: object) -> str:
     return escape(str(text), quote=True)
 
 
+def _link(url: str) -> str:
+    """An anchor for a plain http(s) URL (a link, not a fetch); anything else as escaped text."""
+    if _URL.match(url or ""):
+        return f"<a href=\"{_e(url)}\" rel=\"noopener noreferrer\">{_e(url)}</a>"
+    return _e(url)
+
+
 def _csp() -> str:
     digest = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode("ascii")
     return (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
@@ -114,7 +121,7 @@ def _summary(report: "Report") -> list[str]:
         for x in v.exempted[:LIST_LIMIT * 4]:
             ex = x.exemption
             out.append(f"<tr><td>{_e(x.test_id)}</td><td>{_e(x.column)}</td><td>{x.status}</td><td>{_e(ex['id'])}</td>"
-                       f"<td>{_e(ex['reason'])}</td><td>{_e(ex['link'])}</td><td>{_e(ex['expires'])}</td></tr>")
+                       f"<td>{_e(ex['reason'])}</td><td>{_link(ex['link'])}</td><td>{_e(ex['expires'])}</td></tr>")
         out.append("</tbody></table>")
     reasons = m.partial_reasons()
     if reasons:

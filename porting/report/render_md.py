@@ -28,6 +28,14 @@ def md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
+_URL = re.compile(r"^https?://[^\s()<>\[\]`|]+$")
+
+
+def md_link(url: str) -> str:
+    """A Markdown link for a plain http(s) URL; anything else is shown as escaped text."""
+    return f"[link]({url})" if _URL.match(url or "") else md(url)
+
+
 def _rate(counts: dict[str, int]) -> str:
     rate = pass_rate(counts)
     return "n/a" if rate is None else f"{100 * rate:.1f}%"
@@ -80,7 +88,7 @@ def render_md(report: "Report") -> str:
         for e in shown_e:
             x = e.exemption
             lines.append(f"| {md(e.test_id)} | {md(e.column)} | {e.status} | {md(x['id'])} | {md(x['reason'])} | "
-                         f"{md(x['link'])} | {x['expires']} |")
+                         f"{md_link(x['link'])} | {x['expires']} |")
         lines.append(_cut(v.exempted, len(shown_e)))
     blocked = {(b.test_id, b.column) for b in v.blocking}
     failures = [(t, k, c) for t in m.test_ids for k, c in m.cells[t].items()

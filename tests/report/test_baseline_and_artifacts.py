@@ -11,7 +11,7 @@ import pytest
 
 from porting.errors import InputError
 from porting.report import build_report, write_artifacts
-from porting.report.render_md import md
+from porting.report.render_md import md, md_link
 
 OLD = [("t.a::fast", "passed", "", 0.1), ("t.a::slow", "passed", "", 0.1), ("t.a::gone", "passed"),
        ("t.b::flaky", "failed", "x"), ("t.b::steady", "passed", "", 1.0)]
@@ -81,6 +81,9 @@ def test_markdown_starts_with_verdict_and_counts(write_junit, jx, tmp_path):
 
 def test_markdown_escapes_html_and_table_syntax():
     assert md("<script>a|b</script>\nnext") == "&lt;script&gt;a\\|b&lt;/script&gt; next"
+    assert md_link("https://github.com/o/r/issues/1") == "[link](https://github.com/o/r/issues/1)"
+    assert md_link("javascript:alert(1)") == "javascript:alert(1)"
+    assert md_link("https://x.io/a) [b](c") == "https://x.io/a) \\[b\\](c"
 
 
 def test_html_escapes_everything_and_svg_is_well_formed(tmp_path, jx):

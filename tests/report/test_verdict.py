@@ -9,7 +9,7 @@ from hypothesis import given, settings, HealthCheck
 from hypothesis import strategies as st
 
 from porting.errors import ConfigError
-from porting.report import build_report
+from porting.report import build_report, write_artifacts
 from porting.report.exemptions import nodeid_to_junit
 
 TODAY = dt.date(2026, 11, 29)
@@ -145,6 +145,9 @@ def test_unexpired_exemption_unblocks(write_junit, jx, tmp_path):
     [ex] = r.verdict.exempted
     assert ex.test_id == "tests.rdma.m::b" and ex.exemption["link"] == "https://github.com/example/issues/1"
     assert ex.exemption["reason"].startswith("no ibverbs")
+    paths = write_artifacts(r, tmp_path / "out")
+    assert '<a href="https://github.com/example/issues/1" rel="noopener noreferrer">' in paths["index.html"].read_text()
+    assert "[link](https://github.com/example/issues/1)" in paths["parity.md"].read_text()
 
 
 def test_expired_exemption_does_not_unblock(write_junit, jx, tmp_path):
