@@ -7,6 +7,8 @@ import io
 import json
 import sys
 
+import pytest
+
 from porting.certify import Progress, certify, run_stage
 
 
@@ -107,3 +109,28 @@ def test_interrupting_certify_stops_the_running_stage(tmp_path):
         time.sleep(0.1)
     else:
         raise AssertionError(f"stage process {stage_pid} survived certify's SIGTERM")
+
+
+@pytest.mark.slow
+def test_certify_end_to_end_on_a_small_project(tmp_path):
+    """Every real stage on a project whose matrix is two tests: the CPU path is green, and
+    with no ROCm run the verdict is 'no evidence' (exit 3), complete, never 'certified'."""
+    import subprocess
+
+    project = tmp_path / "proj"
+    (project / "test_matrix").mkdir(parents=True)
+    (project / "test_matrix" / "test_small.py").write_text(
+        "import pytest\n\n@pytest.mark.parametrize('n', [1, 2])\ndef test_ok(n):\n    assert n > 0\n")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "porting", "certify", "--out", str(out)], cwd=project,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    record = json.loads((out / "certify.json").read_text())
+    status = {s["name"]: s["status"] for s in record["stages"]}
+    assert status == {"detect": "ok", "audit": "skipped", "hipify": "skipped", "build": "ok", "matrix": "ok",
+                      "report": "ok"}, record["stages"]
+    parity = json.loads((out / "parity.json").read_text())
+    assert parity["partial"] is False and parity["verdict"]["status"] == "no evidence"
+    assert [t["id"] for t in parity["tests"]] == ["test_matrix.test_small::test_ok[1]", "test_matrix.test_small::test_ok[2]"]
+    assert "verdict: NO EVIDENCE" in proc.stdout and "CPU path green" in proc.stdout
+    assert f"artifacts in {out}" in proc.stdout
