@@ -259,7 +259,7 @@ def train(spec: TrainerSpec) -> dict[str, Any]:
                 committed += 1
             need_quorum = not ok
             iterations += 1
-            log.write({"event": "step", "t": time.time(), **me, "step": step, "loss": float(loss),
+            log.write({"event": "step", "t": time.time(), **me, "step": step, "loss": loss.detach().item(),
                        "committed": bool(ok), "quorum_id": manager._quorum_id,
                        "participants": manager.num_participants(),
                        "checksum": weights_checksum(model) if ok else None})

@@ -1,4 +1,6 @@
-"""The real thing, small: 3 replica groups, 60 s, 2 faults (kill, raise), run by `port soak`.
+"""The real thing, small: 3 replica groups, 60 s, 2 faults, run by `port soak`. The two faults are
+a SIGKILL and a broken collective (whose replica closes its connections mid-allreduce and then
+raises, so it also covers the exception-in-a-step path).
 
 While it runs, the test watches from the host's network namespace: every process of the soak
 (except the `port` command itself) lives in another network namespace, and no listening socket
@@ -71,9 +73,9 @@ def _alive(pid: int) -> bool:
 
 def test_sixty_second_soak_with_two_faults(tmp_path):
     out = tmp_path / "soak"
-    spec = SoakSpec(replicas=3, duration_s=60, fault_every_s=20).validate()
+    spec = SoakSpec(replicas=3, duration_s=60, fault_every_s=20, faults=["kill", "collective"]).validate()
     proc = subprocess.Popen([sys.executable, "-m", "porting.cli", "soak", "--replicas", "3", "--duration", "60",
-                             "--fault-every", "20", "--out", str(out)],
+                             "--fault-every", "20", "--faults", "kill,collective", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             cwd=str(Path(__file__).resolve().parents[2]))
     host_ns = _netns(os.getpid())
@@ -102,7 +104,7 @@ def test_sixty_second_soak_with_two_faults(tmp_path):
     names = {i["name"] for i in data["invariants"]}
     assert {"survivors_commit_during_faults", "restarts_heal_from_peer", "weights_agree_after_healing",
             "loss_halves", "downtime_within_bound", "loopback_only", "processes_reaped"} <= names
-    assert [f["kind"] for f in data["faults"]] == ["kill", "raise"]
+    assert [f["kind"] for f in data["faults"]] == ["kill", "collective"]
     for fault in data["faults"]:
         assert fault["recovered"] and fault["heal_source"]["replica"] != fault["replica"]
         assert fault["heal_source"]["via"].startswith("http://127.0.0.1:")
