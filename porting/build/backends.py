@@ -84,6 +84,17 @@ def _accepts(argv: list[str], env: dict[str, str] | None = None) -> bool:
     return proc.returncode == 0
 
 
+def _host_compiler() -> str:
+    return shutil.which("c++") or shutil.which("g++") or shutil.which("clang++") or "c++"
+
+
+def _host_unit(ctx: BuildContext, unit: Unit) -> Command:
+    """Plain C++ units (no GPU code, no GPU headers) build with the host compiler on every path."""
+    src = ctx.source_dir / unit.source
+    return _compile(ctx, unit, [_host_compiler(), *COMMON_FLAGS, *HOST_FLAGS, *_defines(ctx), *_includes(ctx),
+                                "-c", str(src), "-o", str(ctx.obj(unit))], src)
+
+
 class CpuBackend:
     path = "cpu"
     compiler_names = ("c++", "g++", "clang++")
@@ -101,7 +112,7 @@ class CpuBackend:
 
 
 class CudaBackend:
-    """nvcc for every unit; the CUDA runtime is linked statically and loads libcuda lazily
+    """nvcc for the GPU units (host compiler for plain C++ units); the CUDA runtime is linked statically and loads libcuda lazily
     (dlopen), so the library builds and loads on a machine without a driver."""
 
     path = "cuda"
@@ -118,7 +129,10 @@ class CudaBackend:
         host = ["-Xcompiler", "-fPIC,-fvisibility=hidden,-Wall"]
         cmds = []
         for u in units:
-            lang = ["-x", "cu"] if u.kind in ("portable", "cuda") else []
+            if u.kind == "host":
+                cmds.append(_host_unit(ctx, u))
+                continue
+            lang = ["-x", "cu"]
             cmds.append(_compile(ctx, u, [ctx.compiler, *COMMON_FLAGS, *host, *gencode, *_defines(ctx),
                                           *_includes(ctx), *lang, "-c", str(ctx.source_dir / u.source),
                                           "-o", str(ctx.obj(u))], ctx.source_dir / u.source))
@@ -154,6 +168,9 @@ class _HipBase:
         arch_flags = [f"--offload-arch={a}" for a in ctx.gpu_archs]
         cmds = []
         for u in units:
+            if u.kind == "host":
+                cmds.append(_host_unit(ctx, u))
+                continue
             use_converted = self.convert_all or u.kind == "cuda"
             if use_converted:
                 src = converted_path(converted, u.source)
@@ -163,7 +180,7 @@ class _HipBase:
                 headers = sorted(p for p in converted.rglob("*") if p.suffix in (".h", ".cuh", ".hpp"))
             else:
                 src, incs, headers = ctx.source_dir / u.source, _includes(ctx), []
-            lang = ["-x", "hip"] if u.kind in ("portable", "cuda") else []
+            lang = ["-x", "hip"]
             argv = [ctx.compiler, *COMMON_FLAGS, *HOST_FLAGS, *arch_flags, *_defines(ctx), *incs, *lang,
                     "-c", str(src), "-o", str(ctx.obj(u))]
             cmd = _compile(ctx, u, argv, src, HIP_ENV)
@@ -175,14 +192,14 @@ class _HipBase:
 
 
 class NativeHipBackend(_HipBase):
-    """hipcc directly on the host and portable-header units; the plain-CUDA unit is the one
-    thing hipify must convert first (hipcc cannot compile cuda_runtime.h)."""
+    """hipcc directly on the portable-header unit; the plain-CUDA unit is the one thing hipify
+    must convert first (hipcc cannot compile cuda_runtime.h). Plain C++ units: host compiler."""
 
     path = "native-hip"
 
 
 class HipifiedCudaBackend(_HipBase):
-    """`port hipify` over the whole tree, then hipcc on the converted copy of every unit."""
+    """`port hipify` over the whole tree, then hipcc on the converted copy of every GPU unit."""
 
     path = "hipified-cuda"
     convert_all = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -73,10 +74,13 @@ def test_compiler_error_names_the_command(tmp_path, capsys):
     assert "Traceback" not in err
 
 
-def test_cli_builds_and_reports(tmp_path, capsys):
-    code = main(["build", "--path", "cpu", "--build-dir", str(tmp_path), "--json"])
+def test_cli_builds_and_reports(lib, build_dir, capsys):
+    code = main(["build", "--path", "cpu", "--build-dir", str(build_dir), "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["ok"] and data["path"] == "cpu" and data["schema"] == 1
+    assert all(step["cached"] for step in data["steps"])  # built by the session fixture: up to date
+    assert main(["build", "--path", "cpu", "--build-dir", str(build_dir)]) == 0
+    assert re.search(r": 0 of \d+ steps run", capsys.readouterr().out)
 
 
 def test_cli_bad_arguments(tmp_path, capsys):
