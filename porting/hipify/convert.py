@@ -183,7 +183,7 @@ def _convert(runner: _Runner, tasks: list[worker.Task], ctx: TreeContext, all_fi
         decisions = walk(ctx, _facts(all_files, out_root, results, reuse))
         redo: list[worker.Task] = []
         for fp, d in decisions.items():
-            rel = os.path.relpath(fp, out_root)
+            rel = fp[len(out_root) + 1:] if fp.startswith(out_root + os.sep) else os.path.relpath(fp, out_root)
             if rel not in by_rel or d.hipified_path is None:
                 continue
             if _agrees(d, results.get(rel), reuse.get(rel)):
@@ -236,8 +236,9 @@ def _resolve_collisions(results: dict[str, worker.Result], deferred: dict[str, s
 def _facts(all_files: list[str], out_root: str, results: dict[str, worker.Result],
            reuse: dict[str, FileEntry]) -> dict[str, FileFacts | None]:
     facts: dict[str, FileFacts | None] = {}
+    cut = len(out_root) + 1
     for fp in all_files:
-        rel = os.path.relpath(fp, out_root)
+        rel = fp[cut:]
         r = results.get(rel)
         if r is not None:
             facts[fp] = r.facts

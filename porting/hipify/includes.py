@@ -51,6 +51,8 @@ class TreeContext:
         self.header_include_dirs = list(header_include_dirs)
         self.ext = is_pytorch_extension
         self._suffixes: set[str] | None = None
+        self._fout: dict[str, str] = {}
+        self._resolved: dict[tuple[str, int, str], tuple[str, str] | None] = {}
 
     def exists(self, path: str) -> bool:
         if path == self.out_root or path.startswith(self.out_root + os.sep):
@@ -66,14 +68,24 @@ class TreeContext:
         return name in self._suffixes
 
     def fout_path(self, fin_path: str) -> str:
-        rel = os.path.relpath(fin_path, self.out_root)
-        return os.path.abspath(os.path.join(self.out_root, engine.hip_rel_path(rel, self.ext)))
+        out = self._fout.get(fin_path)
+        if out is None:
+            rel = os.path.relpath(fin_path, self.out_root)
+            out = self._fout[fin_path] = os.path.abspath(os.path.join(self.out_root, engine.hip_rel_path(rel, self.ext)))
+        return out
 
     def resolve(self, fin_path: str, match: IncludeMatch) -> tuple[str, str] | None:
         """(header_path, header_dir) for an include that refers to a tree file, else None."""
         name = match.name
         if not (self.ext and self.any_file_endswith(os.path.basename(name))):
             return None
+        key = (os.path.dirname(fin_path), match.regex, name)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(fin_path, match)
+        return self._resolved[key]
+
+    def _resolve(self, fin_path: str, match: IncludeMatch) -> tuple[str, str] | None:
+        name = match.name
         header_dir = header_path = None
         if match.regex != 1:  # quote includes and THC_GENERIC_FILE look beside the file first
             here = os.path.dirname(fin_path)
