@@ -12,10 +12,10 @@ from .mask import Masked
 from .rules import RULES
 from .tables import hipify_map
 
-CUDA_NAME = (r"cuda[A-Z_]\w*|cu[A-Z]\w*|CU[a-zA-Z_]\w*|cublas\w*|cusparse\w*|curand\w*|cufft\w*|cusolver\w*"
+CUDA_NAME = (r"cuda[A-Z]\w*|cu[A-Z]\w*|CU[a-zA-Z_]\w*|cublas\w*|cusparse\w*|curand\w*|cufft\w*|cusolver\w*"
              r"|nvrtc\w*|NVRTC_\w+|nvtx\w*|nvml\w+|nccl\w+|NCCL_\w+|cudnn\w+|nvshmemx?_\w+|__nv_\w+")
 # Factored so that the regex engine only stops at c/C/n/N/_ (checked for a word start below).
-_IDENT_RE = re.compile(r"(?:cu(?:da[A-Z_]|[A-Z]|blas|sparse|rand|fft|solver|dnn)|CU[a-zA-Z_]|nv(?:rtc|tx|ml|shmemx?_)"
+_IDENT_RE = re.compile(r"(?:cu(?:da[A-Z]|[A-Z]|blas|sparse|rand|fft|solver|dnn)|CU[a-zA-Z_]|nv(?:rtc|tx|ml|shmemx?_)"
                        r"|NVRTC_|nccl|NCCL_|__nv_)\w*")
 _CUDA_FULL = re.compile(r"(?:" + CUDA_NAME + r")\Z")
 _DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)

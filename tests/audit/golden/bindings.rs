@@ -12,5 +12,6 @@ unsafe fn init() -> CUresult {  // expect: rust-cuda-binding
     let lib = Library::new("libcuda.so.1").unwrap();  // expect: dlopen-cuda-library
     let f: Symbol<unsafe extern "C" fn() -> i32> = lib.get(b"cuInit\0").unwrap();  // expect: dlsym-cuda-symbol
     let lt: &'static str = "x";
+    let cuda_device_count = 0; // snake_case Rust names are not CUDA API names
     r
 }

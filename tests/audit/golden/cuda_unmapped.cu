@@ -9,6 +9,7 @@ void f(cudaStream_t s, void* p) {
   obj.cudaNotAnApiMember();
   ptr->cuAlsoAMember();
   int mycudaFooBar = 0;
+  int cuda_helper_count = 0;
   /* cudaInComment(); */ // cudaNotCode();
   cudaMemcpyAsync(p, p, 16, cudaMemcpyDeviceToDevice, s);
 }
