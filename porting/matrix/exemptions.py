@@ -1,6 +1,7 @@
 """The exemption registry (``test_matrix/exemptions.toml``).
 
-Each ``[[exemption]]`` names: ``id``, ``pattern`` (an fnmatch pattern over pytest node ids),
+Each ``[[exemption]]`` names: ``id``, ``pattern`` (an fnmatch pattern over pytest node ids,
+or a list of them),
 ``platforms`` (``cuda`` / ``rocm`` / ``cpu``; an exemption applies only there), ``action``
 (``skip``, or ``xfail`` which is strict: an unexpected pass fails), ``reason``, ``tracking``
 (a link) and ``expires`` (a TOML date). An expired exemption fails the run; one that matches
@@ -26,7 +27,7 @@ _KEYS = {"id", "pattern", "platforms", "action", "reason", "tracking", "expires"
 @dataclass(frozen=True)
 class Exemption:
     id: str
-    pattern: str
+    pattern: str  # patterns joined by " | " for display
     platforms: tuple[str, ...]
     action: str
     reason: str
@@ -36,14 +37,16 @@ class Exemption:
     def applies_to(self, platform: str) -> bool:
         return platform in self.platforms
 
+    patterns: tuple[str, ...] = ()
+
     def matches(self, nodeid: str) -> bool:
-        return fnmatch.fnmatchcase(nodeid, self.pattern)
+        return any(fnmatch.fnmatchcase(nodeid, p) for p in (self.patterns or (self.pattern,)))
 
     def expired(self, today: dt.date) -> bool:
         return today > self.expires
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "pattern": self.pattern, "platforms": list(self.platforms),
+        return {"id": self.id, "pattern": list(self.patterns or (self.pattern,)), "platforms": list(self.platforms),
                 "action": self.action, "reason": self.reason, "tracking": self.tracking,
                 "expires": self.expires.isoformat()}
 
@@ -84,7 +87,13 @@ def _entry(raw: Any, index: int, where: str) -> Exemption:
     missing = sorted(k for k in _KEYS if k not in raw)
     if missing:
         raise ConfigError(f"{label}: missing key(s) {', '.join(missing)}")
-    for key in ("id", "pattern", "action", "reason", "tracking"):
+    patterns = raw["pattern"]
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    if (not isinstance(patterns, list) or not patterns
+            or not all(isinstance(p, str) and p.strip() for p in patterns)):
+        raise ConfigError(f"{label}: 'pattern' must be a non-empty string or list of strings")
+    for key in ("id", "action", "reason", "tracking"):
         if not isinstance(raw[key], str) or not raw[key].strip():
             raise ConfigError(f"{label}: '{key}' must be a non-empty string")
     if raw["action"] not in ACTIONS:
@@ -103,8 +112,9 @@ def _entry(raw: Any, index: int, where: str) -> Exemption:
             raise ConfigError(f"{label}: 'expires' must be a date (YYYY-MM-DD), got {expires!r}") from None
     if not isinstance(expires, dt.date):
         raise ConfigError(f"{label}: 'expires' must be a date (YYYY-MM-DD)")
-    return Exemption(id=raw["id"], pattern=raw["pattern"], platforms=tuple(platforms),
-                     action=raw["action"], reason=raw["reason"], tracking=raw["tracking"], expires=expires)
+    return Exemption(id=raw["id"], pattern=" | ".join(patterns), platforms=tuple(platforms),
+                     action=raw["action"], reason=raw["reason"], tracking=raw["tracking"], expires=expires,
+                     patterns=tuple(patterns))
 
 
 def parse(data: dict[str, Any], where: str) -> Registry:

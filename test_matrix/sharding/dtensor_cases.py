@@ -151,14 +151,14 @@ def matmul(ctx, mesh, pattern, dtype, mkn):
     want = (a.double() @ b.double()).to(dt) if dt in (torch.bfloat16, torch.float16) else a @ b
     pa, pb, expect = MATMUL[pattern]
     got = make_dtensor(ctx, mesh, pa, a) @ make_dtensor(ctx, mesh, pb, b)
-    if expect is not None:
+    if expect is not None and m % 4 == 0 and n % 4 == 0:  # uneven: torch may pick another strategy
         assert str(got.placements[0]) == expect, f"{pattern}: propagated {got.placements[0]}, expected {expect}"
     check_equal(got.full_tensor(), want, f"matmul {pattern}")
 
 
-def reduction(ctx, mesh, names, op, dim, dtype):
+def reduction(ctx, mesh, names, op, dim, dtype, shape=(7, 11)):
     dt = DTYPES[dtype]
-    full = reference((9, 6), dt, ctx.device, seed=5)
+    full = reference(tuple(shape), dt, ctx.device, seed=5)
     d = make_dtensor(ctx, mesh, names, full)
     fn = {"sum": torch.sum, "mean": torch.mean, "amax": torch.amax, "amin": torch.amin}[op]
     want = fn(full) if dim is None else fn(full, dim=dim)
@@ -172,7 +172,7 @@ VIEWS = {
     "transpose": lambda t: t.transpose(0, 1),
     "unsqueeze": lambda t: t.unsqueeze(1),
     "slice_rows": lambda t: t[1:5],
-    "view_split_last": lambda t: t.view(8, 3, 4),
+    "view_split_last": lambda t: t.view(8, 4, 3),
 }
 
 

@@ -1,0 +1,95 @@
+"""DTensor ops under sharding propagation: elementwise, matmul, reductions, views; and our
+native shard kernels against DTensor's local shards. full_tensor() is compared with the
+single-process reference (exact for integers, dtype tolerances otherwise)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.component("sharding")
+
+_here = Path(__file__).resolve().parent
+_spec = importlib.util.spec_from_file_location("dtensor_cases_ops", _here / "dtensor_cases.py")
+cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cases)
+_helpers = importlib.util.spec_from_file_location("sharding_helpers_o", _here / "conftest.py")
+helpers = importlib.util.module_from_spec(_helpers)
+_helpers.loader.exec_module(helpers)
+
+MESHES_1D = [helpers.mesh_param("1d-2"), helpers.mesh_param("1d-4")]
+LAYOUTS = {  # mesh -> placements tried for ops
+    "1d-2": [["S0"], ["S1"], ["R"]],
+    "1d-4": [["S0"], ["S1"], ["R"]],
+    "2d-2x2": [["S0", "S1"], ["R", "S0"], ["S1", "R"]],
+}
+ALL_MESH_LAYOUTS = [pytest.param(m, lay, marks=pytest.mark.requires(world_size=helpers.MESH_WORLD[m]),
+                                 id=f"{m}-{'.'.join(lay)}") for m, lays in LAYOUTS.items() for lay in lays]
+
+
+@pytest.mark.parametrize("dtype", list(cases.DTYPES))
+@pytest.mark.parametrize("op", list(cases.ELEMENTWISE))
+@pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
+def test_elementwise(rank_pool, mesh, names, op, dtype):
+    rank_pool.run(cases.elementwise, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op,
+                  dtype=dtype, shape=(6, 10))
+
+
+@pytest.mark.parametrize("mkn", [(8, 6, 4), (7, 5, 3)], ids=["even", "uneven"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("pattern", list(cases.MATMUL))
+@pytest.mark.parametrize("mesh", MESHES_1D)
+def test_matmul(rank_pool, mesh, pattern, dtype, mkn):
+    rank_pool.run(cases.matmul, ranks=helpers.mesh_ranks(mesh), mesh=mesh, pattern=pattern, dtype=dtype, mkn=mkn)
+
+
+@pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin"])
+@pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
+def test_reduction_float(rank_pool, mesh, names, op, dim):
+    rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim,
+                  dtype="float32")
+
+
+@pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
+@pytest.mark.parametrize("op", ["sum", "amax"])
+@pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
+def test_reduction_int(rank_pool, mesh, names, op, dim):
+    rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim,
+                  dtype="int64")
+
+
+@pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
+@pytest.mark.parametrize("op", ["sum", "amax"])
+@pytest.mark.parametrize("names", [["S0"], ["S1"]], ids=["S0", "S1"])
+@pytest.mark.parametrize("mesh", [helpers.mesh_param("1d-4")])
+def test_reduction_empty_shard(rank_pool, mesh, names, op, dim):
+    """(3, 2) over 4 ranks: the last rank(s) hold an empty shard."""
+    rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim,
+                  dtype="float32", shape=(3, 2))
+
+
+@pytest.mark.parametrize("op", list(cases.VIEWS))
+@pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
+def test_view(rank_pool, mesh, names, op):
+    rank_pool.run(cases.view, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op)
+
+
+@pytest.mark.component("native")
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bfloat16"])
+@pytest.mark.parametrize("shape", [(8, 12), (7, 5), (3, 2)], ids=["even", "uneven", "tiny"])
+@pytest.mark.parametrize("dim", [0, 1])
+@pytest.mark.parametrize("mesh", MESHES_1D)
+def test_native_shard_matches_dtensor(native_lib, rank_pool, mesh, dim, shape, dtype):
+    out = rank_pool.run(cases.native_shard, ranks=helpers.mesh_ranks(mesh), mesh=mesh, dim=dim, shape=shape,
+                        dtype=dtype)
+    assert "ok" in out, out
+
+
+@pytest.mark.component("native")
+@pytest.mark.parametrize("kind", ["sum", "avg", "max"])
+@pytest.mark.parametrize("mesh", MESHES_1D)
+def test_native_reduce_matches_partial(native_lib, rank_pool, mesh, kind):
+    rank_pool.run(cases.native_reduce, ranks=helpers.mesh_ranks(mesh), mesh=mesh, kind=kind)
