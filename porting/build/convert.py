@@ -67,11 +67,14 @@ def convert_tree(src: Path, out: Path, jobs: int = 0) -> Step:
 
 
 def converted_path(out: Path, rel: str) -> Path | None:
-    """Where the converter put ``rel`` (torch hipify: a ``hip/`` subdirectory, ``.cu`` -> ``.hip``)."""
+    """Where the converter put ``rel``: hipify writes a changed file beside the original as
+    ``name_hip.ext`` (``.cu`` -> ``.hip``), or into a ``hip/`` subdirectory (torch's
+    out-of-place mode); an unchanged file keeps its name."""
     p = Path(rel)
-    names = [p.name]
+    names = []
     if p.suffix in CONVERTED_SUFFIXES:
-        names.insert(0, p.stem + CONVERTED_SUFFIXES[p.suffix])
+        names.append(p.stem + CONVERTED_SUFFIXES[p.suffix])
+    names += [f"{p.stem}_hip{p.suffix}", p.name]
     for directory in (out / p.parent / "hip", out / p.parent):
         for name in names:
             if (directory / name).is_file():

@@ -83,6 +83,18 @@ def test_cli_builds_and_reports(lib, build_dir, capsys):
     assert re.search(r": 0 of \d+ steps run", capsys.readouterr().out)
 
 
+def test_cli_default_path_comes_from_detection(lib, build_dir, capsys):
+    from porting.config import load_config
+    from porting.plan import make_plan
+    from porting.probe import probe_machine
+
+    expected = make_plan(probe_machine(), load_config()).path
+    if expected != "cpu":
+        pytest.skip(f"detection picks {expected} here; this check builds only the cpu path")
+    assert main(["build", "--build-dir", str(build_dir)]) == 0
+    assert "port build: cpu (" in capsys.readouterr().out
+
+
 def test_cli_bad_arguments(tmp_path, capsys):
     assert main(["build", "--path", "cpu", "--jobs", "-1", "--build-dir", str(tmp_path)]) == 2
     assert "--jobs" in capsys.readouterr().err
@@ -167,7 +179,7 @@ def test_hip_builds_succeed_and_report_no_device(build_dir, path):
     if path == "native-hip":
         assert converted == {"shard_kernels.cu"}  # only the plain-CUDA unit goes through hipify
     else:
-        assert "runtime_gpu.cpp" in converted and "shard_kernels.cu" in converted
+        assert converted == {"runtime_gpu.cpp", "shard_kernels.cu"}  # every GPU unit, from the converted tree
     kernel = next(Path(s.command[-3]) for s in hipified if s.source.endswith("shard_kernels.cu"))
     text = kernel.read_text()
     assert "hip/hip_runtime.h" in text and "cudaStream_t" not in text
