@@ -27,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
                         help="torchft collective/commit/checkpoint timeout (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="data and initialisation seed")
+    parser.add_argument("--cold-restart", action="store_true",
+                        help="restart a failed replica on a newly spawned proc instead of the warm spare")
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="output directory (default: <out_dir>/soak from the config)")
 
@@ -46,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout: must be at least 1 second, got {args.timeout:g}")
     spec = SoakSpec(replicas=args.replicas, duration_s=args.duration, fault_every_s=args.fault_every,
                     quorum_every=args.quorum_every, faults=[k.strip() for k in args.faults.split(",") if k.strip()],
-                    step_period_s=args.step_period, timeout_s=args.timeout, seed=args.seed).validate()
+                    step_period_s=args.step_period, timeout_s=args.timeout, seed=args.seed,
+                    warm_spare=not args.cold_restart).validate()
     record = soak(spec, out, os.environ)
     data = record.to_json()
     print(f"soak: {spec.replicas} replicas, {len(data['faults'])} faults, {data['steps_committed']} steps "

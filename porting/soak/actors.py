@@ -16,7 +16,7 @@ from typing import Any
 from monarch.actor import Actor, MeshFailure, endpoint, this_host
 
 from .procs import pid_alive
-from .trainer import TrainerSpec, current_deadline, train
+from .trainer import TrainerSpec, current_deadline, train, warm_up
 
 
 WATCH_GRACE_S = 3.0  # a dead replica proc not reported by Monarch within this is handled by the watch
@@ -31,8 +31,17 @@ class ReplicaActor(Actor):
         return os.getpid()
 
     @endpoint
+    def warm(self) -> float:
+        """Pay the start-up costs now, so that a spare proc starts training at once when needed."""
+        return warm_up()
+
+    @endpoint
     def train(self, spec: dict[str, Any]) -> dict[str, Any]:
+        entered = time.time()
+        spec = dict(spec)
+        sent = float(spec.pop("sent", entered))
         parsed = TrainerSpec.from_json(spec)
+        parsed.delivery_s = round(entered - sent, 3)
         _log_to_file(Path(parsed.out_dir) / "logs" / f"r{parsed.replica}.g{parsed.generation}.log")
         return train(parsed)
 
@@ -48,8 +57,12 @@ def _log_to_file(path: Path) -> None:
 
 
 class SupervisorActor(Actor):
-    def __init__(self, base_spec: dict[str, Any], replicas: int, min_restart_s: float) -> None:
+    def __init__(self, base_spec: dict[str, Any], replicas: int, min_restart_s: float,
+                 warm_spare: bool = True) -> None:
         self._base = dict(base_spec)
+        self._warm_spare = warm_spare
+        self._spare: tuple[Any, Any, str, int] | None = None  # procs, actor, mesh name, pid
+        self._spares_made = 0
         self._replicas = replicas
         self._min_restart_s = min_restart_s
         self._log_path = Path(self._base["out_dir"]) / "supervisor.jsonl"
@@ -66,23 +79,46 @@ class SupervisorActor(Actor):
         with open(self._log_path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps({"t": time.time(), **record}) + "\n")
 
+    def _spawn(self, name: str) -> tuple[Any, Any, int]:
+        procs = this_host().spawn_procs(per_host={"procs": 1})
+        actor = procs.spawn(name, ReplicaActor)
+        return procs, actor, int(actor.pid.call_one().get(timeout=120))
+
+    def _make_spare(self) -> None:
+        """One warm proc (imports done) waiting to replace the next failed replica."""
+        if not self._warm_spare or self._stopping:
+            return
+        began = time.time()
+        name = f"spare{self._spares_made}"
+        self._spares_made += 1
+        procs, actor, pid = self._spawn(name)
+        actor.warm.broadcast()
+        self._spare = (procs, actor, name, pid)
+        self._log({"event": "spare", "pid": pid, "mesh": name, "spawn_s": round(time.time() - began, 3)})
+
     def _launch(self, replica: int, generation: int) -> None:
         began = time.time()
-        procs = this_host().spawn_procs(per_host={"procs": 1})
-        name = f"replica{replica}g{generation}"
-        actor = procs.spawn(name, ReplicaActor)
-        pid = int(actor.pid.call_one().get())
+        spare, self._spare = self._spare, None
+        if spare is not None and pid_alive(spare[3]):
+            procs, actor, name, pid = spare
+        else:
+            if spare is not None:
+                self._retired.append(spare[0])
+            spare = None
+            name = f"replica{replica}g{generation}"
+            procs, actor, pid = self._spawn(name)
         self._procs[replica], self._meshes[replica] = procs, name
         self._gen[replica], self._pid[replica] = generation, pid
-        spec = {**self._base, "replica": replica, "generation": generation}
+        spec = {**self._base, "replica": replica, "generation": generation, "sent": time.time()}
         actor.train.broadcast(spec)
-        self._log({"event": "launch", "replica": replica, "gen": generation, "pid": pid,
-                   "spawn_s": round(time.time() - began, 3)})
+        self._log({"event": "launch", "replica": replica, "gen": generation, "pid": pid, "mesh": name,
+                   "warm_spare": spare is not None, "spawn_s": round(time.time() - began, 3)})
 
     @endpoint
     def start(self) -> dict[int, int]:
         for replica in range(self._replicas):
             self._launch(replica, 0)
+        self._make_spare()
         return dict(self._pid)
 
     @endpoint
@@ -96,7 +132,9 @@ class SupervisorActor(Actor):
         self._meshes.clear()
         stopped = 0
         pending = []
-        for procs in list(self._procs.values()) + self._retired:  # stop them all at once, then wait
+        spare = [self._spare[0]] if self._spare is not None else []
+        self._spare = None
+        for procs in list(self._procs.values()) + self._retired + spare:  # stop them all at once, then wait
             try:
                 pending.append(procs.stop("soak finished"))
             except Exception as exc:
@@ -143,13 +181,21 @@ class SupervisorActor(Actor):
                    "report": report, "detected": detected})
         old = self._procs.pop(replica)
         self._meshes.pop(replica)
+        stopping = None
         try:
-            old.stop("replica failed; restarting").get(timeout=30)
+            stopping = old.stop("replica failed; restarting")  # closes its connections; wait below
+        except Exception as exc:
+            self._log({"event": "stop_error", "replica": replica, "error": repr(exc)[:300]})
+        left = current_deadline(self._base["out_dir"], float(self._base["deadline"])) - time.time()
+        if left >= self._min_restart_s:
+            self._launch(replica, self._gen[replica] + 1)
+        else:
+            self._log({"event": "no_restart", "replica": replica, "left_s": round(left, 3)})
+        try:
+            if stopping is not None:
+                stopping.get(timeout=30)
         except Exception as exc:
             self._retired.append(old)
             self._log({"event": "stop_error", "replica": replica, "error": repr(exc)[:300]})
-        left = current_deadline(self._base["out_dir"], float(self._base["deadline"])) - time.time()
-        if left < self._min_restart_s:
-            self._log({"event": "no_restart", "replica": replica, "left_s": round(left, 3)})
-            return
-        self._launch(replica, self._gen[replica] + 1)
+        if left >= self._min_restart_s:
+            self._make_spare()

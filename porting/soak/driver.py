@@ -114,7 +114,7 @@ def drive(out: Path) -> dict[str, Any]:
     supervisor = None
     try:
         supervisor = this_proc().spawn("supervisor", SupervisorActor, base, spec.replicas,
-                                       min_restart_s=3.0)
+                                       min_restart_s=3.0, warm_spare=spec.warm_spare)
         supervisor.start.call_one().get(timeout=spec.startup_budget_s)
         # schedule origin: every replica has committed a step
         origin = None
@@ -188,7 +188,7 @@ def _reap(out: Path) -> dict[str, Any]:
     try:
         for line in (out / "supervisor.jsonl").read_text(encoding="utf-8").splitlines():
             rec = json.loads(line)
-            if rec.get("event") == "launch":
+            if rec.get("event") in ("launch", "spare"):
                 pids.append(int(rec["pid"]))
     except (OSError, ValueError):
         pass

@@ -41,6 +41,7 @@ class SoakSpec:
     timeout_s: float = 10.0  # collectives / should_commit / checkpoint fetch inside torchft
     startup_budget_s: float = 90.0  # time allowed for all replicas to train their first step
     seed: int = 0
+    warm_spare: bool = True  # restart onto a pre-started proc (imports done) instead of a cold one
     schema: int = SPEC_SCHEMA
 
     def validate(self) -> "SoakSpec":

@@ -46,6 +46,7 @@ class TrainerSpec:
     quorum_timeout_s: float
     seed: int = 0
     lr: float = 3e-3
+    delivery_s: float | None = None  # how long the train message took to reach this proc (measured)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -174,12 +175,31 @@ def _make_transport(timeout: timedelta, on_recv: Callable[[int, str, int], None]
     return LoopbackHTTPTransport(timeout=timeout, num_chunks=0)
 
 
+def warm_up() -> float:
+    """Do once what a replica's first step pays for (imports, and the optimizer's lazy import of
+    torch._dynamo, seconds each): a spare proc calls this long before it is needed."""
+    began = time.time()
+    import torch
+    import torchft  # noqa: F401
+    from torch.distributed import TCPStore  # noqa: F401
+
+    model = build_model(0)
+    optim = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = teacher_batch(0, 0, 0)
+    torch.nn.functional.mse_loss(model(x), y).backward()
+    optim.step()
+    weights_checksum(model)
+    return time.time() - began
+
+
 def train(spec: TrainerSpec) -> dict[str, Any]:
     """Run until ``spec.deadline``; return a summary. Raises InjectedFault when told to."""
+    entered = time.time()
     import torch
     from torch.distributed import TCPStore
     from torchft import Manager, ProcessGroupGloo
 
+    imported = time.time()
     torch.set_num_threads(1)
     pid = os.getpid()
     preexisting = socket_inodes()  # the host runtime's (Monarch's) sockets: never closed by a fault
@@ -190,6 +210,8 @@ def train(spec: TrainerSpec) -> dict[str, Any]:
     optim = torch.optim.Adam(model.parameters(), lr=spec.lr)
     me = {"replica": spec.replica, "gen": spec.generation, "pid": pid}
     fetches: list[dict[str, Any]] = []
+    log.write({"event": "start", "t": time.time(), **me, "delivery_s": spec.delivery_s,
+               "entered": entered, "imported": imported})
 
     def state_dict() -> dict[str, Any]:
         return {"model": model.state_dict(), "optim": optim.state_dict(),
@@ -218,7 +240,7 @@ def train(spec: TrainerSpec) -> dict[str, Any]:
         heartbeat_interval=timedelta(milliseconds=100),
         checkpoint_transport=_make_transport(timeout, on_recv),
     )
-    log.write({"event": "start", "t": time.time(), **me})
+    log.write({"event": "manager_ready", "t": time.time(), **me})
     params = list(model.parameters())
     need_quorum, iterations, committed = True, 0, 0
     try:
