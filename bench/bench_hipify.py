@@ -4,7 +4,8 @@
 Baseline: plain ``torch.utils.hipify.hipify_python.hipify`` (PyTorch-extension mode, as
 torch.utils.cpp_extension calls it) on the same generated corpus. Each measurement runs in a
 fresh process; plain and ours alternate per repetition so both see the same machine load;
-the median is reported. Two clocks: "e2e" is the whole process as a user runs it (for
+the median and the minimum (the least-disturbed run, the usual statistic on a noisy shared
+machine) are reported. Two clocks: "e2e" is the whole process as a user runs it (for
 plain: ``python -c 'hipify(...)'`` including ``import torch``; for ours: the ``port`` CLI),
 "fn" is the conversion call alone, timed inside the process (excludes interpreter start-up
 and imports). Output bytes are compared file by file.
@@ -117,11 +118,12 @@ def main() -> int:
             _, out = run([py, "-c", AUDIT, str(src), "1"])
             rows["audit_fn_1job"].append(float(out.split()[0]))
         med = {k: statistics.median(v) for k, v in rows.items()}
+        best = {k: min(v) for k, v in rows.items()}
         result = {
             "command": " ".join([Path(py).name, *sys.argv]),
             "corpus": stats, "reps": args.reps, "jobs": args.jobs or os.cpu_count(), "cpus": os.cpu_count(),
             "load_avg_1min_at_end": os.getloadavg()[0],
-            "median_seconds": med, "samples": rows, "identical_bytes": identical,
+            "median_seconds": med, "min_seconds": best, "samples": rows, "identical_bytes": identical,
             "ratios": {
                 "cold_speedup_fn": med["plain_fn"] / med["ours_fn"],
                 "cold_speedup_e2e": med["plain_e2e"] / med["ours_e2e"],
@@ -130,22 +132,35 @@ def main() -> int:
                 "audit_lines_per_s": lines_audited / med["audit_fn"],
                 "audit_lines_per_s_1job": lines_audited / med["audit_fn_1job"],
             },
+            "ratios_min": {
+                "cold_speedup_fn": best["plain_fn"] / best["ours_fn"],
+                "cold_speedup_e2e": best["plain_e2e"] / best["ours_e2e"],
+                "warm_fraction_fn": best["warm_fn"] / best["plain_fn"],
+                "warm_fraction_e2e": best["warm_e2e"] / best["plain_e2e"],
+                "audit_lines_per_s": lines_audited / best["audit_fn"],
+                "audit_lines_per_s_1job": lines_audited / best["audit_fn_1job"],
+            },
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    r = result["ratios"]
-    print(f"corpus: {stats['files']} files, {stats['lines']} lines; {args.reps} reps, medians; "
+    r, rb = result["ratios"], result["ratios_min"]
+    print(f"corpus: {stats['files']} files, {stats['lines']} lines; {args.reps} reps; "
           f"jobs={result['jobs']} on {result['cpus']} CPUs; load avg {result['load_avg_1min_at_end']:.1f}")
-    print(f"{'measurement':38} {'seconds':>9} {'vs plain hipify':>16}")
-    print(f"{'plain hipify, conversion call (fn)':38} {med['plain_fn']:9.3f} {'1.00x (baseline)':>16}")
-    print(f"{'port hipify cold, fn':38} {med['ours_fn']:9.3f} {r['cold_speedup_fn']:15.2f}x")
-    print(f"{'port hipify warm (no change), fn':38} {med['warm_fn']:9.3f} {100 * r['warm_fraction_fn']:15.1f}%")
-    print(f"{'plain hipify, whole process (e2e)':38} {med['plain_e2e']:9.3f} {'1.00x (baseline)':>16}")
-    print(f"{'port hipify cold, CLI e2e':38} {med['ours_e2e']:9.3f} {r['cold_speedup_e2e']:15.2f}x")
-    print(f"{'port hipify warm, CLI e2e':38} {med['warm_e2e']:9.3f} {100 * r['warm_fraction_e2e']:15.1f}%")
-    print(f"{'port audit, fn':38} {med['audit_fn']:9.3f} {r['audit_lines_per_s']:12,.0f} lines/s")
-    print(f"{'port audit, fn, 1 job':38} {med['audit_fn_1job']:9.3f} {r['audit_lines_per_s_1job']:12,.0f} lines/s")
+    print(f"{'measurement':36} {'median s':>9} {'ratio':>10} {'min s':>8} {'ratio':>10}")
+
+    def row(label: str, key: str, ratio: str, fmt: str) -> None:
+        print(f"{label:36} {med[key]:9.3f} {fmt.format(r[ratio]) if ratio else 'baseline':>10} "
+              f"{best[key]:8.3f} {fmt.format(rb[ratio]) if ratio else 'baseline':>10}")
+
+    row("plain hipify, conversion call (fn)", "plain_fn", "", "")
+    row("port hipify cold, fn", "ours_fn", "cold_speedup_fn", "{:.2f}x")
+    row("port hipify warm (no change), fn", "warm_fn", "warm_fraction_fn", "{:.1%}")
+    row("plain hipify, whole process (e2e)", "plain_e2e", "", "")
+    row("port hipify cold, CLI e2e", "ours_e2e", "cold_speedup_e2e", "{:.2f}x")
+    row("port hipify warm, CLI e2e", "warm_e2e", "warm_fraction_e2e", "{:.1%}")
+    row("port audit, fn (lines/s)", "audit_fn", "audit_lines_per_s", "{:,.0f}")
+    row("port audit, fn, 1 job (lines/s)", "audit_fn_1job", "audit_lines_per_s_1job", "{:,.0f}")
     print(f"byte-identical to plain hipify: {identical}")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
