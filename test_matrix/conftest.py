@@ -107,3 +107,4 @@ def native_lib():
         return native.load()
     except Exception as exc:  # NativeError: no build record / no usable device
         pytest.skip(f"native build absent: {exc}")
+
