@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,13 @@ class Registry:
         self._handle: ctypes.c_void_p | None = handle
         self._owners: dict[int, Any] = {}
         self._elem: dict[int, int] = {}
+        self._engines: "weakref.WeakSet[CopyEngine]" = weakref.WeakSet()
+
+    def _quiesce(self) -> None:
+        """Wait for every copy in flight on this registry's engines (before memory goes away)."""
+        for engine in list(self._engines):
+            if engine._handle is not None:
+                engine.synchronize()
 
     @property
     def handle(self) -> ctypes.c_void_p:
@@ -67,6 +75,8 @@ class Registry:
         return self.segment(key.value)
 
     def deregister(self, key: int) -> None:
+        """Remove a segment; copies in flight on this registry's engines finish first."""
+        self._quiesce()
         self.lib.call("pn_deregister", self.handle, key)
         self._owners.pop(key, None)
         self._elem.pop(key, None)
@@ -106,6 +116,9 @@ class Registry:
 
     def close(self) -> None:
         if self._handle is not None:
+            self._quiesce()
+            for engine in list(self._engines):
+                engine.close()  # an engine must not outlive the registry it resolves keys in
             self.lib.cdll.pn_registry_destroy(self._handle)
             self._handle = None
             self._owners.clear()
@@ -146,11 +159,12 @@ class CopyEngine:
         handle = ctypes.c_void_p()
         self.lib.call("pn_engine_create", registry.handle, ctypes.byref(handle))
         self._handle: ctypes.c_void_p | None = handle
+        registry._engines.add(self)
 
     @property
     def handle(self) -> ctypes.c_void_p:
         if self._handle is None:
-            raise NativeError("copy engine is closed")
+            raise NativeError("copy engine is closed (or its registry was closed)")
         return self._handle
 
     def write(self, dst_key: int, dst_offset: int, src_key: int, src_offset: int, nbytes: int) -> Event:

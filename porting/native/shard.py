@@ -132,6 +132,8 @@ def scatter(staging: "torch.Tensor", out: "torch.Tensor", dim: int, start: int, 
     if not staging.is_contiguous():
         raise NativeError("scatter: staging must be contiguous")
     _check_device(lib, staging, out)
+    if any(st == 0 and n > 1 for st, n in zip(out.stride(), out.shape)):
+        raise NativeError("scatter: out has a stride-0 (expanded) dim: several elements share one memory location")
     sizes, strides, esize = _view_args(out)
     lib.call("pn_scatter_shard", ctypes.c_void_p(out.data_ptr()), out.dim(), sizes, strides, esize, dim, start,
              length, ctypes.c_void_p(staging.data_ptr()), _stream(out))

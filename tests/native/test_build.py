@@ -15,6 +15,8 @@ from porting.build import BuildRecord, build, read_record
 from porting.build.sources import NATIVE_DIR
 from porting.cli import main
 
+pytestmark = pytest.mark.component("native")
+
 
 
 def have(tool: str) -> bool:

@@ -11,6 +11,8 @@ import torch
 
 from porting import native
 
+pytestmark = pytest.mark.component("native")
+
 
 def test_register_lookup_and_deregister(lib):
     with native.Registry(lib) as reg:
@@ -228,3 +230,35 @@ def test_wrong_device_tensor_is_refused(lib):
     t = torch.zeros(4, device="meta")
     with pytest.raises(native.NativeError, match="meta"):
         native.gather_shard(t, 0, 2, 0, lib=lib)
+
+
+def test_closing_the_registry_closes_its_engines(lib):
+    reg = native.Registry(lib)
+    eng = native.CopyEngine(reg)
+    a = reg.register(torch.zeros(1 << 16))
+    b = reg.register(torch.ones(1 << 16))
+    events = [eng.write(a.key, 0, b.key, 0, 1 << 18) for _ in range(4)]
+    reg.close()  # waits for the copies, then closes the engine: nothing dangles
+    with pytest.raises(native.NativeError, match="closed"):
+        eng.write(a.key, 0, b.key, 0, 4)
+    with pytest.raises(native.NativeError, match="closed"):
+        events[0].wait()
+    with pytest.raises(native.NativeError, match="registry is closed"):
+        reg.register(torch.zeros(4))
+
+
+def test_deregister_waits_for_copies_in_flight(lib):
+    with native.Registry(lib) as reg, native.CopyEngine(reg) as eng:
+        src = torch.randn(1 << 20)
+        dst = torch.zeros(1 << 20)
+        s, d = reg.register(src), reg.register(dst)
+        ev = eng.write(d.key, 0, s.key, 0, src.numel() * 4)
+        reg.deregister(d.key)
+        assert ev.done() and torch.equal(dst, src)
+
+
+def test_scatter_into_expanded_tensor_is_refused(lib):
+    out = torch.zeros(1, 4).expand(6, 4)
+    with pytest.raises(native.NativeError, match="stride-0"):
+        native.scatter_shard(torch.ones(3, 4), out, 0, 2, 0, lib=lib)
+    assert torch.equal(native.gather_shard(out, 0, 2, 1, lib=lib), torch.zeros(3, 4))  # reading is fine

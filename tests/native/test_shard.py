@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from porting import native
 
+pytestmark = pytest.mark.component("native")
+
 DTYPES = [torch.float32, torch.bfloat16, torch.float16, torch.int64, torch.float64, torch.int32, torch.int8,
           torch.uint8, torch.int16]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
