@@ -1,0 +1,13 @@
+"""`port audit`: porting hazards that hipify cannot fix, in C/C++/CUDA/HIP and Rust sources.
+
+Python API::
+
+    from porting.audit.scan import audit_paths
+    result = audit_paths(["native/"], disable=(), baseline=None, jobs=None)
+    result.findings   # list[Finding]: path, line, col, rule, severity, message, suggestion, snippet
+    result.counts()   # {"error": n, "warning": n, "note": n}
+
+    from porting.audit.sarif import to_sarif        # SARIF 2.1.0 log (dict)
+    from porting.audit.tokenize import tokenize     # shared C/C++/CUDA/Rust tokenizer
+    from porting.audit.rules import RULES           # rule id -> Rule(id, severity, title, help)
+"""

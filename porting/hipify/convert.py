@@ -94,9 +94,13 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
     src_root, out_root = _check_roots(Path(src), Path(out))
     jobs = jobs or os.cpu_count() or 1
     mpath = Path(manifest_path) if manifest_path else Path(out_root) / MANIFEST_NAME
+    real_m, real_s = os.path.realpath(mpath), os.path.realpath(src_root)
+    if real_m.startswith(real_s + os.sep) and not real_m.startswith(os.path.realpath(out_root) + os.sep):
+        raise UsageError(f"--manifest {manifest_path}: must not be inside the source directory (SRC is never modified)")
     key = _key(src_root, out_root, options)
     old = Manifest.load(mpath)
     old_entries = old.by_source() if old is not None and old.key.get("digest") == key["digest"] else {}
+    old_mtimes = {rel: e.mtime_ns for rel, e in old_entries.items()}
     say = progress or (lambda _msg: None)
 
     real_out = os.path.realpath(out_root)
@@ -129,8 +133,9 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
     tasks: list[worker.Task] = []
     for f in good:
         prev = old_entries.get(f.rel)
-        if prev is not None and prev.size == f.size and prev.mtime_ns == f.mtime_ns and prev.status != "failed" \
-                and _outputs_present(prev, out_root):
+        if prev is not None and prev.size == f.size and prev.status != "failed" and _outputs_present(prev, out_root) \
+                and (prev.mtime_ns == f.mtime_ns or _same_content(f.path, prev.sha256)):
+            prev.mtime_ns = f.mtime_ns  # touched but unchanged: keep the outputs, remember the new mtime
             reuse[f.rel] = prev
             continue
         tasks.append(worker.Task(f.rel, f.path, oabs(f.rel), f.mode, True, f.rel in cand, options.max_file_size))
@@ -138,6 +143,8 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
     if not tasks and old is not None and {e.source for e in old.files} == {f.rel for f in scan.files} \
             and old.key.get("digest") == key["digest"] and all(e.status != "failed" for e in old.files):
         say("nothing to do")  # same files, same content, same options: the previous verdicts stand
+        if any(reuse[f.rel].mtime_ns != old_mtimes.get(f.rel) for f in good):
+            write_json(mpath, old.to_json())
         return old
     deferred: dict[str, str] = {}  # rel -> absolute copy path another file's hipified output may take
     if any(t.candidate for t in tasks):
@@ -267,6 +274,14 @@ def _agrees(d: Decision, res: worker.Result | None, prev: FileEntry | None) -> b
         old = {(int(a), int(b)): str(c) for a, b, c in (prev.replacements or [])}
         return old == d.replacements
     return False
+
+
+def _same_content(path: str, sha256: str | None) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return sha256 is not None and hashlib.sha256(handle.read()).hexdigest() == sha256
+    except OSError:
+        return False
 
 
 def _outputs_present(entry: FileEntry, out_root: str) -> bool:

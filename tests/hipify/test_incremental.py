@@ -90,6 +90,17 @@ def test_deleted_output_is_rebuilt_and_touch_without_change_is_cheap(tmp_path: P
     convert_tree(src, out, jobs=1)
     assert seen == ["a.cu"]
     assert hx.tree_digest(out) == digest
+    # touching sources (new mtime, same bytes) reprocesses nothing: the content hash decides
+    for p in src.rglob("*"):
+        if p.is_file():
+            os.utime(p, ns=(p.stat().st_atime_ns, p.stat().st_mtime_ns + 10**9))
+    seen.clear()
+    convert_tree(src, out, jobs=1)
+    assert seen == []
+    # a real edit is reprocessed
+    (src / "sub" / "deep.cpp").write_text(hx.EDGE_TREE["sub/deep.cpp"] + "void more() { cudaFree(0); }\n")
+    convert_tree(src, out, jobs=1)
+    assert seen == ["sub/deep.cpp"] and "hipFree" in (out / "sub" / "deep_hip.cpp").read_text()
 
 
 def test_manifest_key_records_hipify_fingerprint(tmp_path: Path, hx) -> None:

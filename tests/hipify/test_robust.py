@@ -94,6 +94,7 @@ def test_cli_reports_and_exit_codes(tmp_path: Path, hx, capsys) -> None:
     (["hipify", "{tmp}/src", "--out", "{tmp}/src"], "must not be the source directory"),
     (["hipify", "{tmp}/src", "--out", "{tmp}"], "must not be the source directory or contain it"),
     (["hipify", "{tmp}/src", "--out", "{tmp}/o", "--jobs", "-1"], "--jobs"),
+    (["hipify", "{tmp}/src", "--out", "{tmp}/o", "--manifest", "{tmp}/src/m.json"], "must not be inside the source"),
 ])
 def test_cli_bad_arguments_are_one_line_errors(tmp_path: Path, argv, message, capsys) -> None:
     (tmp_path / "src").mkdir()
