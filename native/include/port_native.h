@@ -86,7 +86,8 @@ PN_API pn_status pn_segment_count(pn_registry* reg, uint64_t* count);
 PN_API pn_status pn_alloc_exportable(pn_registry* reg, uint64_t size, uint32_t elem_size, void** ptr, uint64_t* key);
 PN_API pn_status pn_export(pn_registry* reg, uint64_t key, pn_export_handle* out);
 /* Map a handle exported by another registry (any process on this node) and register it. */
-PN_API pn_status pn_import(pn_registry* reg, const pn_export_handle* handle, uint32_t elem_size, void** ptr, uint64_t* key);
+PN_API pn_status pn_import(pn_registry* reg, const pn_export_handle* handle, uint32_t elem_size, void** ptr,
+                           uint64_t* key);
 
 /* -- copy engine ------------------------------------------------------------------------ */
 PN_API pn_status pn_engine_create(pn_registry* reg, pn_engine** out);

@@ -6,6 +6,7 @@ one link command. ``porting.build.build`` runs them incrementally and writes the
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -64,7 +65,8 @@ def _includes(ctx: BuildContext, extra: list[Path] | None = None) -> list[str]:
     return [f"-I{d}" for d in dirs]
 
 
-def _compile(ctx: BuildContext, unit: Unit, argv: list[str], source: Path, env: dict[str, str] | None = None) -> Command:
+def _compile(ctx: BuildContext, unit: Unit, argv: list[str], source: Path,
+             env: dict[str, str] | None = None) -> Command:
     return Command("compile", unit.source, ctx.obj(unit), argv, [source] + ctx.headers, dict(env or {}))
 
 
@@ -112,8 +114,9 @@ class CpuBackend:
 
 
 class CudaBackend:
-    """nvcc for the GPU units (host compiler for plain C++ units); the CUDA runtime is linked statically and loads libcuda lazily
-    (dlopen), so the library builds and loads on a machine without a driver."""
+    """nvcc for the GPU units (host compiler for plain C++ units); the CUDA runtime is linked
+    statically and loads libcuda lazily (dlopen), so the library builds and loads on a machine
+    without a driver."""
 
     path = "cuda"
     compiler_names = ("nvcc",)
@@ -152,7 +155,7 @@ class _HipBase:
         probe = ctx.out_dir / "arch-check.cpp"
         probe.parent.mkdir(parents=True, exist_ok=True)
         probe.write_text("int main() { return 0; }\n")
-        env = dict(__import__("os").environ, **HIP_ENV)
+        env = dict(os.environ, **HIP_ENV)
         accepted = [a for a in DEFAULT_HIP_ARCHS
                     if _accepts([ctx.compiler, f"--offload-arch={a}", "-x", "hip", "-fsyntax-only", str(probe)], env)]
         if accepted:

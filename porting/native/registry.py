@@ -84,7 +84,8 @@ class Registry:
     def segment(self, key: int) -> Segment:
         ptr, size, info = ctypes.c_void_p(), ctypes.c_uint64(), PointerInfoC()
         self.lib.call("pn_segment", self.handle, key, ctypes.byref(ptr), ctypes.byref(size), ctypes.byref(info))
-        return Segment(key, ptr.value or 0, size.value, self._elem.get(key, 1), PointerInfo.from_c(info), self._owners.get(key))
+        return Segment(key, ptr.value or 0, size.value, self._elem.get(key, 1), PointerInfo.from_c(info),
+                       self._owners.get(key))
 
     def __len__(self) -> int:
         count = ctypes.c_uint64()
