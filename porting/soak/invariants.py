@@ -7,7 +7,7 @@ import statistics
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .spec import SoakSpec, detect_bound_s, downtime_bound_s, make_schedule
+from .spec import SoakSpec, detect_bound_s, downtime_bound_s, hold_bound_s, make_schedule
 
 
 @dataclass
@@ -54,11 +54,16 @@ def check(spec: SoakSpec, result: dict[str, Any], run: dict[str, Any]) -> list[I
         f"{len(injected)} of {len(schedule)} scheduled faults injected"
         + (f"; skipped: {', '.join(str(s['id']) + ' (' + s['skipped'] + ')' for s in skipped)}" if skipped else ""))
 
-    starved = [f"fault {f['id']}: replica {r} committed nothing" for f in faults
+    hold = hold_bound_s(spec)
+    starved = [f"fault {f['id']}: replica {r} committed nothing in {f['window_s']} s" for f in faults
                for r, n in f["survivor_commits"].items() if n == 0]
-    add("survivors_commit_during_faults", bool(faults) and not starved,
-        "; ".join(starved) or f"every survivor committed steps during each of {len(faults)} faults (min "
-        f"{min((n for f in faults for n in f['survivor_commits'].values()), default=0)} commits per fault window)")
+    held = [f"fault {f['id']}: replica {r} paused {g} s" for f in faults
+            for r, g in f.get("survivor_max_gap_s", {}).items() if g is not None and g > hold]
+    add("survivors_commit_during_faults", bool(faults) and not starved and not held,
+        "; ".join(starved + held) or
+        f"every survivor kept committing through each of {len(faults)} faults (longest pause "
+        f"{max((g for f in faults for g in f.get('survivor_max_gap_s', {}).values() if g is not None), default=0):.3g} s,"
+        f" bound {hold:g} s = collective timeout + heartbeat timeout + join timeout)")
 
     bad_heal = []
     for f in faults:

@@ -63,8 +63,9 @@ def _first(records: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def fault_timeline(injection: dict[str, Any], steps: list[dict[str, Any]], heals: list[dict[str, Any]],
-                   supervisor: list[dict[str, Any]], origin: float, end: float) -> dict[str, Any]:
-    """What happened to one injected fault: detection, restart, heal, rejoin, downtime."""
+                   supervisor: list[dict[str, Any]], origin: float, end: float, hold_bound: float) -> dict[str, Any]:
+    """What happened to one injected fault: detection, restart, heal, rejoin, downtime, and how the
+    survivors fared from the fault until the victim rejoined (at least ``hold_bound`` seconds)."""
     target, gen, t0 = injection["target"], injection["gen"], float(injection["t"])
     mine_before = [s for s in steps if s["replica"] == target and s["gen"] == gen and s["committed"]
                    and s["t"] <= t0]
@@ -77,10 +78,12 @@ def fault_timeline(injection: dict[str, Any], steps: list[dict[str, Any]], heals
     heal = _first(h for h in heals if h["replica"] == target and h["gen"] == gen + 1)
     rejoin = _first(s for s in steps if s["replica"] == target and s["gen"] == gen + 1 and s["committed"])
     up_at = float(rejoin["t"]) if rejoin else None
-    window_end = up_at if up_at is not None else end
+    window_end = min(end, max(up_at if up_at is not None else end, t0 + hold_bound))
     survivors = sorted({s["replica"] for s in steps if s["replica"] != target})
     commits_during = {r: sum(1 for s in steps if s["replica"] == r and s["committed"] and t0 < s["t"] <= window_end)
                       for r in survivors}
+    gaps = {r: _max_gap([float(s["t"]) for s in steps if s["replica"] == r and s["committed"]], t0, window_end)
+            for r in survivors}
     noticed = _first(s for s in steps if s["replica"] != target and s["t"] > t0
                      and (not s["committed"] or s["participants"] < s.get("_prev_participants", s["participants"])))
     rel = lambda t: None if t is None else round(float(t) - origin, 3)  # noqa: E731
@@ -101,7 +104,21 @@ def fault_timeline(injection: dict[str, Any], steps: list[dict[str, Any]], heals
             "via": (heal.get("transport") or {}).get("url"), "step": (heal.get("transport") or {}).get("step"),
             "checksum_match": heal["checksum"] == heal["source_checksum"]},
         "survivor_commits": {str(r): n for r, n in commits_during.items()},
+        "survivor_max_gap_s": {str(r): g for r, g in gaps.items()},
+        "window_s": round(window_end - t0, 3),
     }
+
+
+def _max_gap(times: list[float], start: float, stop: float) -> float | None:
+    """Longest pause between consecutive commits that overlaps [start, stop]; None if no commit
+    follows ``start`` at all."""
+    if not any(t > start for t in times):
+        return None
+    gap = 0.0
+    for a, b in zip(times, times[1:]):
+        if b > start and a < stop:
+            gap = max(gap, b - max(a, start) if a < start else b - a)
+    return round(gap, 3)
 
 
 def _annotate_participants(steps: list[dict[str, Any]]) -> None:
@@ -112,7 +129,10 @@ def _annotate_participants(steps: list[dict[str, Any]]) -> None:
 
 
 def analyse(raw: dict[str, Any]) -> dict[str, Any]:
+    from .spec import SoakSpec, hold_bound_s
+
     spec, run, supervisor = raw["spec"], raw["run"], raw["supervisor"]
+    hold = hold_bound_s(SoakSpec.from_json(spec))
     replicas = int(spec["replicas"])
     events = sorted(raw["events"], key=lambda e: float(e.get("t", 0)))
     steps = [e for e in events if e.get("event") == "step"]
@@ -121,7 +141,7 @@ def analyse(raw: dict[str, Any]) -> dict[str, Any]:
     end = float(run.get("end") or (steps[-1]["t"] if steps else origin))
     _annotate_participants(steps)
     injections = [i for i in run.get("injections", []) if "target" in i]
-    faults = [fault_timeline(i, steps, heals, supervisor, origin, end) for i in injections]
+    faults = [fault_timeline(i, steps, heals, supervisor, origin, end, hold) for i in injections]
 
     per_replica = []
     for r in range(replicas):

@@ -112,6 +112,13 @@ def downtime_bound_s(spec: SoakSpec) -> float:
     return spec.fault_every_s
 
 
+def hold_bound_s(spec: SoakSpec) -> float:
+    """Longest a failed peer may hold the survivors up: a broken allreduce ends at the collective
+    timeout, a dead member leaves the quorum after the Lighthouse heartbeat timeout, and a new
+    quorum waits at most the join timeout for stragglers."""
+    return spec.timeout_s + heartbeat_timeout_s(spec) + join_timeout_s(spec)
+
+
 def detect_bound_s(spec: SoakSpec) -> float:
     """A fault must be seen (by supervision or by the survivors' quorum) within the collective
     timeout plus the lighthouse heartbeat timeout; beyond that, torchft would have given up anyway."""

@@ -52,7 +52,7 @@ def history(*, replicas: int = 3, steps: int = 100, period: float = 0.1, fault_a
            "network": {"netns": "net:[1]", "links": ["lo"], "addresses": ["127.0.0.1/8", "::1/128"]},
            "reaped": {"launched": [100, 101, 102, 111], "stragglers_killed": []},
            "unhandled_faults": [], "errors": []}
-    spec = SoakSpec(replicas=replicas, duration_s=steps * period, fault_every_s=5.0).to_json()
+    spec = SoakSpec(replicas=replicas, duration_s=steps * period, fault_every_s=5.0, timeout_s=1.0).to_json()
     return {"spec": spec, "run": run, "supervisor": supervisor, "events": events}
 
 

@@ -30,7 +30,11 @@ def test_fault_timeline_measures_detection_heal_and_downtime(make_history):
     assert fault["downtime_s"] == pytest.approx(3.1, abs=1e-3)
     assert fault["steps_missed"] == 30
     assert fault["heal_source"]["replica"] == 0 and fault["heal_source"]["checksum_match"]
-    assert fault["survivor_commits"] == {"0": 31, "2": 30}  # window ends at its first commit (t=7.001)
+    # survivors are watched for the hold bound (1 s timeout + 1.5 s heartbeat + 2 s join), here
+    # longer than the victim's absence
+    assert fault["window_s"] == pytest.approx(4.5)
+    assert fault["survivor_commits"] == {"0": 45, "2": 45}
+    assert fault["survivor_max_gap_s"] == {"0": pytest.approx(0.1), "2": pytest.approx(0.1)}
     assert result["participants_range"] == [2, 3]
     assert result["replicas"][1]["generations"] == 2
     assert result["replicas"][1]["downtime_max_s"] == pytest.approx(3.1, abs=1e-3)
@@ -49,7 +53,7 @@ def test_all_invariants_hold_on_a_clean_history(make_history):
     (dict(heal_checksum_ok=False), "weights_agree_after_healing"),
     (dict(decay=1.0), "loss_halves"),
     (dict(back_at=95, fault_at=20), "downtime_within_bound"),  # 7.5 s down, bound 5 s
-    (dict(survivors_stall=True), "survivors_commit_during_faults"),
+    (dict(survivors_stall=True, fault_at=20, back_at=95), "survivors_commit_during_faults"),  # 7.5 s > 4.5 s
 ])
 def test_each_invariant_fails_when_its_property_is_violated(make_history, change, broken):
     _, inv = _invariants(make_history(**change))
