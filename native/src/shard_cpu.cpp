@@ -11,6 +11,53 @@ struct Bytes16 {
   uint64_t lo, hi;
 };
 
+constexpr int64_t kTile = 32;
+
+// Element-strided innermost dim while another dim `p` has stride 1 (a transposed view): copy
+// in kTile x kTile tiles of the (p, last) plane so both sides stay in cache.
+template <typename T, bool kGather>
+void copy_tiled(T* strided, const pn::ShardView& v, T* contiguous, int32_t p) {
+  const int32_t last = v.ndim - 1;
+  int64_t flat_stride[PN_MAX_DIMS];
+  int64_t acc = 1;
+  for (int32_t d = last; d >= 0; --d) {
+    flat_stride[d] = acc;
+    acc *= v.size[d];
+  }
+  const int64_t rows = v.size[p], cols = v.size[last], col_stride = v.stride[last], row_flat = flat_stride[p];
+  int64_t idx[PN_MAX_DIMS] = {};
+  const int64_t planes = v.numel / (rows * cols);
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    int64_t so = 0, fo = 0;
+    for (int32_t d = 0; d < last; ++d) {
+      if (d == p) continue;
+      so += idx[d] * v.stride[d];
+      fo += idx[d] * flat_stride[d];
+    }
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+      const int64_t r1 = r0 + kTile < rows ? r0 + kTile : rows;
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const int64_t c1 = c0 + kTile < cols ? c0 + kTile : cols;
+        for (int64_t r = r0; r < r1; ++r) {
+          T* f = contiguous + fo + r * row_flat;
+          T* s = strided + so + r;  // stride of dim p is 1
+          for (int64_t c = c0; c < c1; ++c) {
+            if (kGather)
+              f[c] = s[c * col_stride];
+            else
+              s[c * col_stride] = f[c];
+          }
+        }
+      }
+    }
+    for (int32_t d = last - 1; d >= 0; --d) {  // odometer over the dims other than p and last
+      if (d == p) continue;
+      if (++idx[d] < v.size[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 // Copy between a collapsed strided view (at `base`) and a contiguous buffer.
 template <typename T, bool kGather>
 void copy_strided(char* base, const pn::ShardView& v, char* flat) {
@@ -18,11 +65,14 @@ void copy_strided(char* base, const pn::ShardView& v, char* flat) {
   T* contiguous = reinterpret_cast<T*>(flat);
   const int32_t last = v.ndim - 1;
   const int64_t inner = v.size[last], inner_stride = v.stride[last];
+  if (inner_stride != 1) {
+    for (int32_t p = 0; p < last; ++p)
+      if (v.stride[p] == 1) return copy_tiled<T, kGather>(strided, v, contiguous, p);
+  }
   int64_t idx[PN_MAX_DIMS] = {};
   int64_t outer = v.numel / inner;
+  int64_t off = 0;  // element offset of the current row, kept in step with the odometer
   for (int64_t row = 0; row < outer; ++row) {
-    int64_t off = 0;
-    for (int32_t d = 0; d < last; ++d) off += idx[d] * v.stride[d];
     T* s = strided + off;
     if (inner_stride == 1) {
       if (kGather)
@@ -39,7 +89,9 @@ void copy_strided(char* base, const pn::ShardView& v, char* flat) {
     }
     contiguous += inner;
     for (int32_t d = last - 1; d >= 0; --d) {  // odometer over the outer dims
+      off += v.stride[d];
       if (++idx[d] < v.size[d]) break;
+      off -= v.stride[d] * v.size[d];
       idx[d] = 0;
     }
   }

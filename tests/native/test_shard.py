@@ -165,3 +165,23 @@ def test_half_conversions_are_exact_for_every_bit_pattern(shard_lib, dtype):
     both = ~expected.isnan()
     assert torch.equal(got[both].view(torch.int16), expected[both].view(torch.int16))
     assert got[~both].isnan().all()
+
+
+@pytest.mark.parametrize("shape,perm", [((70, 45), (1, 0)), ((33, 3, 40), (2, 1, 0)), ((5, 64, 37), (0, 2, 1)),
+                                        ((40, 2, 35), (1, 2, 0))])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64, torch.uint8])
+def test_transposed_views_large_enough_for_tiling(shard_lib, shape, perm, dtype):
+    """Views whose innermost dim is element-strided while another dim has unit stride take the
+    cpu path's tiled copy (32 x 32 tiles): shapes with partial and several whole tiles."""
+    t = random_tensor(list(shape), dtype, 3).permute(perm)
+    for dim in range(t.dim()):
+        for index in range(3):
+            ref = torch.chunk(t, 3, dim)
+            got = native.gather_shard(t, dim, 3, index, lib=shard_lib)
+            if index < len(ref):
+                assert torch.equal(got, ref[index].contiguous())
+                out = torch.zeros_like(t)
+                native.scatter_shard(got, out, dim, 3, index, lib=shard_lib)
+                expected = torch.zeros_like(t)
+                torch.chunk(expected, 3, dim)[index].copy_(ref[index])
+                assert torch.equal(out, expected)
