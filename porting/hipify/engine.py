@@ -132,6 +132,9 @@ TEMPLATES = ('#include "{0}"', "#include <{0}>", '#define THC_GENERIC_FILE "{0}"
 _ATEN_PREFIXES = ("ATen/cuda", "ATen/native/cuda", "ATen/native/nested/cuda", "ATen/native/quantized/cuda",
                   "ATen/native/sparse/cuda", "ATen/native/transformers/cuda", "THC/")
 _CAFFE2: list[Callable[[str], str]] | None = None
+# RE_KERNEL_LAUNCH (``([ ]+)(detail?)::[ ]+\\\n[ ]+``) cannot match without "::", spaces and a
+# backslash-newline; this starts with a literal, so it is a fast pre-test.
+_LAUNCH_HINT = re.compile(r"::[ ]+\\\n")
 
 
 def _caffe2_steps() -> list[Callable[[str], str]]:
@@ -141,8 +144,10 @@ def _caffe2_steps() -> list[Callable[[str], str]]:
         steps: list[Callable[[str], str]] = []
         for cuda_path, hip_path in hipify_module().CAFFE2_PATH_MAPPINGS.items():
             if "/hip/" in hip_path and "/hip/" not in cuda_path:
+                # the same substitution as hipify's re.sub; skipped (a no-op) when the text
+                # does not contain the path at all, which a substring test finds much faster
                 rx = re.compile(r"(?<!/hip/)" + re.escape(cuda_path))
-                steps.append(lambda s, rx=rx, hp_=hip_path: rx.sub(hp_, s))
+                steps.append(lambda s, rx=rx, c=cuda_path, hp_=hip_path: rx.sub(hp_, s) if c in s else s)
             else:
                 steps.append(lambda s, c=cuda_path, h=hip_path: s.replace(c, h))
         _CAFFE2 = steps
@@ -201,7 +206,7 @@ def stage2(text: str, out_abs_path: str, hip_clang_launch: bool) -> str:
     if out_abs_path.endswith("CMakeLists.txt"):
         text = text.replace("CUDA", "HIP").replace("THC", "THH")
         text = hp.RE_CU_SUFFIX.sub(".hip", text)
-    if not hip_clang_launch and ("<<<" in text or hp.RE_KERNEL_LAUNCH.search(text)):
+    if not hip_clang_launch and ("<<<" in text or (_LAUNCH_HINT.search(text) and hp.RE_KERNEL_LAUNCH.search(text))):
         text = hp.processKernelLaunches(text, {"unsupported_calls": [], "kernel_launches": []})
     if out_abs_path.endswith((".cu", ".cuh")) and "PowKernel" not in out_abs_path:
         text = hp.replace_math_functions(text)
