@@ -200,7 +200,7 @@ class MatrixState:
     # ---- the end ------------------------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self.worker:
+        if self.worker or self.config.option.collectonly:
             return
         failures: list[tuple[str, str]] = []
         for e in self.registry.exemptions:
@@ -274,7 +274,7 @@ class MatrixState:
                 xml.add_global_property(key, value)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.worker:
+        if self.worker or self.config.option.collectonly:
             return
         props = getattr(self, "final_properties", {})
         tr = terminalreporter
