@@ -34,16 +34,17 @@ PLAIN = """
 import sys, time
 t0 = time.perf_counter()
 from torch.utils.hipify import hipify_python as hp
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 hp.hipify(project_directory=sys.argv[1], output_directory=sys.argv[2], is_pytorch_extension=True, show_progress=False)
-print(time.perf_counter() - t1)
+print(time.perf_counter() - t1, time.process_time() - c1)
 """
 OURS = """
-import sys, time
+import resource, sys, time
 from porting.hipify import convert_tree
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 m = convert_tree(sys.argv[1], sys.argv[2], jobs=int(sys.argv[3]) or None)
-print(time.perf_counter() - t1)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(time.perf_counter() - t1, time.process_time() - c1 + kids.ru_utime + kids.ru_stime)
 assert m.ok, m.summary
 """
 AUDIT = """
@@ -94,22 +95,25 @@ def main() -> int:
         src = work / "src"
         stats = generate(src, args.files, args.lines, seed=0)
         rows: dict[str, list[float]] = {k: [] for k in (
-            "plain_e2e", "plain_fn", "ours_e2e", "ours_fn", "warm_e2e", "warm_fn", "audit_fn", "audit_fn_1job")}
+            "plain_e2e", "plain_fn", "ours_e2e", "ours_fn", "warm_e2e", "warm_fn", "audit_fn", "audit_fn_1job",
+            "plain_cpu", "ours_cpu")}
         identical = True
         for rep in range(args.reps):
             for d in ("plain", "ours", "ours_fn"):
                 shutil.rmtree(work / d, ignore_errors=True)
             wall, fn = run([py, "-c", PLAIN, str(src), str(work / "plain")])
             rows["plain_e2e"].append(wall)
-            rows["plain_fn"].append(float(fn))
+            rows["plain_fn"].append(float(fn.split()[0]))
+            rows["plain_cpu"].append(float(fn.split()[1]))
             wall, _ = run([port, "hipify", str(src), "--out", str(work / "ours"), "--jobs", str(args.jobs)])
             rows["ours_e2e"].append(wall)
             wall, fn = run([py, "-c", OURS, str(src), str(work / "ours_fn"), str(args.jobs)])
-            rows["ours_fn"].append(float(fn))
+            rows["ours_fn"].append(float(fn.split()[0]))
+            rows["ours_cpu"].append(float(fn.split()[1]))
             wall, _ = run([port, "hipify", str(src), "--out", str(work / "ours"), "--jobs", str(args.jobs)])
             rows["warm_e2e"].append(wall)
             wall, fn = run([py, "-c", OURS, str(src), str(work / "ours_fn"), str(args.jobs)])
-            rows["warm_fn"].append(float(fn))
+            rows["warm_fn"].append(float(fn.split()[0]))
             plain_digest = digest(work / "plain")
             identical &= plain_digest == digest(work / "ours") == digest(work / "ours_fn")
             _, out = run([py, "-c", AUDIT, str(src), str(args.jobs)])
@@ -126,6 +130,7 @@ def main() -> int:
             "median_seconds": med, "min_seconds": best, "samples": rows, "identical_bytes": identical,
             "ratios": {
                 "cold_speedup_fn": med["plain_fn"] / med["ours_fn"],
+                "cpu_fraction": med["ours_cpu"] / med["plain_cpu"],
                 "cold_speedup_e2e": med["plain_e2e"] / med["ours_e2e"],
                 "warm_fraction_fn": med["warm_fn"] / med["plain_fn"],
                 "warm_fraction_e2e": med["warm_e2e"] / med["plain_e2e"],
@@ -134,6 +139,7 @@ def main() -> int:
             },
             "ratios_min": {
                 "cold_speedup_fn": best["plain_fn"] / best["ours_fn"],
+                "cpu_fraction": best["ours_cpu"] / best["plain_cpu"],
                 "cold_speedup_e2e": best["plain_e2e"] / best["ours_e2e"],
                 "warm_fraction_fn": best["warm_fn"] / best["plain_fn"],
                 "warm_fraction_e2e": best["warm_e2e"] / best["plain_e2e"],
@@ -156,6 +162,8 @@ def main() -> int:
     row("plain hipify, conversion call (fn)", "plain_fn", "", "")
     row("port hipify cold, fn", "ours_fn", "cold_speedup_fn", "{:.2f}x")
     row("port hipify warm (no change), fn", "warm_fn", "warm_fraction_fn", "{:.1%}")
+    row("plain hipify CPU seconds (fn)", "plain_cpu", "", "")
+    row("port hipify cold CPU s, all processes", "ours_cpu", "cpu_fraction", "{:.0%}")
     row("plain hipify, whole process (e2e)", "plain_e2e", "", "")
     row("port hipify cold, CLI e2e", "ours_e2e", "cold_speedup_e2e", "{:.2f}x")
     row("port hipify warm, CLI e2e", "warm_e2e", "warm_fraction_e2e", "{:.1%}")
