@@ -18,7 +18,7 @@ CUDA_NAME = (r"cuda[A-Z]\w*|cu[A-Z]\w*|CU[a-zA-Z_]\w*|cublas\w*|cusparse\w*|cura
 _IDENT_RE = re.compile(r"(?:cu(?:da[A-Z]|[A-Z]|blas|sparse|rand|fft|solver|dnn)|CU[a-zA-Z_]|nv(?:rtc|tx|ml|shmemx?_)"
                        r"|NVRTC_|nccl|NCCL_|__nv_)\w*")
 _CUDA_FULL = re.compile(r"(?:" + CUDA_NAME + r")\Z")
-_DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+_DEFINE_RE = re.compile(r"#[ \t]*define[ \t]+(\w+)")
 _WARP_OP_RE = re.compile(r"(%|&|/|>>)\s*(32|31|5)\b(?![.\w])")
 _LANE_CONTEXT = re.compile(r"threadIdx|lane|warp|\btid\b|laneid", re.IGNORECASE)
 _WARP_DEF_RE = re.compile(r"(?i)warp_?size\w*\s*(?:=\s*|\{\s*|\s+)\(?\s*32\b")

@@ -85,41 +85,38 @@ def _mask_c(text: str) -> Masked:
     out = Masked(text, "")
     pieces: list[str] = []
     last = 0
-    search = _C_SKIP.search
     pos = 0
-    while True:
-        m = search(text, pos)
-        if m is None:
-            break
-        start, end = m.span()
-        pos = start + 1  # when the match is rejected below, rescan from the next character
-        kind = m.lastgroup
-        s = m.group()
-        if kind == "inc":
-            if text[text.rfind("\n", 0, start) + 1:start].strip(" \t"):
-                continue  # '#' not at the start of a line: not a directive
-        elif kind == "raw" or kind == "char":
-            prev = text[start - 1:start]
-            if kind == "char" and prev and (prev.isalnum() or prev == "_") and text[start - 2:start] not in ("u8", ) \
-                    and prev not in "uUL":
-                continue  # digit separator (1'000), not a character literal
-            if kind == "raw" and prev and (prev.isalnum() or prev == "_") and prev not in "uUL8":
-                continue  # an identifier ending in R, then a string: rescanned as a string
-        pieces.append(text[last:start])
-        if kind == "comment":
-            pieces.append(_blank(s))
-            out.comments.append(Literal(start, end, s))
-        elif kind == "inc":
-            name_at = max(s.rfind("<"), s.find('"'))
-            pieces.append(s[:name_at + 1] + _blank(s[name_at + 1:-1]) + s[-1])
-            out.includes.append(Literal(start + name_at, end, s[name_at + 1:-1]))
-        else:
-            q = s.index("'") if kind == "char" else s.index('"')
-            body = s[q + 1:-1] if len(s) > q + 1 and s[-1] == s[q] else s[q + 1:]
-            pieces.append(s[:q + 1] + _blank(body) + s[q + 1 + len(body):])
-            if kind != "char":
-                out.strings.append(Literal(start, end, s))
-        last = pos = end
+    restart = True
+    while restart:  # one finditer pass; a rejected match restarts the scan one character later
+        restart = False
+        for m in _C_SKIP.finditer(text, pos):
+            start, end = m.span()
+            kind = m.lastgroup
+            if kind == "inc":
+                if text[text.rfind("\n", 0, start) + 1:start].strip(" \t"):
+                    pos, restart = start + 1, True  # '#' not at the start of a line: not a directive
+                    break
+            elif kind == "char" or kind == "raw":
+                prev = text[start - 1:start]
+                if prev and (prev.isalnum() or prev == "_") and prev not in "uUL8":
+                    pos, restart = start + 1, True  # digit separator (1'000) or an identifier ending in R
+                    break
+            s = m.group()
+            pieces.append(text[last:start])
+            if kind == "comment":
+                pieces.append(" " * len(s) if "\n" not in s else _NOT_NL.sub(" ", s))
+                out.comments.append(Literal(start, end, s))
+            elif kind == "inc":
+                name_at = max(s.rfind("<"), s.find('"'))
+                pieces.append(s[:name_at + 1] + _blank(s[name_at + 1:-1]) + s[-1])
+                out.includes.append(Literal(start + name_at, end, s[name_at + 1:-1]))
+            else:
+                q = s.index("'") if kind == "char" else s.index('"')
+                body = s[q + 1:-1] if len(s) > q + 1 and s[-1] == s[q] else s[q + 1:]
+                pieces.append(s[:q + 1] + _blank(body) + s[q + 1 + len(body):])
+                if kind != "char":
+                    out.strings.append(Literal(start, end, s))
+            last = end
     pieces.append(text[last:])
     out.code = "".join(pieces)
     return out
