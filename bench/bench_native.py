@@ -10,7 +10,7 @@ For each case, one run measures (best of --repeat, wall time) the bytes of one s
   copy_      a preallocated out.copy_(view)       (gather/scatter reference)
   torch      torch.stack(bufs).sum(0) / .amax(0) (reduce reference)
 
-    .venv/bin/python bench/bench_native.py [--mib 64] [--repeat 15] [--build-dir build/port] [--json out.json]
+    .venv/bin/python bench/bench_native.py [--mib 64] [--repeat 15] [--threads 1] [--build-dir build/port] [--json out.json]
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ def main() -> int:
     ap.add_argument("--mib", type=int, default=64, help="size of the full tensor in MiB (default 64)")
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--build-dir", default="build/port")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="host threads the native library may use per copy above 4 MiB (default 1)")
     ap.add_argument("--json", default=None, metavar="FILE")
     args = ap.parse_args()
 
@@ -52,6 +54,7 @@ def main() -> int:
 
     t_build = time.perf_counter()
     lib = native.ensure_built("cpu", args.build_dir)
+    lib.set_num_threads(args.threads)
     build_s = time.perf_counter() - t_build
     n = args.mib * 1024 * 1024 // 4
     side = int(n ** 0.5)
@@ -113,7 +116,8 @@ def main() -> int:
         }, args.repeat)
         add(f"reduce {op}", f"{k} x {n // k * 4 >> 20} MiB float32", nbytes, timings)
 
-    print(f"cpu build: {build_s:.2f}s (incl. up-to-date check); torch threads {torch.get_num_threads()}; "
+    print(f"cpu build: {build_s:.2f}s (incl. up-to-date check); native threads {lib.num_threads()}; "
+          f"torch threads {torch.get_num_threads()}; "
           f"{os.cpu_count()} cores; {platform.processor() or platform.machine()}")
     print(f"{'op':<11} {'case':<42} {'MiB':>5}  " + "  ".join(f"{c:>18}" for c in
                                                               ("native", "memcpy", "torch.cat", "contiguous",
@@ -130,7 +134,8 @@ def main() -> int:
         from porting.atomic import write_json
 
         write_json(args.json, {"schema": 1, "bench": "native", "mib": args.mib, "repeat": args.repeat,
-                               "torch_threads": torch.get_num_threads(), "cores": os.cpu_count(),
+                               "torch_threads": torch.get_num_threads(),
+                               "native_threads": lib.num_threads(), "cores": os.cpu_count(),
                                "build_seconds": build_s, "rows": rows})
     return 0
 

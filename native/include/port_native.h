@@ -70,6 +70,9 @@ PN_API const char* pn_backend_name(void);        /* "cpu" | "cuda" | "hip" */
 PN_API const char* pn_build_path(void);          /* the `port build` path it was built for */
 PN_API const char* pn_last_error(void);
 PN_API pn_status pn_device_count(int32_t* count); /* PN_ERR_NO_DEVICE when none */
+/* Host threads the cpu path may use for one copy/reduce above 4 MiB (default 1; <= 0: one per core). */
+PN_API void pn_set_num_threads(int32_t threads);
+PN_API int32_t pn_get_num_threads(void);
 
 /* -- pointer classification ------------------------------------------------------------ */
 PN_API pn_status pn_classify_pointer(const void* ptr, pn_pointer_info* out);

@@ -15,6 +15,9 @@ namespace pn {
 pn_status fail(pn_status status, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 pn_status ok();
 
+// Host threads for one large cpu copy/reduce (set by pn_set_num_threads; <= 0: one per core).
+int32_t num_threads();
+
 // ---- runtime backend: runtime_cpu.cpp (host) or runtime_gpu.cpp (gpu_runtime.h) ----
 const char* rt_backend_name();
 pn_status rt_device_count(int32_t* count);

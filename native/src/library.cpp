@@ -1,12 +1,15 @@
 // Library-level entry points: ABI version, error messages, backend identity, devices.
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "internal.h"
 
 namespace {
 thread_local char g_error[512] = "";
+std::atomic<int32_t> g_threads{1};  // default: the caller's thread only (no oversubscription)
 }
 
 namespace pn {
@@ -21,6 +24,12 @@ pn_status fail(pn_status status, const char* fmt, ...) {
 
 pn_status ok() { return PN_OK; }
 
+int32_t num_threads() {
+  int32_t t = g_threads.load();
+  if (t <= 0) t = static_cast<int32_t>(std::thread::hardware_concurrency());
+  return t < 1 ? 1 : (t > 64 ? 64 : t);
+}
+
 }  // namespace pn
 
 extern "C" {
@@ -29,6 +38,8 @@ PN_API int pn_abi_version(void) { return PN_ABI_VERSION; }
 PN_API const char* pn_backend_name(void) { return pn::rt_backend_name(); }
 PN_API const char* pn_build_path(void) { return PN_BUILD_PATH; }
 PN_API const char* pn_last_error(void) { return g_error; }
+PN_API void pn_set_num_threads(int32_t threads) { g_threads.store(threads); }
+PN_API int32_t pn_get_num_threads(void) { return pn::num_threads(); }
 
 PN_API pn_status pn_device_count(int32_t* count) {
   if (count == nullptr) return pn::fail(PN_ERR_INVALID, "count is NULL");

@@ -1,6 +1,9 @@
 // Shard gather/scatter/reduce on the host (the cpu build path).
 #include <cstring>
 #include <limits>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "half_bits.h"
 #include "shard_view.h"
@@ -10,6 +13,39 @@ namespace {
 struct Bytes16 {
   uint64_t lo, hi;
 };
+
+constexpr int64_t kParallelBytes = 4 << 20;  // below this one thread is faster than spawning more
+constexpr int64_t kBytesPerThread = 1 << 20;
+
+int32_t threads_for(int64_t bytes) {
+  if (bytes < kParallelBytes) return 1;
+  const int64_t by_size = bytes / kBytesPerThread;
+  const int32_t t = pn::num_threads();
+  return static_cast<int32_t>(by_size < t ? by_size : t);
+}
+
+// fn(begin, end) over [0, n) split into `threads` contiguous ranges; the caller's thread runs
+// the first. If a thread cannot be started its range runs on the caller's thread instead.
+template <typename Fn>
+void parallel_for(int64_t n, int32_t threads, const Fn& fn) {
+  if (threads <= 1 || n < 2) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  const int64_t parts = threads < n ? threads : n;
+  const int64_t step = (n + parts - 1) / parts;
+  std::vector<std::thread> pool;
+  for (int64_t b = step; b < n; b += step) {
+    const int64_t e = b + step < n ? b + step : n;
+    try {
+      pool.emplace_back([&fn, b, e] { fn(b, e); });
+    } catch (const std::system_error&) {
+      fn(b, e);
+    }
+  }
+  fn(int64_t{0}, step < n ? step : n);
+  for (auto& t : pool) t.join();
+}
 
 constexpr int64_t kTile = 32;
 
@@ -98,6 +134,17 @@ void copy_strided(char* base, const pn::ShardView& v, char* flat) {
 }
 
 template <bool kGather>
+void dispatch(char* base, const pn::ShardView& v, int32_t elem_size, char* flat) {
+  switch (elem_size) {
+    case 1: copy_strided<uint8_t, kGather>(base, v, flat); break;
+    case 2: copy_strided<uint16_t, kGather>(base, v, flat); break;
+    case 4: copy_strided<uint32_t, kGather>(base, v, flat); break;
+    case 8: copy_strided<uint64_t, kGather>(base, v, flat); break;
+    default: copy_strided<Bytes16, kGather>(base, v, flat); break;
+  }
+}
+
+template <bool kGather>
 pn_status run(char* base, const pn::ShardView& v, int32_t elem_size, char* flat) {
   if (v.numel == 0) return PN_OK;
   if (v.ndim == 0) {  // one element
@@ -107,13 +154,15 @@ pn_status run(char* base, const pn::ShardView& v, int32_t elem_size, char* flat)
       std::memcpy(base + v.offset * elem_size, flat, elem_size);
     return PN_OK;
   }
-  switch (elem_size) {
-    case 1: copy_strided<uint8_t, kGather>(base, v, flat); break;
-    case 2: copy_strided<uint16_t, kGather>(base, v, flat); break;
-    case 4: copy_strided<uint32_t, kGather>(base, v, flat); break;
-    case 8: copy_strided<uint64_t, kGather>(base, v, flat); break;
-    default: copy_strided<Bytes16, kGather>(base, v, flat); break;
-  }
+  // Large shards: split the outermost collapsed dim across threads; each part is a sub-view.
+  const int64_t per = v.numel / v.size[0];
+  parallel_for(v.size[0], threads_for(v.numel * elem_size), [&](int64_t b, int64_t e) {
+    pn::ShardView sub = v;
+    sub.size[0] = e - b;
+    sub.offset = v.offset + b * v.stride[0];
+    sub.numel = per * (e - b);
+    dispatch<kGather>(base, sub, elem_size, flat + b * per * elem_size);
+  });
   return PN_OK;
 }
 
@@ -126,12 +175,13 @@ inline Acc max_nan(Acc acc, Acc x) {  // NaN propagates, like torch.max
 }
 
 template <typename T, typename Acc, typename Load, typename Store>
-void reduce_typed(const void* const* bufs, int32_t k, int64_t n, int32_t op, void* out, Load load, Store store) {
+void reduce_typed(const void* const* bufs, int32_t k, int64_t begin, int64_t end, int32_t op, void* out, Load load,
+                  Store store) {
   constexpr int64_t kBlock = 2048;
   Acc acc[kBlock];
   T* o = static_cast<T*>(out);
-  for (int64_t base = 0; base < n; base += kBlock) {
-    const int64_t m = n - base < kBlock ? n - base : kBlock;
+  for (int64_t base = begin; base < end; base += kBlock) {
+    const int64_t m = end - base < kBlock ? end - base : kBlock;
     const T* b0 = static_cast<const T*>(bufs[0]) + base;
     for (int64_t i = 0; i < m; ++i) acc[i] = load(b0[i]);
     for (int32_t j = 1; j < k; ++j) {
@@ -149,9 +199,47 @@ void reduce_typed(const void* const* bufs, int32_t k, int64_t n, int32_t op, voi
 }
 
 template <typename T>
-void reduce_plain(const void* const* bufs, int32_t k, int64_t n, int32_t op, void* out) {
+void reduce_plain(const void* const* bufs, int32_t k, int64_t begin, int64_t end, int32_t op, void* out) {
   using Acc = T;
-  reduce_typed<T, Acc>(bufs, k, n, op, out, [](T x) { return x; }, [](Acc x) { return static_cast<T>(x); });
+  reduce_typed<T, Acc>(bufs, k, begin, end, op, out, [](T x) { return x; }, [](Acc x) { return static_cast<T>(x); });
+}
+
+void reduce_range(const void* const* bufs, int32_t k, int64_t b, int64_t e, int32_t dtype, int32_t op, void* out) {
+  switch (dtype) {
+    case PN_DT_F32:
+      reduce_typed<float, float>(bufs, k, b, e, op, out, [](float x) { return x; }, [](float x) { return x; });
+      break;
+    case PN_DT_F64: reduce_plain<double>(bufs, k, b, e, op, out); break;
+    case PN_DT_F16:
+      reduce_typed<uint16_t, float>(bufs, k, b, e, op, out, pn::f16_to_float, pn::float_to_f16);
+      break;
+    case PN_DT_BF16:
+      reduce_typed<uint16_t, float>(bufs, k, b, e, op, out, pn::bf16_to_float, pn::float_to_bf16);
+      break;
+    case PN_DT_I32:
+      reduce_typed<int32_t, int64_t>(bufs, k, b, e, op, out, [](int32_t x) { return int64_t(x); },
+                                     [](int64_t x) { return static_cast<int32_t>(static_cast<uint32_t>(x)); });
+      break;
+    case PN_DT_I64:
+      if (op == PN_OP_MAX)
+        reduce_plain<int64_t>(bufs, k, b, e, op, out);
+      else  // accumulate in uint64: wraps like torch instead of signed-overflow UB
+        reduce_typed<int64_t, uint64_t>(bufs, k, b, e, op, out, [](int64_t x) { return static_cast<uint64_t>(x); },
+                                        [](uint64_t x) { return static_cast<int64_t>(x); });
+      break;
+    case PN_DT_U8: reduce_typed<uint8_t, uint64_t>(bufs, k, b, e, op, out, [](uint8_t x) { return uint64_t(x); },
+                                                   [](uint64_t x) { return static_cast<uint8_t>(x); });
+      break;
+    case PN_DT_I8:
+      reduce_typed<int8_t, int64_t>(bufs, k, b, e, op, out, [](int8_t x) { return int64_t(x); },
+                                    [](int64_t x) { return static_cast<int8_t>(static_cast<uint8_t>(x)); });
+      break;
+    case PN_DT_I16:
+      reduce_typed<int16_t, int64_t>(bufs, k, b, e, op, out, [](int16_t x) { return int64_t(x); },
+                                     [](int64_t x) { return static_cast<int16_t>(static_cast<uint16_t>(x)); });
+      break;
+    default: break;
+  }
 }
 
 }  // namespace
@@ -182,47 +270,17 @@ PN_API pn_status pn_reduce(const void* const* bufs, int32_t k, int64_t n, int32_
   if (k < 1) return pn::fail(PN_ERR_INVALID, "need at least one buffer, got %d", k);
   if (n < 0) return pn::fail(PN_ERR_INVALID, "element count %lld is negative", (long long)n);
   if (op < PN_OP_SUM || op > PN_OP_MAX) return pn::fail(PN_ERR_INVALID, "unknown reduce op %d", op);
+  if (dtype < PN_DT_F32 || dtype > PN_DT_I16) return pn::fail(PN_ERR_INVALID, "unknown dtype code %d", dtype);
   const bool floating = dtype == PN_DT_F32 || dtype == PN_DT_F64 || dtype == PN_DT_F16 || dtype == PN_DT_BF16;
   if (op == PN_OP_AVG && !floating) return pn::fail(PN_ERR_INVALID, "avg needs a floating dtype (got dtype %d)", dtype);
   if (n == 0) return PN_OK;  // empty tensors may have NULL data pointers
   if (out == nullptr) return pn::fail(PN_ERR_INVALID, "out is NULL");
   for (int32_t j = 0; j < k; ++j)
     if (bufs[j] == nullptr) return pn::fail(PN_ERR_INVALID, "buffer %d is NULL", j);
-  switch (dtype) {
-    case PN_DT_F32:
-      reduce_typed<float, float>(bufs, k, n, op, out, [](float x) { return x; }, [](float x) { return x; });
-      break;
-    case PN_DT_F64: reduce_plain<double>(bufs, k, n, op, out); break;
-    case PN_DT_F16:
-      reduce_typed<uint16_t, float>(bufs, k, n, op, out, pn::f16_to_float, pn::float_to_f16);
-      break;
-    case PN_DT_BF16:
-      reduce_typed<uint16_t, float>(bufs, k, n, op, out, pn::bf16_to_float, pn::float_to_bf16);
-      break;
-    case PN_DT_I32:
-      reduce_typed<int32_t, int64_t>(bufs, k, n, op, out, [](int32_t x) { return int64_t(x); },
-                                     [](int64_t x) { return static_cast<int32_t>(static_cast<uint32_t>(x)); });
-      break;
-    case PN_DT_I64:
-      if (op == PN_OP_MAX)
-        reduce_plain<int64_t>(bufs, k, n, op, out);
-      else  // accumulate in uint64: wraps like torch instead of signed-overflow UB
-        reduce_typed<int64_t, uint64_t>(bufs, k, n, op, out, [](int64_t x) { return static_cast<uint64_t>(x); },
-                                        [](uint64_t x) { return static_cast<int64_t>(x); });
-      break;
-    case PN_DT_U8: reduce_typed<uint8_t, uint64_t>(bufs, k, n, op, out, [](uint8_t x) { return uint64_t(x); },
-                                                   [](uint64_t x) { return static_cast<uint8_t>(x); });
-      break;
-    case PN_DT_I8:
-      reduce_typed<int8_t, int64_t>(bufs, k, n, op, out, [](int8_t x) { return int64_t(x); },
-                                    [](int64_t x) { return static_cast<int8_t>(static_cast<uint8_t>(x)); });
-      break;
-    case PN_DT_I16:
-      reduce_typed<int16_t, int64_t>(bufs, k, n, op, out, [](int16_t x) { return int64_t(x); },
-                                     [](int64_t x) { return static_cast<int16_t>(static_cast<uint16_t>(x)); });
-      break;
-    default: return pn::fail(PN_ERR_INVALID, "unknown dtype code %d", dtype);
-  }
+  static const int32_t kElemSize[] = {4, 8, 2, 2, 4, 8, 1, 1, 2};
+  parallel_for(n, threads_for(n * kElemSize[dtype] * (k + 1)), [&](int64_t b, int64_t e) {
+    reduce_range(bufs, k, b, e, dtype, op, out);
+  });
   return PN_OK;
 }
 

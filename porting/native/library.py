@@ -34,6 +34,8 @@ _SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "pn_build_path": (ctypes.c_char_p, []),
     "pn_last_error": (ctypes.c_char_p, []),
     "pn_device_count": (ctypes.c_int, [P(c_i32)]),
+    "pn_set_num_threads": (None, [c_i32]),
+    "pn_get_num_threads": (c_i32, []),
     "pn_classify_pointer": (ctypes.c_int, [c_vp, P(PointerInfoC)]),
     "pn_registry_create": (ctypes.c_int, [P(c_vp)]),
     "pn_registry_destroy": (None, [c_vp]),
@@ -93,6 +95,14 @@ class Library:
         count = c_i32(0)
         self.call("pn_device_count", ctypes.byref(count))
         return count.value
+
+    def set_num_threads(self, threads: int) -> None:
+        """Host threads for one cpu copy/reduce above 4 MiB (default 1: torch's own intra-op
+        threads may already occupy the cores; 0 = one per core; no effect on GPU builds)."""
+        self.cdll.pn_set_num_threads(int(threads))
+
+    def num_threads(self) -> int:
+        return int(self.cdll.pn_get_num_threads())
 
     def usable(self) -> bool:
         if self.backend == "cpu":

@@ -185,3 +185,26 @@ def test_transposed_views_large_enough_for_tiling(shard_lib, shape, perm, dtype)
                 expected = torch.zeros_like(t)
                 torch.chunk(expected, 3, dim)[index].copy_(ref[index])
                 assert torch.equal(out, expected)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_large_shards_split_across_threads(lib, threads):
+    """Shards above 4 MiB are split over host threads along the outermost dim: same bytes."""
+    before = lib.num_threads()
+    lib.set_num_threads(threads)
+    try:
+        assert lib.num_threads() == threads
+        t = random_tensor([1031, 1100], torch.float32, 5)  # 4.5 MiB
+        for view in (t, t.t(), t[:, 3:1060]):
+            for dim in (0, 1):
+                for index in range(3):
+                    ref = torch.chunk(view, 3, dim)[index]
+                    got = native.gather_shard(view, dim, 3, index, lib=lib)
+                    assert torch.equal(got, ref.contiguous())
+                    out = torch.zeros_like(view)
+                    native.scatter_shard(got, out, dim, 3, index, lib=lib)
+                    assert torch.equal(torch.chunk(out, 3, dim)[index], ref)
+        bufs = [random_tensor([3_000_001], torch.bfloat16, i) for i in range(3)]
+        assert torch.equal(native.reduce(bufs, "sum", lib=lib), _sequential(bufs, "sum"))
+    finally:
+        lib.set_num_threads(before)
