@@ -1,0 +1,169 @@
+"""The plugin end to end, in a separate pytest process per case: inert outside the matrix,
+fingerprint properties (also under xdist), markers, exemptions, crashes, leftovers."""
+
+from __future__ import annotations
+
+import pytest
+
+BASIC = """
+import pytest
+
+@pytest.mark.parametrize("i", range(4))
+def test_ok(i):
+    assert i < 4
+
+@pytest.mark.requires(device="rocm", min_rocm="7.0")
+def test_needs_rocm():
+    pass
+
+@pytest.mark.component("special")
+def test_component():
+    pass
+"""
+
+DETECTED = {"port.schema", "port.platform", "port.path", "port.rocm_version", "port.rocm_usable",
+            "port.cuda_version", "port.gpu_arch", "port.torch_version", "port.torch_flavour",
+            "port.monarch_version", "port.rdma_backend", "port.host", "port.run_id", "port.shard",
+            "port.complete", "port.incomplete_reason", "port.collected"}
+
+
+def _exemption(id_, pattern, action="xfail", expires="2099-12-31", platforms='["cpu", "cuda", "rocm"]'):
+    return (f'[[exemption]]\nid = "{id_}"\npattern = "{pattern}"\nplatforms = {platforms}\n'
+            f'action = "{action}"\nreason = "because"\ntracking = "https://example.invalid/{id_}"\n'
+            f'expires = {expires}\n')
+
+
+def test_inert_outside_the_matrix(project):
+    project.write("tests/test_plain.py", "def test_x():\n    pass\n")
+    run = project.run("tests")
+    assert run.returncode == 0, run.output
+    assert run.suite_properties() == {}
+    assert "port matrix" not in run.output
+
+
+def test_fingerprint_and_testcase_properties(project):
+    project.write("test_matrix/pack/test_basic.py", BASIC)
+    run = project.run("test_matrix", "-rs")
+    assert run.returncode == 0, run.output
+    props = run.suite_properties()
+    assert set(props) == DETECTED
+    assert props["port.complete"] == "true" and props["port.collected"] == "6" and props["port.shard"] == "1/1"
+    from porting.fingerprint import current_properties
+
+    here = current_properties()
+    for key in ("port.platform", "port.path", "port.torch_version", "port.rdma_backend", "port.host"):
+        assert props[key] == here[key]
+    cases = run.cases()
+    comp = {k: [p.get("value") for p in c.iter("property") if p.get("name") == "component"] for k, c in cases.items()}
+    assert comp["test_matrix.pack.test_basic::test_component"] == ["special"]
+    assert comp["test_matrix.pack.test_basic::test_ok[0]"] == ["pack"]
+    if props["port.platform"] != "rocm":
+        skipped = cases["test_matrix.pack.test_basic::test_needs_rocm"].find("skipped")
+        assert skipped is not None and "detection: platform" in skipped.get("message")
+
+
+def test_properties_written_by_the_xdist_controller(project):
+    project.write("test_matrix/pack/test_basic.py", BASIC)
+    run = project.run("test_matrix", "-n", "2")
+    assert run.returncode == 0, run.output
+    props = run.suite_properties()
+    assert set(props) == DETECTED
+    assert props["port.complete"] == "true" and props["port.collected"] == "6"
+    assert len(run.cases()) == 6
+
+
+def test_flag_activates_for_any_path(project):
+    project.write("elsewhere/test_e.py", "def test_e():\n    pass\n")
+    run = project.run("elsewhere", "--port-matrix", "--port-run-id=abc123")
+    assert run.returncode == 0, run.output
+    assert run.suite_properties()["port.run_id"] == "abc123"
+
+
+def test_strict_xfail_exemption_and_unmatched_report(project):
+    project.write("test_matrix/pack/test_basic.py", BASIC)
+    project.write("test_matrix/exemptions.toml",
+                  _exemption("E1", "test_matrix/pack/test_basic.py::test_ok[[]2]")
+                  + _exemption("E2", "test_matrix/pack/test_gone.py::*", action="skip"))
+    run = project.run("test_matrix")
+    assert run.returncode == 1, run.output  # test_ok[2] passes: a strict xfail fails the run
+    assert "XPASS(strict)" in run.output and "exemption E1" in run.output
+    assert "exemption E2 (test_matrix/pack/test_gone.py::*) matches no collected test" in run.output
+    case = run.cases()["test_matrix.pack.test_basic::test_ok[2]"]
+    assert [p.get("value") for p in case.iter("property") if p.get("name") == "exemption"] == ["E1"]
+
+
+def test_skip_exemption_applies_only_on_its_platforms(project):
+    project.write("test_matrix/pack/test_basic.py", BASIC)
+    project.write("test_matrix/exemptions.toml",
+                  _exemption("S1", "*::test_component", action="skip")
+                  + _exemption("S2", "*::test_ok[[]0]", action="skip", platforms='["cuda"]'))
+    run = project.run("test_matrix")
+    cases = run.cases()
+    assert cases["test_matrix.pack.test_basic::test_component"].find("skipped") is not None
+    if run.suite_properties()["port.platform"] != "cuda":
+        assert cases["test_matrix.pack.test_basic::test_ok[0]"].find("skipped") is None
+
+
+def test_expired_exemption_fails_the_run(project):
+    project.write("test_matrix/pack/test_basic.py", BASIC)
+    project.write("test_matrix/exemptions.toml", _exemption("OLD", "*::test_ok[[]1]", expires="2001-01-01"))
+    run = project.run("test_matrix")
+    assert run.returncode == 1, run.output
+    assert "exemption OLD" in run.output and "expired on 2001-01-01" in run.output
+    assert any("OLD expired" in k for k in run.cases())
+    assert run.cases()["test_matrix.pack.test_basic::test_ok[1]"].find("skipped") is None  # not applied
+
+
+def test_invalid_registry_is_a_usage_error(project):
+    project.write("test_matrix/pack/test_basic.py", BASIC)
+    project.write("test_matrix/exemptions.toml", "[[exemption]]\nid = 1\n")
+    run = project.run("test_matrix")
+    assert run.returncode == 4 and "exemptions.toml" in run.output
+
+
+@pytest.mark.parametrize("n", ["0", "2"])
+def test_shards_cover_the_run_once(project, n):
+    project.write("test_matrix/pack/test_many.py",
+                  "import pytest\n@pytest.mark.parametrize('i', range(9))\ndef test_i(i):\n    pass\n")
+    seen = []
+    for i in (1, 2, 3):
+        args = ["test_matrix", f"--port-shard={i}/3"] + (["-n", n] if n != "0" else [])
+        run = project.run(*args)
+        assert run.returncode == 0, run.output
+        props = run.suite_properties()
+        assert props["port.shard"] == f"{i}/3" and props["port.collected"] == "3"
+        seen += list(run.cases())
+    assert len(seen) == 9 and len(set(seen)) == 9
+
+
+def test_crashed_worker_marks_the_run_incomplete(project):
+    project.write("test_matrix/pack/test_crash.py",
+                  "import os\n\ndef test_a():\n    pass\n\ndef test_crash():\n    os._exit(3)\n\n"
+                  "def test_b():\n    pass\n")
+    run = project.run("test_matrix", "-n", "2")
+    assert run.returncode == 1, run.output
+    props = run.suite_properties()
+    assert props["port.complete"] == "false" and "crash" in props["port.incomplete_reason"]
+    crash = run.cases()["test_matrix.pack.test_crash::test_crash"]
+    assert crash.find("failure") is not None or crash.find("error") is not None
+
+
+def test_leftover_processes_fail_the_run_and_are_killed(project, tmp_path):
+    pidfile = tmp_path / "leak.pid"
+    project.write("test_matrix/pack/test_leak.py",
+                  "import subprocess\n\ndef test_leak():\n"
+                  "    p = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+                  f"    open({str(pidfile)!r}, 'w').write(str(p.pid))\n")
+    run = project.run("test_matrix")
+    assert run.returncode == 1, run.output
+    assert "session-end process check" in run.output and "sleep 300" in run.output
+    import os
+
+    pid = int(pidfile.read_text())
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        state = "gone"
+    assert state in ("gone", "Z"), f"leaked process {pid} still running ({state})"
+    assert os.environ.get("PORT_MATRIX_RUN") is None
