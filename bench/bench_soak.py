@@ -60,8 +60,9 @@ def main() -> int:
     ratios = {}
     for key in rows:
         c, w = float(cold[key]), float(warm[key])
-        ratios[key] = c / w if w else float("nan")
-        print(f"{key:<20} {c:>16.3f} {w:>12.3f} {ratios[key]:>9.2f}x")
+        ratios[key] = c / w if w else None
+        shown = f"{ratios[key]:>9.2f}x" if ratios[key] is not None else f"{'n/a':>10}"
+        print(f"{key:<20} {c:>16.3f} {w:>12.3f} {shown}")
     print(f"invariants: cold {'PASS' if cold['ok'] else 'FAIL ' + ','.join(cold['failed'])}, "
           f"warm {'PASS' if warm['ok'] else 'FAIL ' + ','.join(warm['failed'])}")
     if args.json:

@@ -21,7 +21,8 @@ from ..errors import PlatformError, ToolError
 from .invariants import check
 from .metrics import analyse, load_raw
 from .record import SoakRecord
-from .spec import SoakSpec, detect_bound_s, downtime_bound_s, heartbeat_timeout_s, join_timeout_s, make_schedule
+from .spec import (SoakSpec, detect_bound_s, downtime_bound_s, heartbeat_timeout_s, hold_bound_s, join_timeout_s,
+                   make_schedule)
 
 SUPERVISION_POLL = "500ms"
 
@@ -101,7 +102,7 @@ def build_record(spec: SoakSpec, out: Path, driver_rc: int, wall_s: float) -> So
                                                          "listener_snapshots", "reaped", "errors",
                                                          "unhandled_faults", "injections", "stopped_meshes")}
     run_view["wall_s"] = round(wall_s, 3)
-    bounds = {"downtime_s": downtime_bound_s(spec), "detect_s": detect_bound_s(spec),
+    bounds = {"downtime_s": downtime_bound_s(spec), "detect_s": detect_bound_s(spec), "hold_s": hold_bound_s(spec),
               "join_timeout_s": join_timeout_s(spec), "heartbeat_timeout_s": heartbeat_timeout_s(spec)}
     return SoakRecord(spec=spec.to_json(), schedule=[f.to_json() for f in make_schedule(spec)], bounds=bounds,
                       run=run_view, result=result, invariants=[i.to_json() for i in invariants])

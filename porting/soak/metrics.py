@@ -84,8 +84,9 @@ def fault_timeline(injection: dict[str, Any], steps: list[dict[str, Any]], heals
                       for r in survivors}
     gaps = {r: _max_gap([float(s["t"]) for s in steps if s["replica"] == r and s["committed"]], t0, window_end)
             for r in survivors}
-    noticed = _first(s for s in steps if s["replica"] != target and s["t"] > t0
-                     and (not s["committed"] or s["participants"] < s.get("_prev_participants", s["participants"])))
+    noticed = _first(s for s in steps if s["replica"] != target and t0 < s["t"] <= window_end
+                     and (not s["committed"] or s["participants"] != s.get("_prev_participants", s["participants"])
+                          or s["quorum_id"] != s.get("_prev_quorum", s["quorum_id"])))
     rel = lambda t: None if t is None else round(float(t) - origin, 3)  # noqa: E731
     return {
         "id": injection["id"], "kind": injection["kind"], "replica": target, "gen": gen,
@@ -122,10 +123,10 @@ def _max_gap(times: list[float], start: float, stop: float) -> float | None:
 
 
 def _annotate_participants(steps: list[dict[str, Any]]) -> None:
-    prev: dict[int, int] = {}
+    prev: dict[int, tuple[int, int]] = {}
     for s in steps:
-        s["_prev_participants"] = prev.get(s["replica"], s["participants"])
-        prev[s["replica"]] = s["participants"]
+        s["_prev_participants"], s["_prev_quorum"] = prev.get(s["replica"], (s["participants"], s["quorum_id"]))
+        prev[s["replica"]] = (s["participants"], s["quorum_id"])
 
 
 def analyse(raw: dict[str, Any]) -> dict[str, Any]:
