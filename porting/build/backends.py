@@ -122,9 +122,23 @@ class CudaBackend:
     compiler_names = ("nvcc",)
 
     def archs(self, ctx: BuildContext) -> list[str]:
-        if ctx.gpu_archs:
-            return [a if a.startswith("sm_") else f"sm_{a}" for a in ctx.gpu_archs]
-        return list(DEFAULT_CUDA_ARCHS)
+        wanted = [a if a.startswith("sm_") else f"sm_{a}" for a in ctx.gpu_archs] or list(DEFAULT_CUDA_ARCHS)
+        try:
+            proc = subprocess.run([ctx.compiler, "--list-gpu-code"], capture_output=True, text=True, timeout=60)
+            known = set(proc.stdout.split()) if proc.returncode == 0 else set()
+        except (OSError, subprocess.TimeoutExpired):
+            known = set()
+        if not known:
+            return wanted
+        accepted = [a for a in wanted if a in known]
+        for arch in wanted:
+            if arch not in known:
+                ctx.notes.append(f"{ctx.compiler} cannot generate code for {arch} (it knows {' '.join(sorted(known))})")
+        if accepted:
+            return accepted
+        fallback = min(known, key=lambda a: int("".join(ch for ch in a if ch.isdigit()) or 0))  # the oldest
+        ctx.notes.append(f"building for {fallback} to check the code compiles")
+        return [fallback]
 
     def commands(self, ctx: BuildContext) -> tuple[list[Command], Command]:
         units = units_for(self.path)

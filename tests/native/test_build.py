@@ -203,3 +203,34 @@ def test_default_load_falls_back_to_cpu_when_gpu_builds_cannot_run(lib, build_di
         assert chosen.usable()
     else:
         assert chosen.backend == "cpu"
+
+
+@pytest.mark.skipif(not have("nvcc"), reason="nvcc not installed")
+def test_cuda_archs_the_compiler_cannot_target_are_dropped_with_a_note(tmp_path):
+    from porting.build.backends import BACKENDS, BuildContext, find_compiler
+
+    backend = BACKENDS["cuda"]
+
+    def ctx(archs: list[str]) -> BuildContext:
+        return BuildContext(path="cuda", source_dir=NATIVE_DIR, out_dir=tmp_path, compiler=find_compiler(backend, None),
+                            gpu_archs=archs, alias_include=tmp_path, jobs=1, headers=[])
+
+    c = ctx(["sm_10", "90"])
+    assert backend.archs(c) == ["sm_90"]
+    assert any("cannot generate code for sm_10" in n for n in c.notes)
+    c = ctx(["sm_10"])
+    (fallback,) = backend.archs(c)
+    assert fallback.startswith("sm_") and "building for" in c.notes[-1]
+    assert backend.archs(ctx([])) == ["sm_90"]
+
+
+@pytest.mark.skipif(not have("hipcc"), reason="hipcc not installed")
+def test_hip_default_archs_are_what_the_compiler_accepts(tmp_path):
+    from porting.build.backends import BACKENDS, DEFAULT_HIP_ARCHS, FALLBACK_HIP_ARCH, BuildContext, find_compiler
+
+    backend = BACKENDS["native-hip"]
+    c = BuildContext(path="native-hip", source_dir=NATIVE_DIR, out_dir=tmp_path, compiler=find_compiler(backend, None),
+                     gpu_archs=[], alias_include=tmp_path, jobs=1, headers=[])
+    archs = backend.archs(c)
+    assert archs == [FALLBACK_HIP_ARCH] or set(archs) <= set(DEFAULT_HIP_ARCHS)
+    assert (archs == [FALLBACK_HIP_ARCH]) == any("accepts none of" in n for n in c.notes)
