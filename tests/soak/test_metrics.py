@@ -123,3 +123,13 @@ def test_missing_run_record_is_an_input_error(tmp_path):
     (tmp_path / "spec.json").write_text(json.dumps(SoakSpec().to_json()))
     with pytest.raises(InputError, match="run.json"):
         load_raw(tmp_path, 4)
+
+
+def test_max_gap_measures_the_pause_that_overlaps_the_window():
+    from porting.soak.metrics import _max_gap
+
+    times = [0.0, 0.1, 0.2, 2.7, 2.8, 2.9, 3.1, 9.0]
+    assert _max_gap(times, 0.25, 3.0) == pytest.approx(2.45)  # paused from the fault (0.25) to 2.7
+    assert _max_gap(times, 0.05, 3.0) == pytest.approx(2.5)  # the pause 0.2 -> 2.7 lies inside
+    assert _max_gap(times, 3.0, 4.0) == pytest.approx(5.9)  # a pause that begins in the window counts
+    assert _max_gap(times, 9.5, 10.0) is None  # nothing committed after the fault at all
