@@ -262,3 +262,27 @@ def test_scatter_into_expanded_tensor_is_refused(lib):
     with pytest.raises(native.NativeError, match="stride-0"):
         native.scatter_shard(torch.ones(3, 4), out, 0, 2, 0, lib=lib)
     assert torch.equal(native.gather_shard(out, 0, 2, 1, lib=lib), torch.zeros(3, 4))  # reading is fine
+
+
+def test_concurrent_copies_from_several_threads(lib):
+    """ctypes releases the GIL: several Python threads drive one engine and registry at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with native.Registry(lib) as reg, native.CopyEngine(reg) as eng:
+        src = torch.arange(4096, dtype=torch.int64)
+        s = reg.register(src)
+
+        def worker(w: int) -> bool:
+            dst = torch.zeros(4096, dtype=torch.int64)
+            d = reg.register(dst)
+            for i in range(50):
+                n = 8 * (1 + (i * 37 + w) % 512)
+                eng.write(d.key, 0, s.key, 0, n).wait()
+                if not torch.equal(dst[: n // 8], src[: n // 8]):
+                    return False
+            reg.deregister(d.key)
+            return True
+
+        with ThreadPoolExecutor(4) as pool:
+            assert all(pool.map(worker, range(8)))
+        assert len(reg) == 1
