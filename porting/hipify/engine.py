@@ -195,6 +195,31 @@ def apply_includes(text: str, replacements: dict[tuple[int, int], str]) -> str:
     return text
 
 
+class WouldNotTerminate(ValueError):
+    """hipify's kernel-launch rewriting would loop forever on this text."""
+
+
+def check_launches_terminate(text: str) -> None:
+    """Raise ``WouldNotTerminate`` where plain hipify's ``processKernelLaunches`` never returns.
+
+    Its ``find_kernel_bounds`` restarts the search for ``<<<`` from ``text.find(">>>") + 3``;
+    when a ``<<<`` has no ``>>>`` after it (a shift-like ``<<<`` in real code, a truncated file)
+    that is position 2 and the loop never ends, growing a list until memory runs out. hipify
+    searches a copy where comments and strings are masked, so a ``>>>`` there does not count
+    either: we check the raw text and a copy with comments and literals blanked.
+    """
+    last = text.rfind("<<<")
+    if text.find(">>>", last) < 0:
+        raise WouldNotTerminate("'<<<' without a later '>>>': hipify's kernel-launch rewriting would never finish")
+    from ..audit.mask import mask  # comments and literals blanked, positions kept
+
+    code = mask(text).code
+    last = code.rfind("<<<")
+    if last >= 0 and code.find(">>>", last) < 0:
+        raise WouldNotTerminate("'<<<' whose only later '>>>' is in a comment or string: hipify's "
+                                "kernel-launch rewriting would never finish")
+
+
 def stage2(text: str, out_abs_path: str, hip_clang_launch: bool) -> str:
     """The steps of hipify's ``preprocessor`` after header-include rewriting.
 
@@ -206,6 +231,8 @@ def stage2(text: str, out_abs_path: str, hip_clang_launch: bool) -> str:
     if out_abs_path.endswith("CMakeLists.txt"):
         text = text.replace("CUDA", "HIP").replace("THC", "THH")
         text = hp.RE_CU_SUFFIX.sub(".hip", text)
+    if not hip_clang_launch and "<<<" in text:
+        check_launches_terminate(text)
     if not hip_clang_launch and ("<<<" in text or (_LAUNCH_HINT.search(text) and hp.RE_KERNEL_LAUNCH.search(text))):
         text = hp.processKernelLaunches(text, {"unsupported_calls": [], "kernel_launches": []})
     if out_abs_path.endswith((".cu", ".cuh")) and "PowKernel" not in out_abs_path:

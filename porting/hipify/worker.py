@@ -97,6 +97,8 @@ def run_task(task: Task) -> Result:
         convert(task, data, res)
     except OSError as exc:
         res.status, res.why = "failed", f"cannot write output: {exc.strerror or exc}"
+    except engine.WouldNotTerminate as exc:
+        res.status, res.why = "failed", f"not converted: {exc}; copied unchanged"
     except Exception as exc:  # a hipify internal error on odd input: report, carry on
         res.status, res.why = "failed", f"hipify failed: {type(exc).__name__}: {exc}"
     return res

@@ -126,3 +126,19 @@ def test_output_name_collisions_resolve_like_plain_hipify(tmp_path: Path, hx) ->
         by = m.by_source()
         assert by["x.hip"].status == "skipped" and "x.cu" in by["x.hip"].why
         assert sorted(e.status for e in (by["a.cpp"], by["a_cuda.cpp"])) == ["converted", "skipped"]
+
+
+def test_inputs_that_hang_or_crash_plain_hipify_fail_cleanly(tmp_path: Path, hx) -> None:
+    """`a <<< b` with no `>>>` sends plain hipify's processKernelLaunches into an endless loop;
+    a launch with no kernel name before it makes it raise. Both are reported, the rest converts."""
+    src = hx.write_tree(tmp_path / "src", {
+        "shift.cpp": "void f() { int a = 1 <<< 2; }\n",
+        "commented.cu": "void f() { k<<<1, 1>>>(); auto x = a <<< b; } // >>> only in a comment\n",
+        "ok.cu": "__global__ void k() {}\nvoid g() { k<<<1, 1>>>(); cudaDeviceSynchronize(); }\n",
+    })
+    m = convert_tree(src, tmp_path / "out", jobs=2)
+    by = m.by_source()
+    assert by["shift.cpp"].status == "failed" and "never finish" in by["shift.cpp"].why
+    assert by["commented.cu"].status == "failed" and "comment or string" in by["commented.cu"].why
+    assert by["ok.cu"].status == "converted" and not m.ok
+    assert (tmp_path / "out" / "shift.cpp").read_bytes() == (src / "shift.cpp").read_bytes()
