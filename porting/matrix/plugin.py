@@ -54,6 +54,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if _active(config):
         state = MatrixState(config)
         config.pluginmanager.register(state, "port_matrix_state")
+        config.pluginmanager.register(_EarlyCollection(state), "port_matrix_early")
         state.start()
 
 
@@ -141,14 +142,17 @@ class MatrixState:
                 pass
 
     # ---- collection ---------------------------------------------------------------------
+    def note_unmatched(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Before -k/-m deselection: which exemptions match nothing that was collected."""
+        self.unmatched = {e.id: e for e in self.registry.unmatched(item.nodeid for item in items)}
+        self.unmatched_seen = True
+        if self.worker:
+            config.workeroutput["port_unmatched"] = sorted(self.unmatched)  # type: ignore[attr-defined]
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         platform = self.facts.platform
         ids = [item.nodeid for item in items]
-        self.unmatched = {e.id: e for e in self.registry.unmatched(ids)}
-        self.unmatched_seen = True
-        if self.worker:
-            config.workeroutput["port_unmatched"] = sorted(self.unmatched)  # type: ignore[attr-defined]
         if self.shard != (1, 1):
             keep = set(select(ids, *self.shard))
             deselected = [i for i in items if i.nodeid not in keep]
@@ -285,7 +289,20 @@ class MatrixState:
         if props.get("port.complete") == "false":
             tr.write_line(f"INCOMPLETE: {props.get('port.incomplete_reason', '')}", red=True)
         for e in sorted(self.unmatched.values(), key=lambda e: e.id):
-            tr.write_line(f"exemption {e.id} ({e.pattern}) matches no collected test: remove it?", yellow=True)
+            patterns = e.patterns or (e.pattern,)
+            shown = patterns[0] + (f" (+{len(patterns) - 1} more)" if len(patterns) > 1 else "")
+            tr.write_line(f"exemption {e.id} ({shown}) matches no collected test: remove it?", yellow=True)
+
+
+class _EarlyCollection:
+    """Sees the collected items before -k/-m deselection (a separate object so it can run first)."""
+
+    def __init__(self, state: MatrixState) -> None:
+        self.state = state
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        self.state.note_unmatched(config, items)
 
 
 def _component(item: pytest.Item) -> str:
