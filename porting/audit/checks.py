@@ -72,6 +72,10 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
             yield _finding(m, path, hit.start(), "cuda-only-library", "uses CUTLASS/CuTe, which is CUDA-only",
                            f"port to {lib[3]}; see {lib[4]}")
     yield from _warp(m, path, code)
+    last = code.rfind("<<<")
+    if last >= 0 and code.find(">>>", last) < 0:
+        yield _finding(m, path, last, "hipify-hang", "'<<<' with no '>>>' after it: hipify would loop forever on this file",
+                       "write '<< <' or parenthesize, or complete the kernel launch")
     for a in _ASM_RE.finditer(code):
         if a.start() and (code[a.start() - 1].isalnum() or code[a.start() - 1] == "_"):
             continue

@@ -48,6 +48,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("string-cuda-name", "note", "CUDA name inside a string literal",
          "hipify renames names inside strings too (log messages, symbol names, config keys); check the "
          "renamed string is still what you want."),
+    Rule("hipify-hang", "error", "'<<<' with no later '>>>': hipify never finishes",
+         "hipify's kernel-launch rewriting loops forever on a '<<<' that has no '>>>' after it outside "
+         "comments and strings (plain hipify hangs; `port hipify` reports the file as failed). Add spaces "
+         "(a << <b) or parentheses, or finish the launch."),
     Rule("rust-cuda-binding", "warning", "CUDA API name used from Rust bindings",
          "Rust code calling bindgen-generated CUDA bindings needs HIP aliases on ROCm: generate them "
          "with `port aliases`."),
