@@ -142,3 +142,16 @@ def test_inputs_that_hang_or_crash_plain_hipify_fail_cleanly(tmp_path: Path, hx)
     assert by["commented.cu"].status == "failed" and "comment or string" in by["commented.cu"].why
     assert by["ok.cu"].status == "converted" and not m.ok
     assert (tmp_path / "out" / "shift.cpp").read_bytes() == (src / "shift.cpp").read_bytes()
+
+
+def test_cli_reads_max_file_size_and_jobs_from_config(tmp_path: Path, hx, capsys) -> None:
+    src = hx.write_tree(tmp_path / "src", {"big.cu": "// " + "x" * 500 + "\nvoid f() { cudaFree(0); }\n",
+                                           "small.cu": "void f() { cudaFree(0); }\n"})
+    cfg = tmp_path / "port.toml"
+    cfg.write_text("jobs = 1\n[hipify]\nmax_file_size = 100\n")
+    assert main(["hipify", str(src), "--out", str(tmp_path / "out"), "--config", str(cfg)]) == 0
+    out = capsys.readouterr()
+    assert "skipped   big.cu: larger than hipify.max_file_size" in out.out and "jobs=1" in out.err
+    assert main(["hipify", str(src), "--out", str(tmp_path / "out2"), "--config", str(cfg),
+                 "--max-file-size", "100000"]) == 0
+    assert "0 skipped" in capsys.readouterr().out
