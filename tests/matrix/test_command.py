@@ -1,0 +1,65 @@
+"""`port matrix`: argument handling and an end-to-end run on a tiny project."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from porting.commands import matrix as cmd
+from porting.config import load_config
+from porting.errors import InputError, UsageError
+
+
+def _args(**kw):
+    base = dict(shard=None, junit=None, workers=None, matrix_dir="test_matrix", run_id=None, pytest_args=[],
+                config=None)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def test_pytest_arguments(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "test_matrix").mkdir()
+    config = load_config(env={}, project_dir=tmp_path)
+    out = cmd.build_pytest_args(_args(shard="2/3", pytest_args=["--", "-k", "actor"]), config,
+                                tmp_path / "j.xml", "rid")
+    assert out[0] == "test_matrix" and "--port-matrix" in out and "--port-shard=2/3" in out
+    assert out[out.index("-n") + 1] == "auto" and out[-2:] == ["-k", "actor"]
+    assert f"--junitxml={tmp_path / 'j.xml'}" in out and "--port-run-id=rid" in out
+    assert "-n" not in cmd.build_pytest_args(_args(workers="0"), config, tmp_path / "j.xml", "rid")
+
+
+def test_bad_arguments(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = load_config(env={}, project_dir=tmp_path)
+    with pytest.raises(InputError, match="test_matrix"):
+        cmd.build_pytest_args(_args(), config, tmp_path / "j.xml", "r")
+    (tmp_path / "test_matrix").mkdir()
+    with pytest.raises(UsageError, match="--shard"):
+        cmd.build_pytest_args(_args(shard="4/3"), config, tmp_path / "j.xml", "r")
+    with pytest.raises(UsageError, match="--workers"):
+        cmd.build_pytest_args(_args(workers="many"), config, tmp_path / "j.xml", "r")
+
+
+def test_junit_file_name_carries_run_and_shard():
+    p = cmd.junit_path(Path("out"), "0123456789abcdef", "2/5")
+    assert p == Path("out/matrix-0123456789ab-shard2of5.xml")
+
+
+@pytest.mark.slow
+def test_port_matrix_end_to_end(project):
+    project.write("test_matrix/pack/test_a.py", "def test_a():\n    pass\n\ndef test_b():\n    assert 0\n")
+    port = [sys.executable, "-m", "porting", "matrix", "--junit", "out", "-n", "0", "--run-id", "feedbeef0000"]
+    proc = subprocess.run(port, cwd=project.root, env=project.env(), capture_output=True, text=True, timeout=600)
+    junit = project.root / "out" / "matrix-feedbeef0000-shard1of1.xml"
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"JUnit written to out/matrix-feedbeef0000-shard1of1.xml" in proc.stdout
+    assert "port: error: matrix run feedbeef0000 has failures" in proc.stderr
+    run = project.result(proc.returncode, proc.stdout)
+    run.junit = junit
+    assert run.suite_properties()["port.run_id"] == "feedbeef0000"
+    assert len(run.cases()) == 2
