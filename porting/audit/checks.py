@@ -35,6 +35,14 @@ _DEVICE_HINT = re.compile(r"\b__device__\b|\b__global__\b")
 _LOOKUP_CONTEXT = re.compile(r"dlsym|dlvsym|GetProcAddress|getProcAddress|GetDriverEntryPoint|\bget\s*(?:::<[^>]*>)?\s*\("
                              r"|symbol|lookup", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_ROCM7_REMOVED_RE = re.compile(r"\b(?:" + "|".join(curated.ROCM7_REMOVED) + r")\b")
+# warpSize where C++ needs a constant expression: constexpr/static_assert/template arguments/array bounds
+_WARPSIZE_CONST_RE = re.compile(
+    r"constexpr\b[^;{]*?=\s*[^;]*?\bwarpSize\b|static_assert\s*\([^;]*?\bwarpSize\b"
+    r"|<\s*warpSize\s*[,>]|case\s+warpSize\b"
+    r"|(?:__shared__|\b(?:float|double|int|unsigned|char|short|long|bool|half|__half|u?int\d+_t|size_t|auto))"
+    r"[\w\s:<>*]*?\b\w+\s*\[[^\[\]\n]*\bwarpSize\b")
+_NVRTC_RE = re.compile(r"\bnvrtc[A-Z]\w*|\bhiprtc[A-Z]\w*")
 _LIBS = [(name, re.compile(r"(?<![\w$])(?:" + ident + r")"), re.compile(r"(?:" + header + r")\Z"), rocm, src)
          for name, ident, header, rocm, src in curated.LIBRARIES]
 
@@ -72,6 +80,20 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
             yield _finding(m, path, hit.start(), "cuda-only-library", "uses CUTLASS/CuTe, which is CUDA-only",
                            f"port to {lib[3]}; see {lib[4]}")
     yield from _warp(m, path, code)
+    for hit in (_ROCM7_REMOVED_RE.finditer(code) if any(n in code for n in curated.ROCM7_REMOVED) else ()):
+        yield _finding(m, path, hit.start(), "rocm7-removed", f"{hit.group()} was removed in ROCm 7.0",
+                       f"use {curated.ROCM7_REMOVED[hit.group()]}; see {curated.ROCM7_CHANGES}")
+    if "warpSize" in code:
+        for hit in _WARPSIZE_CONST_RE.finditer(code):
+            at = code.index("warpSize", hit.start())
+            yield _finding(m, path, at, "warpsize-not-constexpr",
+                           "warpSize used where a compile-time constant is needed; it is not constexpr since ROCm 7.0",
+                           f"use a per-architecture constant for sizes and template arguments; see {curated.ROCM7_CHANGES}")
+    rtc = _NVRTC_RE.search(code) if "rtc" in code else None
+    if rtc is not None:
+        yield _finding(m, path, rtc.start(), "rocm7-hiprtc-link",
+                       f"{rtc.group()}: runtime compilation; since ROCm 7.0 hipRTC is a separate library",
+                       f"link -lhiprtc (or dlopen libhiprtc.so); see {curated.ROCM7_CHANGES}")
     last = code.rfind("<<<")
     if last >= 0 and code.find(">>>", last) < 0:
         yield _finding(m, path, last, "hipify-hang", "'<<<' with no '>>>' after it: hipify would loop forever on this file",

@@ -33,13 +33,13 @@ DLOPEN_LIBRARIES: dict[str, str] = {
 DLOPEN_RE = re.compile(r"\blib(" + "|".join(sorted(map(re.escape, DLOPEN_LIBRARIES), key=len, reverse=True))
                        + r")(?:64)?\.so(?:\.[\w.]*)?\b")
 
-# HIP names that hipify produces but that ROCm documents as deprecated: they may be gone
-# or changed in ROCm 7 (whose HIP 7.0 API changes dropped several deprecated APIs:
-# https://rocm.docs.amd.com/projects/HIP/en/latest/hip-7-changes.html). hip name -> (status, advice, source)
+# HIP names that hipify produces but that ROCm documents as deprecated.
+# hip name -> (status, advice, source)
 _TEXTURE_REF = "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___texture_d.html"
 _DEPRECATED_LIST = "https://rocm.docs.amd.com/projects/HIP/en/docs-6.4.2/reference/deprecated_api_list.html"
 HIP_DEPRECATED: dict[str, tuple[str, str, str]] = {
-    **{name: ("deprecated texture-reference API (also removed from CUDA 12)", "use texture objects "
+    **{name: ("deprecated texture-reference API (removed from CUDA 12; HIP 7.0 keeps it with changed error "
+              "codes)", "use texture objects "
               "(hipCreateTextureObject / cudaCreateTextureObject)", _TEXTURE_REF)
        for name in ("hipBindTexture", "hipBindTexture2D", "hipBindTextureToArray", "hipBindTextureToMipmappedArray",
                     "hipUnbindTexture", "hipGetTextureReference", "hipGetTextureAlignmentOffset",
@@ -55,4 +55,11 @@ HIP_DEPRECATED: dict[str, tuple[str, str, str]] = {
               _DEPRECATED_LIST) for name in ("hipProfilerStart", "hipProfilerStop")},
     **{name: ("deprecated host allocation API", "use hipHostMalloc / hipHostFree", _DEPRECATED_LIST)
        for name in ("hipMallocHost", "hipMemAllocHost", "hipFreeHost")},
+}
+
+# ROCm 7.0 (HIP API 7.0) changes that break CUDA code ported with hipify. Source:
+ROCM7_CHANGES = "https://rocm.docs.amd.com/projects/HIP/en/latest/hip-7-changes.html"
+# Names removed in ROCm 7.0 -> replacement.
+ROCM7_REMOVED: dict[str, str] = {
+    "HIP_MEMSET_NODE_PARAMS": "hipMemsetParams (hipDrvGraphAddMemsetNode / hipDrvGraphExecMemsetNodeSetParams)",
 }

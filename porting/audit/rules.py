@@ -22,9 +22,17 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("hip-deprecated", "warning", "hipify maps to a HIP name that ROCm deprecates",
          "The HIP name hipify produces is deprecated and may be missing or changed in ROCm 7; "
          "port to the suggested replacement."),
+    Rule("rocm7-removed", "error", "name removed in ROCm 7.0",
+         "HIP 7.0 removed this name (see the HIP API 7.0 changes page); use the replacement in the message."),
+    Rule("warpsize-not-constexpr", "error", "warpSize used as a compile-time constant",
+         "Since ROCm 7.0 warpSize is no longer constexpr (as in CUDA). Use it at run time only; size "
+         "shared arrays and template arguments with a per-architecture constant (64 on CDNA) instead."),
+    Rule("rocm7-hiprtc-link", "note", "runtime compilation needs libhiprtc on ROCm 7",
+         "Since ROCm 7.0 the hipRTC symbols are no longer in libamdhip64: link -lhiprtc (or dlopen "
+         "libhiprtc.so), and do not rely on int64_t/uint32_t being predefined in hipRTC sources."),
     Rule("warp-size-literal", "warning", "literal 32 used as the warp size",
-         "AMD CDNA GPUs (gfx90a, gfx942, gfx950) run 64-wide wavefronts. Use warpSize (device) or "
-         "hipDeviceProp_t::warpSize (host) instead of 32/31/5 in lane math."),
+         "AMD CDNA GPUs (gfx90a, gfx942, gfx950) run 64-wide wavefronts. Use warpSize (device, run time: "
+         "not constexpr since ROCm 7) or hipDeviceProp_t::warpSize (host) instead of 32/31/5 in lane math."),
     Rule("warp-mask-32bit", "warning", "32-bit full lane mask in a warp intrinsic",
          "0xffffffff covers only half of a 64-lane wavefront; HIP's *_sync intrinsics take 64-bit masks. "
          "Use __activemask() or ~0ull (uint64_t)."),
