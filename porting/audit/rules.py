@@ -20,8 +20,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "hipify leaves this name as is, so the hipified code will not compile on ROCm. Find the HIP "
          "equivalent (HIP porting guide) and wrap it, or guard the code with #ifdef __HIP_PLATFORM_AMD__."),
     Rule("hip-deprecated", "warning", "hipify maps to a HIP name that ROCm deprecates",
-         "The HIP name hipify produces is deprecated and may be missing or changed in ROCm 7; "
-         "port to the suggested replacement."),
+         "The HIP name hipify produces is deprecated by ROCm (the message names the source) and may "
+         "be removed in a later release; port to the suggested replacement."),
     Rule("rocm7-removed", "error", "name removed in ROCm 7.0",
          "HIP 7.0 removed this name (see the HIP API 7.0 changes page); use the replacement in the message."),
     Rule("warpsize-not-constexpr", "error", "warpSize used as a compile-time constant",
