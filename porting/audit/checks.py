@@ -51,9 +51,11 @@ _LIB_PREFIXES = ("nvml", "cudnn", "CUDNN_", "nvshmem", "NVSHMEM_", "cuFile", "CU
 _CUTLASS_RE = re.compile(r"(?:cutlass|cute)::")
 
 
-def _finding(m: Masked, path: str, offset: int, rule: str, message: str, suggestion: str) -> Finding:
+def _finding(m: Masked, path: str, offset: int, rule: str, message: str, suggestion: str,
+             symbol: str = "", hip: str = "") -> Finding:
     line, col = m.position(offset)
-    return Finding(path, line, col, rule, RULES[rule].severity, message, suggestion, m.line_text(line).strip())
+    return Finding(path, line, col, rule, RULES[rule].severity, message, suggestion, m.line_text(line).strip(),
+                   symbol, hip)
 
 
 def check_c(m: Masked, path: str) -> Iterator[Finding]:
@@ -138,17 +140,18 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
             if not rust or not name.startswith("__"):
                 yield _finding(m, path, start, "cuda-unmapped",
                                f"{name} has no entry in hipify's tables; it will not compile on ROCm",
-                               "find the HIP equivalent (HIP porting guide) or guard it with #ifdef __HIP_PLATFORM_AMD__")
+                               "find the HIP equivalent (HIP porting guide) or guard it with #ifdef __HIP_PLATFORM_AMD__",
+                               symbol=name)
             continue
         deprecated = curated.HIP_DEPRECATED.get(hip)
         if deprecated is not None:
             status, advice, src = deprecated
             yield _finding(m, path, start, "hip-deprecated", f"hipify maps {name} to {hip}: {status}",
-                           f"{advice}; see {src}")
+                           f"{advice}; see {src}", symbol=name, hip=hip)
         elif rust:
             yield _finding(m, path, start, "rust-cuda-binding",
                            f"{name} comes from CUDA bindings; on ROCm it needs the HIP alias {hip}",
-                           "generate HIP aliases with `port aliases` (or use the hip_aliases crate)")
+                           "generate HIP aliases with `port aliases` (or use the hip_aliases crate)", symbol=name, hip=hip)
 
 
 def _warp(m: Masked, path: str, code: str) -> Iterator[Finding]:

@@ -26,6 +26,8 @@ class Finding:
     message: str
     suggestion: str
     snippet: str = ""  # the source line, stripped (also the baseline fingerprint's input)
+    symbol: str = ""  # the CUDA name concerned, where there is one (e.g. input for `port aliases`)
+    hip: str = ""  # its HIP name from hipify's tables, where there is one
 
     @property
     def fingerprint(self) -> str:

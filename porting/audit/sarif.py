@@ -52,7 +52,8 @@ def to_sarif(findings: Iterable[Finding], root: str | None = None) -> dict[str, 
                 "region": {"startLine": f.line, "startColumn": f.col, "snippet": {"text": f.snippet}},
             }}],
             "partialFingerprints": {"portAuditFingerprint/v1": f.fingerprint},
-            "properties": {"suggestion": f.suggestion},
+            "properties": {"suggestion": f.suggestion,
+                           **({"symbol": f.symbol} if f.symbol else {}), **({"hip": f.hip} if f.hip else {})},
         })
     return {
         "$schema": SARIF_SCHEMA,

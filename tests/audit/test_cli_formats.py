@@ -54,6 +54,8 @@ def test_json_and_text_agree(tree: Path, capsys) -> None:
     assert main(["audit", str(tree), "--fail-on", "never"]) == 0
     text = capsys.readouterr().out
     assert text.count("    suggestion: ") == n
+    rust = [f for f in data["findings"] if f["rule"] == "rust-cuda-binding"]
+    assert {(f["symbol"], f["hip"]) for f in rust} >= {("cuInit", "hipInit"), ("CUresult", "hipError_t")}
     first = data["findings"][0]
     assert f"{first['path']}:{first['line']}:{first['col']}: {first['severity']}[{first['rule']}]" in text
 
