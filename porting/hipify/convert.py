@@ -6,6 +6,8 @@ import hashlib
 import json
 import multiprocessing
 import os
+import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -47,6 +49,15 @@ def _key(src: str, out: str, options: HipifyOptions) -> dict[str, Any]:
     return key
 
 
+def _mp_context() -> multiprocessing.context.BaseContext:
+    """fork (workers inherit the loaded hipify module) unless that is unsafe: other threads
+    running, or torch loaded (its thread pools do not survive fork); then spawn."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1 \
+            and "torch" not in sys.modules:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
 class _Runner:
     """Runs worker tasks inline (jobs <= 1) or on one fork-started process pool for all stages."""
 
@@ -65,9 +76,8 @@ class _Runner:
         if self.jobs <= 1 or len(tasks) < 2:
             return [worker.run_task(t) for t in tasks]
         if self.pool is None:
-            methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("fork") if "fork" in methods else None
-            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx)
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context(),
+                                            initializer=worker.init, initargs=(worker.CONTEXT, worker.HIP_CLANG_LAUNCH))
         chunk = max(1, min(16, len(tasks) // (self.jobs * 4)))
         return list(self.pool.map(worker.run_task, tasks, chunksize=chunk))
 

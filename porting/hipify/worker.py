@@ -16,6 +16,12 @@ CONTEXT: TreeContext | None = None
 HIP_CLANG_LAUNCH = False
 
 
+def init(context: TreeContext | None, hip_clang_launch: bool) -> None:
+    """Pool initializer: the tree context for workers that were not forked from the parent."""
+    global CONTEXT, HIP_CLANG_LAUNCH
+    CONTEXT, HIP_CLANG_LAUNCH = context, hip_clang_launch
+
+
 @dataclass
 class Task:
     rel: str

@@ -48,3 +48,17 @@ def test_hip_clang_launch_option_matches_plain(tmp_path: Path, hx) -> None:
     convert_tree(src, tmp_path / "ours", jobs=1, options=HipifyOptions(hip_clang_launch=True))
     assert hx.tree_digest(tmp_path / "ours") == hx.tree_digest(tmp_path / "plain")
     assert b"<<<" in (tmp_path / "ours" / "k.hip").read_bytes()
+
+
+def test_spawned_workers_give_the_same_bytes(tmp_path: Path, hx, monkeypatch) -> None:
+    """When fork is unsafe (threads, torch loaded) workers are spawned and get the context
+    through the pool initializer; the output must not change."""
+    import multiprocessing
+
+    from porting.hipify import convert as convert_mod
+
+    src = hx.write_tree(tmp_path / "src", hx.EDGE_TREE)
+    convert_tree(src, tmp_path / "forked", jobs=2)
+    monkeypatch.setattr(convert_mod, "_mp_context", lambda: multiprocessing.get_context("spawn"))
+    convert_tree(src, tmp_path / "spawned", jobs=2)
+    assert hx.tree_digest(tmp_path / "spawned") == hx.tree_digest(tmp_path / "forked")
