@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -89,11 +90,15 @@ def _audit_one(item: tuple[str, str]) -> tuple[list[Finding], int, str | None]:
 
 
 def _run(files: list[tuple[str, str]], jobs: int) -> list[tuple[list[Finding], int, str | None]]:
-    if jobs <= 1 or len(files) < 16 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or len(files) < 16:
         return [audit_file(p, lang) for p, lang in files]
     from concurrent.futures import ProcessPoolExecutor
-    hipify_map()  # load once, shared with the forked workers
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+    import threading
+    fork_ok = ("fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+               and "torch" not in sys.modules)  # fork is unsafe with other threads (torch's pools)
+    hipify_map()  # load once, shared with forked workers
+    ctx = multiprocessing.get_context("fork" if fork_ok else "spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
         return list(pool.map(_audit_one, files, chunksize=max(1, len(files) // (jobs * 8))))
 
 
