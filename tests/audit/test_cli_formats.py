@@ -127,3 +127,14 @@ def test_odd_files_do_not_crash(tmp_path: Path) -> None:
 def test_list_rules(capsys) -> None:
     assert main(["audit", "x", "--list-rules"]) == 0
     assert "warp-mask-32bit" in capsys.readouterr().out
+
+
+def test_parallel_audit_equals_serial(tmp_path: Path) -> None:
+    from porting.audit.scan import audit_paths
+    for i in range(3):
+        shutil.copytree(GOLDEN, tmp_path / f"copy{i}")
+    serial = audit_paths([tmp_path], jobs=1)
+    parallel = audit_paths([tmp_path], jobs=2)
+    assert serial.files >= 16 and serial.findings
+    assert [f.to_json() for f in parallel.findings] == [f.to_json() for f in serial.findings]
+    assert (parallel.lines, parallel.suppressed) == (serial.lines, serial.suppressed)
