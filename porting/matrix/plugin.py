@@ -115,6 +115,7 @@ class MatrixState:
             self.run_id = config.getoption("port_run_id") or os.environ.get("PORT_MATRIX_RUN_ID") or uuid.uuid4().hex
             self.facts = detect_facts(os.environ)
             # Before anything is spawned: workers and their children inherit both.
+            self._saved_env = {k: os.environ.get(k) for k in (procs.TAG_ENV, FACTS_ENV)}
             os.environ[procs.TAG_ENV] = self.run_id
             os.environ[FACTS_ENV] = json.dumps(self.facts.to_json())
         self._install_signal_handlers()
@@ -135,6 +136,11 @@ class MatrixState:
         raise KeyboardInterrupt(f"{name} received")
 
     def pytest_unconfigure(self) -> None:
+        for key, value in getattr(self, "_saved_env", {}).items():  # in-process callers (port matrix)
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
         for sig, old in self._old_handlers.items():
             try:
                 signal.signal(sig, old)
