@@ -205,19 +205,18 @@ def check_launches_terminate(text: str) -> None:
     Its ``find_kernel_bounds`` restarts the search for ``<<<`` from ``text.find(">>>") + 3``;
     when a ``<<<`` has no ``>>>`` after it (a shift-like ``<<<`` in real code, a truncated file)
     that is position 2 and the loop never ends, growing a list until memory runs out. hipify
-    searches a copy where comments and strings are masked, so a ``>>>`` there does not count
-    either: we check the raw text and a copy with comments and literals blanked.
+    searches a copy where comments and strings are masked, so a ``>>>`` there does not count,
+    and a ``<<<`` there does not either: the check runs on a copy with comments and literals
+    blanked (``porting.audit.mask``, which follows the same C lexical rules).
     """
-    last = text.rfind("<<<")
-    if text.find(">>>", last) < 0:
-        raise WouldNotTerminate("'<<<' without a later '>>>': hipify's kernel-launch rewriting would never finish")
     from ..audit.mask import mask  # comments and literals blanked, positions kept
 
     code = mask(text).code
     last = code.rfind("<<<")
     if last >= 0 and code.find(">>>", last) < 0:
-        raise WouldNotTerminate("'<<<' whose only later '>>>' is in a comment or string: hipify's "
-                                "kernel-launch rewriting would never finish")
+        where = "" if text.find(">>>", text.rfind("<<<")) < 0 else " outside comments and strings"
+        raise WouldNotTerminate(f"'<<<' without a later '>>>'{where}: hipify's kernel-launch rewriting "
+                                "would never finish")
 
 
 def stage2(text: str, out_abs_path: str, hip_clang_launch: bool) -> str:
