@@ -11,7 +11,7 @@ HELP = "scan C/C++/CUDA/Rust sources for ROCm porting hazards (text, JSON, SARIF
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", metavar="PATH", nargs="+", help="files or directories to scan")
+    parser.add_argument("paths", metavar="PATH", nargs="*", help="files or directories to scan")
     parser.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format")
     parser.add_argument("-o", "--output", metavar="FILE", default=None, help="write the report here (atomically)")
     parser.add_argument("--fail-on", choices=("error", "warning", "never"), default=None,
@@ -37,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
         for r in RULES.values():
             print(f"{r.id:22} {r.severity:8} {r.title}")
         return 0
+    if not args.paths:
+        raise UsageError("audit: give at least one PATH to scan (or --list-rules)")
     if args.jobs is not None and args.jobs < 0:
         raise UsageError(f"--jobs: must be >= 0, got {args.jobs}")
     disable = [d.strip() for d in args.disable.split(",") if d.strip()] if args.disable is not None else None

@@ -125,8 +125,10 @@ def test_odd_files_do_not_crash(tmp_path: Path) -> None:
 
 
 def test_list_rules(capsys) -> None:
-    assert main(["audit", "x", "--list-rules"]) == 0
+    assert main(["audit", "--list-rules"]) == 0
     assert "warp-mask-32bit" in capsys.readouterr().out
+    assert main(["audit"]) == 2
+    assert "give at least one PATH" in capsys.readouterr().err
 
 
 def test_parallel_audit_equals_serial(tmp_path: Path) -> None:
