@@ -1,22 +1,21 @@
 """The hipify step of the ROCm paths: convert ``native/`` into the build directory.
 
-Uses ``porting.hipify.convert_tree`` (``port hipify``) when it is available, else
-``torch.utils.hipify`` directly; one function, so the converter can be swapped. Skipped when
-the source tree is unchanged since the last conversion (stamp = hash of every source file).
+Uses ``porting.hipify.convert_tree`` (``port hipify``: byte-identical to torch.utils.hipify,
+incremental, parallel). Skipped outright when the source tree is unchanged since the last
+conversion (stamp = hash of every source file and the options).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
-import shutil
+import json
 import time
 from pathlib import Path
 
+from ..errors import ToolError
+from ..hipify import MANIFEST_NAME, HipifyOptions, Manifest
+from ..hipify import convert_tree as hipify_tree
 from .record import Step
-
-CONVERTED_SUFFIXES = {".cu": ".hip", ".cuh": ".cuh"}
 
 
 def tree_digest(src: Path) -> str:
@@ -26,60 +25,43 @@ def tree_digest(src: Path) -> str:
     return h.hexdigest()
 
 
-def _convert_with_torch(src: Path, out: Path) -> None:
-    from torch.utils.hipify import hipify_python
-
-    sink = io.StringIO()
-    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-        hipify_python.hipify(project_directory=str(src), output_directory=str(out), includes=["*"],
-                             is_pytorch_extension=False, show_detailed=False, show_progress=False,
-                             hip_clang_launch=True)
-
-
-def _converter() -> tuple[str, object]:
-    try:
-        from ..hipify import convert_tree  # type: ignore[attr-defined]
-    except ImportError:
-        return "torch.utils.hipify.hipify_python.hipify", None
-    return "porting.hipify.convert_tree", convert_tree
+# Project mode (not PyTorch-extension mode): ``x.cu`` -> ``x.hip``; launches as hip-clang.
+HIPIFY_OPTIONS = HipifyOptions(is_pytorch_extension=False, hip_clang_launch=True)
+CONVERTER = "porting.hipify.convert_tree"
 
 
 def convert_tree(src: Path, out: Path, jobs: int = 0) -> Step:
-    """Hipify ``src`` into ``out`` (replaced); returns the step for the build record."""
-    name, fn = _converter()
-    key = tree_digest(src) + ":" + name
+    """Hipify ``src`` into ``out`` (``port hipify``, incremental); returns the step for the build record.
+
+    The stamp (hash of every source file) skips even loading hipify when nothing changed.
+    A file that hipify could not convert is a ToolError naming it.
+    """
+    key = tree_digest(src) + ":" + CONVERTER + ":" + json.dumps(HIPIFY_OPTIONS.to_json(), sort_keys=True)
     stamp = out.with_name(out.name + ".stamp")
-    step = Step("hipify", str(src), str(out), [name, str(src), str(out)])
-    if out.is_dir() and stamp.is_file() and stamp.read_text().strip() == key:
+    step = Step("hipify", str(src), str(out), [CONVERTER, str(src), str(out)])
+    if (out / MANIFEST_NAME).is_file() and stamp.is_file() and stamp.read_text().strip() == key:
         step.cached = True
         return step
     started = time.monotonic()
-    if out.exists():
-        shutil.rmtree(out)
     stamp.unlink(missing_ok=True)
-    if fn is not None:
-        fn(str(src), str(out), jobs=jobs)  # type: ignore[operator]
-    else:
-        _convert_with_torch(src, out)
+    manifest = hipify_tree(src, out, jobs=jobs or None, options=HIPIFY_OPTIONS)
     step.seconds = round(time.monotonic() - started, 3)
+    if not manifest.ok:
+        bad = [f for f in manifest.files if f.status == "failed"]
+        step.returncode = 1
+        raise ToolError(f"hipify {src}: {len(bad)} file(s) failed, first {bad[0].source}: {bad[0].why}")
     stamp.write_text(key + "\n")
     return step
 
 
 def converted_path(out: Path, rel: str) -> Path | None:
-    """Where the converter put ``rel``: hipify writes a changed file beside the original as
-    ``name_hip.ext`` (``.cu`` -> ``.hip``), or into a ``hip/`` subdirectory (torch's
-    out-of-place mode); an unchanged file keeps its name."""
-    p = Path(rel)
-    names = []
-    if p.suffix in CONVERTED_SUFFIXES:
-        names.append(p.stem + CONVERTED_SUFFIXES[p.suffix])
-    names += [f"{p.stem}_hip{p.suffix}", p.name]
-    for directory in (out / p.parent / "hip", out / p.parent):
-        for name in names:
-            if (directory / name).is_file():
-                return directory / name
-    return None
+    """Where hipify put source ``rel`` (from the manifest: the hipified file, or its copy)."""
+    manifest = Manifest.load(out / MANIFEST_NAME)
+    entry = manifest.by_source().get(rel) if manifest else None
+    if entry is None or entry.status not in ("converted", "unchanged") or not (entry.output or entry.copy):
+        return None
+    path = out / (entry.output or entry.copy or rel)
+    return path if path.is_file() else None
 
 
 def converted_include_dirs(out: Path, include_dirs: list[str]) -> list[Path]:
