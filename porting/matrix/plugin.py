@@ -22,6 +22,7 @@ import datetime as dt
 import json
 import os
 import signal
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from .selection import parse_shard, select
 
 MATRIX_DIR = "test_matrix"
 EXIT_GRACE_S = 15.0
+REPEAT_GRACE_S = 5.0  # a repeated SIGTERM/SIGINT within this is the same request
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -88,6 +90,7 @@ class MatrixState:
         self.today = dt.date.today()
         self.shard = (1, 1)
         self.interrupted: str | None = None
+        self._interrupted_at = 0.0
         self.crashed: list[str] = []
         self.reported: set[str] = set()
         self.unmatched: dict[str, ex.Exemption] = {}
@@ -129,11 +132,16 @@ class MatrixState:
 
     def _on_signal(self, signum: int, frame: object) -> None:
         name = signal.Signals(signum).name
+        now = time.monotonic()
         if self.interrupted is None:
-            self.interrupted = name
-        # A second signal of the same kind takes the default path (terminates at once).
-        signal.signal(signum, signal.SIG_DFL if signum == signal.SIGTERM else signal.default_int_handler)
-        raise KeyboardInterrupt(f"{name} received")
+            self.interrupted, self._interrupted_at = name, now
+            raise KeyboardInterrupt(f"{name} received")
+        # `timeout` signals the child and then its whole process group, so the same signal
+        # arrives twice at once: ignore repeats for a moment; a later one ends us at once.
+        if now - self._interrupted_at < REPEAT_GRACE_S:
+            return
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
 
     def pytest_unconfigure(self) -> None:
         for key, value in getattr(self, "_saved_env", {}).items():  # in-process callers (port matrix)

@@ -50,7 +50,8 @@ def test_signal_still_writes_junit_marked_interrupted(project, tmp_path, sig, wo
         _wait_for(started, proc)
         time.sleep(0.3)  # let the fast tests' reports reach the controller
         signum = getattr(signal, sig)
-        if group:
+        if group:  # exactly what coreutils `timeout` does: the child, then its process group
+            os.kill(proc.pid, signum)
             os.killpg(proc.pid, signum)
         else:
             os.kill(proc.pid, signum)
