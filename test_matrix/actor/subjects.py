@@ -52,6 +52,11 @@ class Probe(Actor):
         return os.getpid()
 
     @endpoint
+    def numbers(self, n: int):
+        for i in range(n):  # a generator: Monarch endpoints return values, not generators
+            yield i
+
+    @endpoint
     def produce(self, port: Port, n: int) -> int:
         for i in range(n):
             port.send((current_rank().rank, i))

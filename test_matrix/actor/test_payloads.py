@@ -135,3 +135,13 @@ def test_tensor_payload_round_trips(pair, device, dtype, layout, how):
         assert shape == tuple(t.shape) and dtype_seen == str(t.dtype)  # what the actor received
         assert back.dtype == t.dtype and back.shape == t.shape
         assert torch.equal(back.cpu(), t.cpu())
+
+
+def test_generator_endpoint_fails_clearly_and_actor_survives(pair):
+    """Streams go through stream() or a Port; a generator result is refused with the reason."""
+    from monarch.actor import ActorError
+
+    with pytest.raises(ActorError) as info:
+        pair.slice(gpus=0).numbers.call_one(3).get()
+    assert isinstance(info.value.exception, TypeError) and "generator" in str(info.value.exception)
+    assert pair.slice(gpus=0).echo.call_one("still here").get() == "still here"
