@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import __version__
 from .errors import PortError
@@ -40,9 +41,23 @@ def _load(name: str):
         raise
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, sized without ``import shutil`` (argparse builds one per argument)."""
+
+    def __init__(self, prog: str, **kwargs) -> None:
+        if kwargs.get("width") is None:
+            try:
+                columns = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
+            except (ValueError, OSError):
+                columns = 80
+            kwargs["width"] = max(columns - 2, 40)
+        super().__init__(prog, **kwargs)
+
+
 def _parser(only: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="port",
+        formatter_class=_Formatter,
         description="CUDA-to-ROCm porting and parity certification.",
         epilog="Run `port COMMAND --help` for a command's options.",
     )
@@ -54,7 +69,7 @@ def _parser(only: str | None) -> argparse.ArgumentParser:
         module = _load(name)
         if module is None:
             continue
-        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP, formatter_class=_Formatter)
         p.add_argument("--config", metavar="FILE", default=None,
                        help="config file (default: ./port.toml, else [tool.port] in ./pyproject.toml)")
         module.add_arguments(p)

@@ -15,16 +15,19 @@ Nested TOML tables map to dotted keys: ``[tool.port.audit] fail_on = "warning"``
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from .records import Record
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 from .errors import ConfigError
 
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@dataclass(frozen=True)
-class Option:
+
+class Option(Record, frozen=True):
     key: str
     kind: str  # "str" | "int" | "bool" | "list"
     default: Any
@@ -59,10 +62,9 @@ OPTIONS: dict[str, Option] = _opts(
 )
 
 
-@dataclass
-class Config:
+class Config(Record):
     values: dict[str, Any]
-    origin: dict[str, str] = field(default_factory=dict)  # key -> "cli" | "env:NAME" | "file:PATH" | "default"
+    origin: dict[str, str] = {}  # key -> "cli" | "env:NAME" | "file:PATH" | "default"
     file: Path | None = None
 
     def __getitem__(self, key: str) -> Any:

@@ -18,12 +18,15 @@ Schema (``schema: 1``; fields are only ever added within a schema version):
 
 from __future__ import annotations
 
-from typing import Any
 
 from . import __version__
 from .plan import Plan, rocm_gate
 from .probe import Machine
 from .versions import parse_version
+
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from typing import Any
 
 DETECT_SCHEMA = 1
 

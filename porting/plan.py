@@ -8,9 +8,8 @@ Paths: ``cuda`` (the reference), ``native-hip`` (sources already HIP or on our p
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from .records import Record, asdict
 from pathlib import Path
-from typing import Any
 
 from .config import Config
 from .errors import ConfigError, PlatformError
@@ -18,12 +17,15 @@ from .probe import Machine
 from .sources import SourceScan, scan_sources
 from .versions import compare, format_version, parse_version
 
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from typing import Any
+
 PLAN_SCHEMA = 1
 PATHS = ("cuda", "native-hip", "hipified-cuda", "cpu")
 
 
-@dataclass
-class Toolchain:
+class Toolchain(Record):
     path: str
     compiler: str | None
     version: str | None
@@ -35,8 +37,7 @@ class Toolchain:
         return asdict(self)
 
 
-@dataclass
-class Plan:
+class Plan(Record):
     path: str
     device: str  # "cuda" | "rocm" | "none"
     platform_request: str  # "auto" | "cuda" | "rocm" | "none"
@@ -45,8 +46,8 @@ class Plan:
     toolchains: list[Toolchain]
     gpu_archs: list[str]
     sources: SourceScan
-    reasons: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    reasons: list[str] = []
+    warnings: list[str] = []
     schema: int = PLAN_SCHEMA
 
     def toolchain(self, path: str) -> Toolchain:
@@ -60,8 +61,7 @@ class Plan:
                 "reasons": self.reasons, "warnings": self.warnings}
 
 
-@dataclass
-class _Platform:
+class _Platform(Record):
     """What one GPU platform can do on this machine."""
 
     compiles: bool

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import asdict, dataclass, field
+from .records import Record, asdict
 from pathlib import Path
 
 SOURCE_SUFFIXES = {".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl"}
@@ -13,12 +13,11 @@ _INCLUDE = re.compile(rb'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 PORTABLE_HEADER_DIR = "hip_aliases/"
 
 
-@dataclass
-class SourceScan:
-    hip: list[str] = field(default_factory=list)  # already HIP (.hip, hip_runtime.h)
-    portable: list[str] = field(default_factory=list)  # our portable header
-    cuda: list[str] = field(default_factory=list)  # plain CUDA: needs hipify
-    missing: list[str] = field(default_factory=list)  # source dirs that do not exist
+class SourceScan(Record):
+    hip: list[str] = []  # already HIP (.hip, hip_runtime.h)
+    portable: list[str] = []  # our portable header
+    cuda: list[str] = []  # plain CUDA: needs hipify
+    missing: list[str] = []  # source dirs that do not exist
 
     def to_json(self) -> dict:
         return {**asdict(self), "counts": {"hip": len(self.hip), "portable": len(self.portable),

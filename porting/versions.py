@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from .records import Record
 
 from .errors import UsageError
 
@@ -34,8 +34,7 @@ def compare(a: tuple[int, ...], op: str, b: tuple[int, ...]) -> bool:
     return {">=": x >= y, "<=": x <= y, "==": x == y, "!=": x != y, ">": x > y, "<": x < y}[op]
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(Record, frozen=True):
     """One `--require` expression, e.g. ``rocm>=7.0``."""
 
     name: str

@@ -7,22 +7,26 @@ never import torch, never raise on a broken install, and record what they looked
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from ..records import Record
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 from .compilers import HipPlatform, HostCompiler, probe_hip_platform, probe_host_compiler
 from .cuda import CudaInfo, probe_cuda
+from .fs import ListingCache
 from .fabric import FabricInfo, probe_fabric
 from .gpus import Gpu, GpuInfo, probe_gpus
 from .packages import PackagesInfo, probe_packages
 from .rocm import RocmInfo, probe_rocm
 
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from typing import Any
+
 MACHINE_SCHEMA = 1
 
 
-@dataclass
-class Machine:
+class Machine(Record):
     root: str
     host: str
     rocm: RocmInfo
@@ -48,8 +52,11 @@ class Machine:
 
 def probe_machine(root: str | os.PathLike[str] = "/", env: Mapping[str, str] | None = None) -> Machine:
     """Probe the machine at filesystem prefix ``root`` as seen with environment ``env``."""
-    root_path = Path(root)
-    env = dict(os.environ if env is None else env)
+    with ListingCache():
+        return _probe(Path(root), dict(os.environ if env is None else env))
+
+
+def _probe(root_path: Path, env: dict[str, str]) -> Machine:
     rocm = probe_rocm(root_path, env)
     cuda = probe_cuda(root_path, env)
     packages = probe_packages(root_path, env)

@@ -9,26 +9,24 @@ present hipcc silently compiles with nvcc.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from ..records import Record, asdict
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from . import fs
 from .toolcache import cached_version
 
 
-@dataclass
-class HostCompiler:
+class HostCompiler(Record):
     path: str | None = None
     version: str | None = None
-    evidence: list[str] = field(default_factory=list)
+    evidence: list[str] = []
 
     def to_json(self) -> dict:
         return asdict(self)
 
 
-@dataclass
-class HipPlatform:
+class HipPlatform(Record):
     """What platform hipcc would select here, and why."""
 
     selected: str | None = None  # "amd" | "nvidia" | None (no hipcc)

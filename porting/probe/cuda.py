@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from ..records import Record, asdict
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from . import fs
 
@@ -18,16 +18,15 @@ DRIVER_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/loca
                "/usr/local/nvidia/lib", "/usr/lib/wsl/lib", "/usr/lib/aarch64-linux-gnu")
 
 
-@dataclass
-class CudaInfo:
+class CudaInfo(Record):
     found: bool = False
     home: str | None = None
     version: str | None = None
     version_source: str | None = None
     nvcc: str | None = None
     driver: str | None = None
-    evidence: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    evidence: list[str] = []
+    problems: list[str] = []
 
     def to_json(self) -> dict:
         return asdict(self)

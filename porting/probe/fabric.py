@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from ..records import Record, asdict
 from pathlib import Path
 
 from . import fs
@@ -11,19 +11,17 @@ LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/l
 IB_CLASS = "/sys/class/infiniband"
 
 
-@dataclass
-class Nic:
+class Nic(Record):
     name: str
     link_layer: str  # "InfiniBand" | "Ethernet" (RoCE) | "unknown"
     state: str  # e.g. "4: ACTIVE"
 
 
-@dataclass
-class FabricInfo:
+class FabricInfo(Record):
     rccl: str | None = None
     nccl: str | None = None
-    nics: list[Nic] = field(default_factory=list)
-    evidence: list[str] = field(default_factory=list)
+    nics: list[Nic] = []
+    evidence: list[str] = []
 
     @property
     def rdma_backend(self) -> str:

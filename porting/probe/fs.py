@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path, PurePosixPath
-from typing import Mapping
+from collections.abc import Mapping
 
 MAX_LINKS = 40
 
@@ -88,11 +88,36 @@ def is_dir(root: Path, path: str) -> bool:
         return False
 
 
+_listings: dict[str, list[str]] | None = None
+
+
+class ListingCache:
+    """Within ``with ListingCache():`` each directory is listed once (probes share big dirs)."""
+
+    def __enter__(self) -> "ListingCache":
+        global _listings
+        self._saved, _listings = _listings, {}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        global _listings
+        _listings = self._saved
+
+
 def listdir(root: Path, path: str) -> list[str]:
     try:
-        return sorted(os.listdir(_real(str(root), resolve(root, path))))
-    except (OSError, LinkError):
+        real = _real(str(root), resolve(root, path))
+    except LinkError:
         return []
+    if _listings is not None and real in _listings:
+        return _listings[real]
+    try:
+        names = sorted(os.listdir(real))
+    except OSError:
+        names = []
+    if _listings is not None:
+        _listings[real] = names
+    return names
 
 
 def glob_names(root: Path, directory: str, prefix: str) -> list[str]:

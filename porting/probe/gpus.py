@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from ..records import Record, asdict
 from pathlib import Path
 
 from . import fs
@@ -17,21 +17,19 @@ _NV_ARCH = (("B200", "sm_100"), ("B100", "sm_100"), ("GB200", "sm_100"), ("H200"
             ("A100", "sm_80"), ("A800", "sm_80"), ("A10", "sm_86"), ("V100", "sm_70"), ("T4", "sm_75"))
 
 
-@dataclass
-class Gpu:
+class Gpu(Record):
     vendor: str  # "amd" | "nvidia"
     arch: str  # "gfx942", "sm_90", or "unknown"
     name: str
     source: str  # the file that told us
 
 
-@dataclass
-class GpuInfo:
-    gpus: list[Gpu] = field(default_factory=list)
+class GpuInfo(Record):
+    gpus: list[Gpu] = []
     amd_device_node: bool = False  # /dev/kfd
     nvidia_device_node: bool = False  # /dev/nvidia0 ...
-    evidence: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    evidence: list[str] = []
+    problems: list[str] = []
 
     def to_json(self) -> dict:
         return asdict(self)

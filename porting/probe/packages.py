@@ -9,23 +9,22 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import asdict, dataclass, field
+from ..records import Record, asdict
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from . import fs
 
 _ASSIGN = re.compile(r"^(__version__|cuda|hip)\s*(?::[^=]*)?=\s*(.+?)\s*$", re.M)
 
 
-@dataclass
-class TorchInfo:
+class TorchInfo(Record):
     found: bool = False
     location: str | None = None
     version: str | None = None
     cuda: str | None = None
     hip: str | None = None
-    evidence: list[str] = field(default_factory=list)
+    evidence: list[str] = []
 
     @property
     def flavour(self) -> str:
@@ -35,12 +34,11 @@ class TorchInfo:
         return {**asdict(self), "flavour": self.flavour}
 
 
-@dataclass
-class PackagesInfo:
+class PackagesInfo(Record):
     torch: TorchInfo
     monarch: str | None = None  # torchmonarch version
     torchft: str | None = None
-    site_dirs: list[str] = field(default_factory=list)
+    site_dirs: list[str] = []
 
     def to_json(self) -> dict:
         return {"torch": self.torch.to_json(), "monarch": self.monarch, "torchft": self.torchft}

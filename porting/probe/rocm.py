@@ -8,9 +8,9 @@ Version sources, cheapest first: ``.info/version``, ``include/hip/hip_version.h`
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from ..records import Record, asdict
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from . import fs
 
@@ -19,16 +19,15 @@ _KV = re.compile(r"^HIP_VERSION_(MAJOR|MINOR|PATCH)=(\d+)", re.M)
 _LIBDIRS = ("lib", "lib64", "../lib/x86_64-linux-gnu")
 
 
-@dataclass
-class RocmInfo:
+class RocmInfo(Record):
     found: bool = False
     home: str | None = None
     version: str | None = None
     version_source: str | None = None
     hipcc: str | None = None
     runtime_library: str | None = None
-    evidence: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    evidence: list[str] = []
+    problems: list[str] = []
 
     def to_json(self) -> dict:
         return asdict(self)

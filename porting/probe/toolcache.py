@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 FILE = "tool-versions.json"
 
