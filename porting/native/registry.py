@@ -33,7 +33,26 @@ class Segment:
         return torch.frombuffer(buf, dtype=dtype or torch.uint8)
 
 
-class Registry:
+class _Closable:
+    """A native handle owner: ``with`` closes it, and so does garbage collection."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):  # -> Self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Registry(_Closable):
     """Segments registered with keys and bounds; exports handles for intra-node access."""
 
     def __init__(self, lib: Library | None = None) -> None:
@@ -124,18 +143,6 @@ class Registry:
             self._handle = None
             self._owners.clear()
 
-    def __enter__(self) -> "Registry":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
-
 
 @dataclass
 class Event:
@@ -151,7 +158,7 @@ class Event:
         self.engine.lib.call("pn_event_wait", self.engine.handle, self.id)
 
 
-class CopyEngine:
+class CopyEngine(_Closable):
     """Asynchronous one-sided reads/writes between registered segments, on one stream."""
 
     def __init__(self, registry: Registry) -> None:
@@ -192,15 +199,3 @@ class CopyEngine:
         if self._handle is not None:
             self.lib.cdll.pn_engine_destroy(self._handle)
             self._handle = None
-
-    def __enter__(self) -> "CopyEngine":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:
-            pass
