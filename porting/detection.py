@@ -20,9 +20,8 @@ from __future__ import annotations
 
 
 from . import __version__
-from .plan import Plan, rocm_gate
+from .plan import Plan
 from .probe import Machine
-from .versions import parse_version
 
 TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
 if TYPE_CHECKING:
@@ -32,8 +31,6 @@ DETECT_SCHEMA = 1
 
 
 def detect_record(machine: Machine, plan: Plan) -> dict[str, Any]:
-    gate = parse_version(plan.min_rocm) or (7, 0)
-    gate_ok, _ = rocm_gate(machine, gate)
     r, c, t = machine.rocm, machine.cuda, machine.packages.torch
     return {
         "schema": DETECT_SCHEMA,
@@ -45,7 +42,7 @@ def detect_record(machine: Machine, plan: Plan) -> dict[str, Any]:
         "toolchains": [tc.to_json() for tc in plan.toolchains],
         "gpu_archs": plan.gpu_archs,
         "rocm": {"found": r.found, "home": r.home, "version": r.version, "version_source": r.version_source,
-                 "hipcc": r.hipcc, "runtime_library": r.runtime_library, "gate_ok": gate_ok,
+                 "hipcc": r.hipcc, "runtime_library": r.runtime_library, "gate_ok": plan.rocm_gate_ok,
                  "min_required": plan.min_rocm},
         "cuda": {"found": c.found, "home": c.home, "version": c.version, "version_source": c.version_source,
                  "nvcc": c.nvcc, "driver": c.driver},

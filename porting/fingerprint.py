@@ -6,9 +6,8 @@ import os
 import uuid
 from typing import Mapping
 
-from .plan import Plan, assess_rocm
+from .plan import Plan
 from .probe import Machine
-from .versions import parse_version
 
 JUNIT_SCHEMA = "1"
 
@@ -21,14 +20,13 @@ def platform_of(plan: Plan) -> str:
 def junit_properties(machine: Machine, plan: Plan, run_id: str | None = None,
                      shard: str = "1/1") -> dict[str, str]:
     """The detection-derived ``port.*`` properties; producers add complete/collected themselves."""
-    gate = parse_version(plan.min_rocm) or (7, 0)
     archs = plan.gpu_archs if plan.device != "none" else []
     return {
         "port.schema": JUNIT_SCHEMA,
         "port.platform": platform_of(plan),
         "port.path": plan.path,
         "port.rocm_version": machine.rocm.version or "",
-        "port.rocm_usable": "true" if assess_rocm(machine, gate).runs else "false",
+        "port.rocm_usable": "true" if plan.toolchain("native-hip").can_run else "false",
         "port.cuda_version": machine.cuda.version or "",
         "port.gpu_arch": ",".join(archs),
         "port.torch_version": machine.packages.torch.version or "",

@@ -43,6 +43,7 @@ class Plan(Record):
     platform_request: str  # "auto" | "cuda" | "rocm" | "none"
     request_origin: str
     min_rocm: str
+    rocm_gate_ok: bool  # a ROCm at or above min_rocm was found (it may still lack a device)
     toolchains: list[Toolchain]
     gpu_archs: list[str]
     sources: SourceScan
@@ -56,7 +57,8 @@ class Plan(Record):
     def to_json(self) -> dict[str, Any]:
         return {"schema": self.schema, "path": self.path, "device": self.device,
                 "platform_request": self.platform_request, "request_origin": self.request_origin,
-                "min_rocm": self.min_rocm, "toolchains": [t.to_json() for t in self.toolchains],
+                "min_rocm": self.min_rocm, "rocm_gate_ok": self.rocm_gate_ok,
+                "toolchains": [t.to_json() for t in self.toolchains],
                 "gpu_archs": self.gpu_archs, "sources": self.sources.to_json(),
                 "reasons": self.reasons, "warnings": self.warnings}
 
@@ -86,8 +88,8 @@ def rocm_gate(m: Machine, gate: tuple[int, ...]) -> tuple[bool, str]:
     return True, f"{_rocm_where(m)} meets the required {g}"
 
 
-def assess_rocm(m: Machine, gate: tuple[int, ...]) -> _Platform:
-    ok, sentence = rocm_gate(m, gate)
+def assess_rocm(m: Machine, ok: bool, sentence: str) -> _Platform:
+    """What ROCm can do here, given the gate's answer (``rocm_gate``)."""
     why: list[str] = [] if ok else [sentence]
     compiles = m.rocm.hipcc is not None
     if not compiles and m.rocm.found:
@@ -116,7 +118,7 @@ def assess_cuda(m: Machine) -> _Platform:
     return _Platform(compiles, runs, why)
 
 
-def _toolchains(m: Machine, rocm: _Platform, cuda: _Platform, gate_ok: bool, gate_msg: str) -> list[Toolchain]:
+def _toolchains(m: Machine, rocm: _Platform, cuda: _Platform) -> list[Toolchain]:
     def hip(path: str) -> Toolchain:
         reason = "builds and runs" if rocm.runs else "; ".join(rocm.why_not) or "cannot run"
         if rocm.compiles and not rocm.runs:
@@ -153,7 +155,7 @@ def make_plan(machine: Machine, config: Config, project_dir: Path | None = None)
         raise ConfigError(f"min_rocm: {config['min_rocm']!r} is not a version (from {config.origin['min_rocm']})")
     request, origin = config["platform"], config.origin.get("platform", "default")
     gate_ok, gate_msg = rocm_gate(machine, gate)
-    rocm, cuda = assess_rocm(machine, gate), assess_cuda(machine)
+    rocm, cuda = assess_rocm(machine, gate_ok, gate_msg), assess_cuda(machine)
     scan = scan_sources(list(config["sources"]), project_dir or Path.cwd())
     reasons: list[str] = []
     warnings: list[str] = list(machine.rocm.problems) + list(machine.cuda.problems) + \
@@ -190,12 +192,13 @@ def make_plan(machine: Machine, config: Config, project_dir: Path | None = None)
         reasons.append("ROCm cannot run: " + ("; ".join(rocm.why_not) or "unknown"))
         reasons.append("CUDA cannot run: " + ("; ".join(cuda.why_not) or "unknown"))
         reasons.append("no GPU platform can build and run here -> cpu (the CPU fallback)")
-    toolchains = _toolchains(machine, rocm, cuda, gate_ok, gate_msg)
+    toolchains = _toolchains(machine, rocm, cuda)
     compile_only = [t.path for t in toolchains if t.can_compile and not t.can_run]
     if compile_only:
         reasons.append(f"compile-only toolchains: {', '.join(compile_only)} (`port build --path P` still uses them)")
     vendor = {"rocm": "amd", "cuda": "nvidia"}.get(device)
     archs = list(config["gpu_archs"]) or sorted({g.arch for g in machine.devices.of(vendor)} if vendor else set())
     return Plan(path=path, device=device, platform_request=request, request_origin=origin,
-                min_rocm=format_version(gate) or "", toolchains=toolchains, gpu_archs=archs, sources=scan,
+                min_rocm=format_version(gate) or "", rocm_gate_ok=gate_ok, toolchains=toolchains,
+                gpu_archs=archs, sources=scan,
                 reasons=reasons, warnings=warnings)
