@@ -51,7 +51,6 @@ class Report:
     baseline: BaselineDiff | None = None
     warnings: list[str] = field(default_factory=list)
     exemptions_file: str | None = None
-    exemption_problems: list[str] = field(default_factory=list)
 
 
 def build_report(
@@ -74,18 +73,13 @@ def _build_report(inputs, labels, reference, min_rocm, baseline, exemptions, ext
     runs = [read_run(path, labels.get(str(path))) for path in inputs]
     matrix = build_matrix(runs)
     matrix.problems.extend(f"certify: {r}" for r in extra_reasons)
-    ex_list, ex_problems = load_exemptions(exemptions) if exemptions else ([], [])
-    verdict = decide(matrix, reference, min_rocm, ex_list, today)
-    warnings: list[str] = list(ex_problems)
-    for col in matrix.columns:
-        for run in col.runs:
-            warnings.extend(f"{Path(run.file).name}: {w}" for w in run.warnings)
+    verdict = decide(matrix, reference, min_rocm, load_exemptions(exemptions) if exemptions else [], today)
+    warnings = [f"{Path(run.file).name}: {w}" for col in matrix.columns for run in col.runs for w in run.warnings]
     ref_name, _ = reference_columns(matrix, reference)
     report = Report(matrix=matrix, verdict=verdict, reference=ref_name, min_rocm=min_rocm,
                     generated=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                     warnings=warnings,
-                    exemptions_file=str(exemptions) if exemptions and Path(exemptions).is_file() else None,
-                    exemption_problems=ex_problems)
+                    exemptions_file=str(exemptions) if exemptions and Path(exemptions).is_file() else None)
     if baseline is not None:
         report.baseline = diff_against(matrix, load_parity(baseline), str(baseline))
     return report

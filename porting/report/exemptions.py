@@ -8,11 +8,11 @@ is matched in both spellings. Invalid registries are ``ConfigError``s from the r
 
 from __future__ import annotations
 
-import datetime as dt
 import fnmatch
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..matrix.exemptions import Exemption, load
 
 
 def nodeid_to_junit(pattern: str) -> str:
@@ -27,36 +27,19 @@ def nodeid_to_junit(pattern: str) -> str:
     return ".".join([path, *parts[:-1]]) + "::" + parts[-1]
 
 
-@dataclass(frozen=True)
-class Exemption:
-    id: str
-    test: str  # fnmatch pattern over pytest node ids
-    platforms: tuple[str, ...]  # cuda / rocm / cpu
-    reason: str
-    link: str
-    expires: dt.date | None
-    action: str = ""
-
-    def matches(self, test_id: str, platform: str) -> bool:
-        if self.platforms and platform not in self.platforms:
-            return False
-        return (fnmatch.fnmatchcase(test_id, self.test)
-                or fnmatch.fnmatchcase(test_id, nodeid_to_junit(self.test)))
-
-    def expired(self, today: dt.date) -> bool:
-        return self.expires is None or today > self.expires
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "test": self.test, "platform": ",".join(self.platforms), "reason": self.reason,
-                "link": self.link, "expires": self.expires.isoformat() if self.expires else None,
-                "action": self.action}
+def matches(ex: Exemption, test_id: str, platform: str) -> bool:
+    """Whether ``ex`` covers the JUnit id ``test_id`` on ``platform`` (any of its patterns)."""
+    return ex.applies_to(platform) and any(
+        fnmatch.fnmatchcase(test_id, p) or fnmatch.fnmatchcase(test_id, nodeid_to_junit(p))
+        for p in ex.patterns or (ex.pattern,))
 
 
-def load_exemptions(path: str | Path) -> tuple[list[Exemption], list[str]]:
-    """Return (exemptions, problems). A missing file is an empty registry."""
-    from ..matrix.exemptions import load
+def exemption_json(ex: Exemption) -> dict[str, Any]:
+    """The exemption as parity.json shows it (``exempted[].exemption``)."""
+    return {"id": ex.id, "test": ex.pattern, "platform": ",".join(ex.platforms), "reason": ex.reason,
+            "link": ex.tracking, "expires": ex.expires.isoformat(), "action": ex.action}
 
-    registry = load(path)
-    out = [Exemption(id=e.id, test=e.pattern, platforms=tuple(e.platforms), reason=e.reason, link=e.tracking,
-                     expires=e.expires, action=e.action) for e in registry.exemptions]
-    return out, []
+
+def load_exemptions(path: str | Path) -> list[Exemption]:
+    """The registry's exemptions; a missing file is an empty registry."""
+    return load(path).exemptions

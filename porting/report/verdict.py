@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .exemptions import Exemption
+from ..matrix.exemptions import Exemption
+from .exemptions import exemption_json, matches
 from .model import PASSED, Column, Matrix
 
 CERTIFIED = "certified"
@@ -92,7 +93,7 @@ def _find_exemption(exemptions: list[Exemption], test_id: str, col: Column, name
                     today: dt.date) -> tuple[Exemption | None, str]:
     expired_note = ""
     for ex in exemptions:
-        if ex.matches(test_id, col.platform) or (named and ex.id == named and col.platform in ex.platforms):
+        if matches(ex, test_id, col.platform) or (named and ex.id == named and ex.applies_to(col.platform)):
             if ex.expired(today):
                 expired_note = f"exemption {ex.id} expired {ex.expires}"
                 continue
@@ -149,7 +150,7 @@ def decide(matrix: Matrix, reference: str = "auto", min_rocm: str = "7.0",
                 continue
             ex, note = _find_exemption(exemptions, test_id, col, cell.exemption, today)
             if ex is not None:
-                verdict.exempted.append(Exempted(test_id, col.key, cell.status, ex.to_json()))
+                verdict.exempted.append(Exempted(test_id, col.key, cell.status, exemption_json(ex)))
             else:
                 verdict.blocking.append(Blocker(test_id, col.key, cell.status, passed_on, cell.message, note))
     if verdict.blocking:

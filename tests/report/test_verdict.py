@@ -150,6 +150,19 @@ def test_unexpired_exemption_unblocks(write_junit, jx, tmp_path):
     assert "[link](https://github.com/example/issues/1)" in paths["parity.md"].read_text()
 
 
+def test_exemption_with_a_list_of_patterns_unblocks_each_of_them(write_junit, jx, tmp_path):
+    path = tmp_path / "exemptions.toml"
+    path.write_text('[[exemption]]\nid = "two"\npattern = ["tests/actor/*.py::a", "tests/rdma/*.py::b"]\n'
+                    'platforms = ["rocm"]\naction = "skip"\nreason = "r"\ntracking = "https://example.org/1"\n'
+                    'expires = 2027-01-31\n')
+    rocm = [("tests.actor.m::a", "failed"), ("tests.rdma.m::b", "skipped"), GREEN[2]]
+    paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    r = report(paths, exemptions=path)
+    assert r.verdict.status == "certified" and r.verdict.blocking == []
+    assert [(e.test_id, e.exemption["id"]) for e in r.verdict.exempted] == [("tests.actor.m::a", "two"),
+                                                                          ("tests.rdma.m::b", "two")]
+
+
 def test_expired_exemption_does_not_unblock(write_junit, jx, tmp_path):
     rocm = [GREEN[0], ("tests.rdma.m::b", "failed"), GREEN[2]]
     paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
