@@ -104,18 +104,17 @@ def _find_exemption(exemptions: list[Exemption], test_id: str, col: Column, name
 
 
 def decide(matrix: Matrix, reference: str = "auto", min_rocm: str = "7.0",
-           exemptions: list[Exemption] | None = None, today: dt.date | None = None,
-           extra_reasons: list[str] | None = None) -> Verdict:
+           exemptions: list[Exemption] | None = None, today: dt.date | None = None) -> Verdict:
     exemptions = exemptions or []
     today = today or dt.date.today()
     ref_name, refs = reference_columns(matrix, reference)
     rocm_all = [c for c in matrix.columns if c.platform == "rocm"]
     verdict = Verdict(NOT_CERTIFIED, reference=[c.key for c in refs])
     reasons = verdict.reasons
-    reasons.extend(extra_reasons or [])
     if matrix.partial:
-        reasons.append("incomplete evidence: " + "; ".join(matrix.partial_reasons()[:5])
-                       + (f" (+{len(matrix.partial_reasons()) - 5} more)" if len(matrix.partial_reasons()) > 5 else ""))
+        partial = matrix.partial_reasons()
+        reasons.append("incomplete evidence: " + "; ".join(partial[:5])
+                       + (f" (+{len(partial) - 5} more)" if len(partial) > 5 else ""))
     if not rocm_all:
         verdict.status = NO_EVIDENCE
         reasons.insert(0, "no run on ROCm")
