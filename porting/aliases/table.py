@@ -189,10 +189,10 @@ def load_hipify_maps() -> tuple[dict[str, Mapping[str, Any]], str]:
     """hipify's maps and torch's version, without running ``import torch`` (which takes seconds).
 
     ``cuda_to_hip_mappings.py`` only needs the standard library, so it is executed on its own
-    from torch's installed files; if that fails, the normal import is used.
+    from torch's installed files (``porting.hipify.engine.mappings_module``); if that fails
+    (torch's layout changed), the normal import is used.
     """
-    import importlib.util
-    import sys
+    from ..hipify.engine import mappings_module
 
     try:
         from importlib.metadata import version
@@ -200,20 +200,12 @@ def load_hipify_maps() -> tuple[dict[str, Mapping[str, Any]], str]:
         torch_version = version("torch")
     except Exception:  # noqa: BLE001 - metadata missing: the version is informational only
         torch_version = ""
-    module = sys.modules.get("torch.utils.hipify.cuda_to_hip_mappings")
-    if module is None:
-        spec = importlib.util.find_spec("torch")  # locates torch without importing it
-        if spec is None or not spec.submodule_search_locations:
-            raise ConfigError("torch is not installed: the alias table is built from "
-                              "torch.utils.hipify.cuda_to_hip_mappings")
-        path = Path(list(spec.submodule_search_locations)[0]) / "utils" / "hipify" / "cuda_to_hip_mappings.py"
-        try:
-            file_spec = importlib.util.spec_from_file_location("_port_hipify_mappings", path)
-            assert file_spec is not None and file_spec.loader is not None
-            module = importlib.util.module_from_spec(file_spec)
-            file_spec.loader.exec_module(module)
-        except Exception:  # noqa: BLE001 - layout changed: fall back to the real import
-            from torch.utils.hipify import cuda_to_hip_mappings as module  # type: ignore[no-redef]
+    try:
+        module = mappings_module()
+    except ConfigError:  # torch is not installed
+        raise
+    except Exception:  # noqa: BLE001 - layout changed: fall back to the real import
+        from torch.utils.hipify import cuda_to_hip_mappings as module  # type: ignore[no-redef]
     missing = [name for name in HIPIFY_MAPS if not hasattr(module, name)]
     if missing:
         raise ConfigError(f"torch {torch_version}: cuda_to_hip_mappings lacks {', '.join(missing)}")

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
 
+from ..errors import ConfigError
+
 _MODULE: ModuleType | None = None
 _PKG = "_port_hipify_torch"
 _FILES = ("hipify_python.py", "cuda_to_hip_mappings.py", "constants.py", "version.py")
@@ -40,7 +42,7 @@ def hipify_dir() -> str:
         return list(mod.__path__)[0]
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.submodule_search_locations:
-        raise ImportError("torch is not installed (torch.utils.hipify is needed for `port hipify`)")
+        raise ConfigError("torch is not installed: hipify's tables and machinery come from torch.utils.hipify")
     return os.path.join(list(spec.submodule_search_locations)[0], "utils", "hipify")
 
 
@@ -62,14 +64,12 @@ def fingerprint() -> dict[str, str]:
     return {"hipify_version": version, "hipify_tables_sha256": digest.hexdigest()}
 
 
-def hipify_module() -> ModuleType:
-    """``hipify_python``, loaded once per process (from sys.modules when torch is loaded)."""
-    global _MODULE
-    if _MODULE is not None:
-        return _MODULE
-    loaded = sys.modules.get("torch.utils.hipify.hipify_python")
+def _submodule(name: str) -> ModuleType:
+    """``torch/utils/hipify/<name>.py``, loaded once per process as ``_port_hipify_torch.<name>``
+    (torch's own module when torch is loaded). The mapping tables, needed alone by `port audit`
+    and `port aliases`, are then the very module ``hipify_python`` imports."""
+    loaded = sys.modules.get(f"torch.utils.hipify.{name}") or sys.modules.get(f"{_PKG}.{name}")
     if loaded is not None:
-        _MODULE = loaded
         return loaded
     base = hipify_dir()
     if _PKG not in sys.modules:
@@ -79,13 +79,29 @@ def hipify_module() -> ModuleType:
         pkg = importlib.util.module_from_spec(pkg_spec)
         sys.modules[_PKG] = pkg
         pkg_spec.loader.exec_module(pkg)
-    spec = importlib.util.spec_from_file_location(f"{_PKG}.hipify_python", os.path.join(base, "hipify_python.py"))
+    spec = importlib.util.spec_from_file_location(f"{_PKG}.{name}", os.path.join(base, f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    _MODULE = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[spec.name]  # no half-initialised module for the next caller
+        raise
     return module
+
+
+def hipify_module() -> ModuleType:
+    """``hipify_python``, loaded once per process (from sys.modules when torch is loaded)."""
+    global _MODULE
+    if _MODULE is None:
+        _MODULE = _submodule("hipify_python")
+    return _MODULE
+
+
+def mappings_module() -> ModuleType:
+    """``cuda_to_hip_mappings`` (standard library only), without hipify_python's regex set-up."""
+    return _submodule("cuda_to_hip_mappings")
 
 
 def decode(data: bytes) -> tuple[str, int]:
