@@ -52,7 +52,10 @@ def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id
 
 
 def junit_path(directory: Path, run_id: str, shard: str | None) -> Path:
-    index, total = (shard.split("/") if shard else ("1", "1"))
+    """The JUnit file of this run and shard; a bad ``shard`` is a UsageError."""
+    from ..matrix.selection import parse_shard
+
+    index, total = parse_shard(shard) if shard else (1, 1)
     return directory / f"matrix-{run_id[:12]}-shard{index}of{total}.xml"
 
 
@@ -65,8 +68,8 @@ def run(args: argparse.Namespace) -> int:
     run_id = args.run_id or os.environ.get("PORT_MATRIX_RUN_ID") or uuid.uuid4().hex
     junit_dir = Path(args.junit) if args.junit else Path(config["out_dir"]) / "junit"
     junit_file = junit_path(junit_dir, run_id, args.shard)
-    junit_dir.mkdir(parents=True, exist_ok=True)
     pytest_args = build_pytest_args(args, config, junit_file, run_id)
+    junit_dir.mkdir(parents=True, exist_ok=True)
     print(f"port matrix: pytest {' '.join(pytest_args)}", flush=True)
     code = int(pytest.main(pytest_args))
     written = junit_file.is_file()

@@ -48,6 +48,17 @@ def test_bad_arguments(tmp_path, monkeypatch):
 def test_junit_file_name_carries_run_and_shard():
     p = cmd.junit_path(Path("out"), "0123456789abcdef", "2/5")
     assert p == Path("out/matrix-0123456789ab-shard2of5.xml")
+    assert cmd.junit_path(Path("out"), "r", None) == Path("out/matrix-r-shard1of1.xml")
+
+
+@pytest.mark.parametrize("shard", ["foo", "1/2/3", "0/2"])
+def test_bad_shard_is_one_line_before_anything_is_written(tmp_path, shard):
+    proc = subprocess.run([sys.executable, "-m", "porting", "matrix", "--shard", shard, "--junit", "out"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"port: error: --shard {shard!r}: "), proc.stderr
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow
