@@ -250,11 +250,15 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
     ``skip``: stages not to run (``--skip``); an omitted stage makes the report partial, since
     certify can then not vouch for the evidence end to end."""
     from .atomic import write_json
+    from .errors import UsageError
 
     progress = progress or Progress()
     out = Path(out_dir).resolve()
     logs = out / "logs"
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{out_dir}: cannot create the output directory ({exc.strerror or exc})") from None
     base = Path(cwd or ".").resolve()
     common = ["--config", str(Path(config_file).resolve())] if config_file else []
     record = CertifyRecord(out_dir=str(out))

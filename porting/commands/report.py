@@ -81,7 +81,10 @@ def run(args: argparse.Namespace) -> int:
     report = build_report(files, labels=labels, reference=config["report.reference"], min_rocm=config["min_rocm"],
                           baseline=args.baseline, exemptions=config["matrix.exemptions"],
                           extra_reasons=[*args.incomplete, *notes])
-    paths = write_artifacts(report, config["out_dir"])
+    try:
+        paths = write_artifacts(report, config["out_dir"])
+    except OSError as exc:
+        raise UsageError(f"{config['out_dir']}: cannot write the report there ({exc.strerror or exc})") from None
     m, v = report.matrix, report.verdict
     for reason in m.partial_reasons():
         print(f"port: warning: {reason}", file=sys.stderr)

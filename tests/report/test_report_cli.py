@@ -64,6 +64,16 @@ def test_bad_arguments_exit_2_with_one_line(write_junit, jx, tmp_path, args, nee
     assert proc.stderr.strip().splitlines()[-1].startswith("port: error: ")
 
 
+def test_an_unwritable_out_dir_is_one_line_naming_it(write_junit, jx, tmp_path):
+    cpu = write_junit("cpu.xml", jx.CPU, [("t.a::x", "passed")])
+    (tmp_path / "file").write_text("")
+    for command in (["report", cpu], ["certify"]):
+        proc = _port(*command, "--out", tmp_path / "file" / "o", cwd=tmp_path)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.strip().splitlines()[-1].startswith(f"port: error: {tmp_path / 'file' / 'o'}: cannot ")
+        assert not (tmp_path / "port-out").exists()
+
+
 @pytest.mark.parametrize("content", [b"", b"<not-xml", b"<html/>", b"\xff\xfe garbage \x00"])
 def test_garbage_only_input_writes_a_partial_report_and_exits_2(tmp_path, content):
     bad = tmp_path / "bad.xml"
