@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -93,12 +91,10 @@ def _run(files: list[tuple[str, str]], jobs: int) -> list[tuple[list[Finding], i
     if jobs <= 1 or len(files) < 16:
         return [audit_file(p, lang) for p, lang in files]
     from concurrent.futures import ProcessPoolExecutor
-    import threading
-    fork_ok = ("fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
-               and "torch" not in sys.modules)  # fork is unsafe with other threads (torch's pools)
+
+    from ..hipify.convert import mp_context
     hipify_map()  # load once, shared with forked workers
-    ctx = multiprocessing.get_context("fork" if fork_ok else "spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp_context()) as pool:
         return list(pool.map(_audit_one, files, chunksize=max(1, len(files) // (jobs * 8))))
 
 

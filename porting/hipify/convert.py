@@ -49,9 +49,10 @@ def _key(src: str, out: str, options: HipifyOptions) -> dict[str, Any]:
     return key
 
 
-def _mp_context() -> multiprocessing.context.BaseContext:
-    """fork (workers inherit the loaded hipify module) unless that is unsafe: other threads
-    running, or torch loaded (its thread pools do not survive fork); then spawn."""
+def mp_context() -> multiprocessing.context.BaseContext:
+    """fork (workers inherit what the parent loaded: hipify's module and tables) unless that is
+    unsafe: other threads running, or torch loaded (its thread pools do not survive fork);
+    then spawn. Also used by `port audit`."""
     if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1 \
             and "torch" not in sys.modules:
         return multiprocessing.get_context("fork")
@@ -76,7 +77,7 @@ class _Runner:
         if self.jobs <= 1 or len(tasks) < 2:
             return [worker.run_task(t) for t in tasks]
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context(),
+            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=mp_context(),
                                             initializer=worker.init, initargs=(worker.CONTEXT, worker.HIP_CLANG_LAUNCH))
         chunk = max(1, min(16, len(tasks) // (self.jobs * 4)))
         return list(self.pool.map(worker.run_task, tasks, chunksize=chunk))

@@ -59,6 +59,6 @@ def test_spawned_workers_give_the_same_bytes(tmp_path: Path, hx, monkeypatch) ->
 
     src = hx.write_tree(tmp_path / "src", hx.EDGE_TREE)
     convert_tree(src, tmp_path / "forked", jobs=2)
-    monkeypatch.setattr(convert_mod, "_mp_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(convert_mod, "mp_context", lambda: multiprocessing.get_context("spawn"))
     convert_tree(src, tmp_path / "spawned", jobs=2)
     assert hx.tree_digest(tmp_path / "spawned") == hx.tree_digest(tmp_path / "forked")
