@@ -42,10 +42,6 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(config["out_dir"]) / "soak"
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out: {out} exists and is not a directory")
-    if args.step_period <= 0 or args.step_period > 5:
-        raise UsageError(f"--step-period: must be in (0, 5] seconds, got {args.step_period:g}")
-    if args.timeout < 1:
-        raise UsageError(f"--timeout: must be at least 1 second, got {args.timeout:g}")
     spec = SoakSpec(replicas=args.replicas, duration_s=args.duration, fault_every_s=args.fault_every,
                     quorum_every=args.quorum_every, faults=[k.strip() for k in args.faults.split(",") if k.strip()],
                     step_period_s=args.step_period, timeout_s=args.timeout, seed=args.seed,

@@ -56,6 +56,10 @@ class SoakSpec:
                              f"so that one fault has its full recovery window, got {self.duration_s:g}")
         if self.duration_s > 24 * 3600:
             raise UsageError(f"--duration: at most 86400 seconds, got {self.duration_s:g}")
+        if not 0 < self.step_period_s <= 5:
+            raise UsageError(f"--step-period: must be in (0, 5] seconds, got {self.step_period_s:g}")
+        if self.timeout_s < 1:
+            raise UsageError(f"--timeout: must be at least 1 second, got {self.timeout_s:g}")
         if self.quorum_every < 1:
             raise UsageError(f"--quorum-every: must be a positive number of steps, got {self.quorum_every}")
         if not self.faults:

@@ -52,6 +52,9 @@ def test_quorum_never_lets_a_lone_restarted_replica_decide():
     ({"fault_every_s": 2}, "--fault-every"),
     ({"duration_s": 30, "fault_every_s": 20}, "--duration"),
     ({"quorum_every": 0}, "--quorum-every"),
+    ({"step_period_s": 0}, "--step-period"),
+    ({"step_period_s": 5.5}, "--step-period"),
+    ({"timeout_s": 0.5}, "--timeout"),
     ({"faults": ["kill", "segfault"]}, "'segfault'"),
     ({"faults": []}, "--faults"),
 ])
