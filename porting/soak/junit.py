@@ -51,7 +51,8 @@ def build_xml(record: dict[str, Any], properties: Mapping[str, str]) -> str:
         suite.add_testcase(case(inv["name"], "soak.invariants", inv["ok"], inv["detail"]))
     xml = JUnitXml("port soak")
     xml.add_testsuite(suite)
-    return xml.tostring().decode("utf-8") if isinstance(xml.tostring(), bytes) else str(xml.tostring())
+    text = xml.tostring()
+    return text.decode("utf-8") if isinstance(text, bytes) else str(text)
 
 
 def suite_properties(record: dict[str, Any], env: Mapping[str, str] | None = None) -> dict[str, str]:
