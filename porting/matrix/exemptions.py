@@ -138,19 +138,11 @@ def parse(data: dict[str, Any], where: str) -> Registry:
 
 def load(path: str | Path) -> Registry:
     """Read the registry; a missing file is an empty registry."""
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ModuleNotFoundError:  # pragma: no cover
-        import tomli as tomllib  # type: ignore[no-redef]
+    from ..config import _load_toml  # the project's one TOML reader (ConfigError naming the file)
+
     p = Path(path)
     if not p.exists():
         return Registry(path=p)
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: cannot read exemption registry: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: invalid TOML: {exc}") from None
-    reg = parse(data, str(p))
+    reg = parse(_load_toml(p), str(p))
     reg.path = p
     return reg
