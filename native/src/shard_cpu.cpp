@@ -266,17 +266,8 @@ PN_API pn_status pn_scatter_shard(void* dst, int32_t ndim, const int64_t* sizes,
 
 PN_API pn_status pn_reduce(const void* const* bufs, int32_t k, int64_t n, int32_t dtype, int32_t op, void* out,
                            void*) {
-  if (bufs == nullptr) return pn::fail(PN_ERR_INVALID, "buffer list is NULL");
-  if (k < 1) return pn::fail(PN_ERR_INVALID, "need at least one buffer, got %d", k);
-  if (n < 0) return pn::fail(PN_ERR_INVALID, "element count %lld is negative", (long long)n);
-  if (op < PN_OP_SUM || op > PN_OP_MAX) return pn::fail(PN_ERR_INVALID, "unknown reduce op %d", op);
-  if (dtype < PN_DT_F32 || dtype > PN_DT_I16) return pn::fail(PN_ERR_INVALID, "unknown dtype code %d", dtype);
-  const bool floating = dtype == PN_DT_F32 || dtype == PN_DT_F64 || dtype == PN_DT_F16 || dtype == PN_DT_BF16;
-  if (op == PN_OP_AVG && !floating) return pn::fail(PN_ERR_INVALID, "avg needs a floating dtype (got dtype %d)", dtype);
-  if (n == 0) return PN_OK;  // empty tensors may have NULL data pointers
-  if (out == nullptr) return pn::fail(PN_ERR_INVALID, "out is NULL");
-  for (int32_t j = 0; j < k; ++j)
-    if (bufs[j] == nullptr) return pn::fail(PN_ERR_INVALID, "buffer %d is NULL", j);
+  pn_status st = pn::check_reduce_args(bufs, k, n, dtype, op, out);
+  if (st != PN_OK || n == 0) return st;
   static const int32_t kElemSize[] = {4, 8, 2, 2, 4, 8, 1, 1, 2};
   parallel_for(n, threads_for(n * kElemSize[dtype] * (k + 1)), [&](int64_t b, int64_t e) {
     reduce_range(bufs, k, b, e, dtype, op, out);

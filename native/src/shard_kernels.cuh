@@ -127,22 +127,13 @@ template <typename Launch>
 pn_status launch_reduce(const Launch& launch, const void* const* bufs, int32_t k, int64_t n, int32_t dtype,
                         int32_t op, void* out, bool* launched) {
   *launched = false;
-  if (bufs == nullptr) return pn::fail(PN_ERR_INVALID, "buffer list is NULL");
-  if (k < 1) return pn::fail(PN_ERR_INVALID, "need at least one buffer, got %d", k);
+  pn_status st = pn::check_reduce_args(bufs, k, n, dtype, op, out);
+  if (st != PN_OK) return st;
   if (k > kMaxReduceBuffers)
     return pn::fail(PN_ERR_UNSUPPORTED, "%d buffers; the GPU reduce takes at most %d", k, kMaxReduceBuffers);
-  if (n < 0) return pn::fail(PN_ERR_INVALID, "element count %lld is negative", (long long)n);
-  if (op < PN_OP_SUM || op > PN_OP_MAX) return pn::fail(PN_ERR_INVALID, "unknown reduce op %d", op);
-  const bool floating = dtype == PN_DT_F32 || dtype == PN_DT_F64 || dtype == PN_DT_F16 || dtype == PN_DT_BF16;
-  if (op == PN_OP_AVG && !floating) return pn::fail(PN_ERR_INVALID, "avg needs a floating dtype (got dtype %d)", dtype);
-  if (dtype < PN_DT_F32 || dtype > PN_DT_I16) return pn::fail(PN_ERR_INVALID, "unknown dtype code %d", dtype);
-  if (n == 0) return PN_OK;  // empty tensors may have NULL data pointers
-  if (out == nullptr) return pn::fail(PN_ERR_INVALID, "out is NULL");
+  if (n == 0) return PN_OK;
   ReduceArg arg{};
-  for (int32_t j = 0; j < k; ++j) {
-    if (bufs[j] == nullptr) return pn::fail(PN_ERR_INVALID, "buffer %d is NULL", j);
-    arg.bufs[j] = bufs[j];
-  }
+  for (int32_t j = 0; j < k; ++j) arg.bufs[j] = bufs[j];
   switch (dtype) {
     case PN_DT_F32: launch_reduce_typed<Plain<float, float>>(launch, arg, k, n, op, out); break;
     case PN_DT_F64: launch_reduce_typed<Plain<double, double>>(launch, arg, k, n, op, out); break;

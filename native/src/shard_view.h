@@ -1,6 +1,6 @@
-// Shard geometry shared by the CPU and GPU shard kernels: validate a strided tensor view and
+// Argument checks shared by the CPU and GPU shard kernels: validate a strided tensor view and
 // the slice [start, start+length) of one dim, then collapse it to the fewest dims (dropping
-// size-1 dims and merging dims that are contiguous with each other).
+// size-1 dims and merging dims that are contiguous with each other); validate a reduce.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +54,24 @@ inline pn_status make_shard_view(const void* base, const void* staging, int32_t 
     out->stride[out->ndim] = strides[i];
     ++out->ndim;
   }
+  return PN_OK;
+}
+
+// The arguments of pn_reduce, on every backend. PN_OK with n == 0 means there is nothing to do
+// (empty tensors may have NULL data pointers, so `out` and the buffers are checked only after).
+inline pn_status check_reduce_args(const void* const* bufs, int32_t k, int64_t n, int32_t dtype, int32_t op,
+                                   const void* out) {
+  if (bufs == nullptr) return fail(PN_ERR_INVALID, "buffer list is NULL");
+  if (k < 1) return fail(PN_ERR_INVALID, "need at least one buffer, got %d", k);
+  if (n < 0) return fail(PN_ERR_INVALID, "element count %lld is negative", (long long)n);
+  if (op < PN_OP_SUM || op > PN_OP_MAX) return fail(PN_ERR_INVALID, "unknown reduce op %d", op);
+  if (dtype < PN_DT_F32 || dtype > PN_DT_I16) return fail(PN_ERR_INVALID, "unknown dtype code %d", dtype);
+  const bool floating = dtype == PN_DT_F32 || dtype == PN_DT_F64 || dtype == PN_DT_F16 || dtype == PN_DT_BF16;
+  if (op == PN_OP_AVG && !floating) return fail(PN_ERR_INVALID, "avg needs a floating dtype (got dtype %d)", dtype);
+  if (n == 0) return PN_OK;
+  if (out == nullptr) return fail(PN_ERR_INVALID, "out is NULL");
+  for (int32_t j = 0; j < k; ++j)
+    if (bufs[j] == nullptr) return fail(PN_ERR_INVALID, "buffer %d is NULL", j);
   return PN_OK;
 }
 
