@@ -65,11 +65,6 @@ class RunInfo:
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__, problems=list(self.problems), warnings=list(self.warnings))
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "RunInfo":
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
-
 
 @dataclass
 class Run:
@@ -122,12 +117,6 @@ class Matrix:
 
     def cell(self, test_id: str, column: str) -> Cell:
         return self.cells.get(test_id, {}).get(column) or Cell(MISSING)
-
-    def column(self, key: str) -> Column:
-        for col in self.columns:
-            if col.key == key:
-                return col
-        raise KeyError(key)
 
     @property
     def partial(self) -> bool:
