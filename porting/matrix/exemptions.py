@@ -27,26 +27,29 @@ _KEYS = {"id", "pattern", "platforms", "action", "reason", "tracking", "expires"
 @dataclass(frozen=True)
 class Exemption:
     id: str
-    pattern: str  # patterns joined by " | " for display
+    pattern: str  # the patterns joined by " | ", for display only (match with `patterns`)
     platforms: tuple[str, ...]
     action: str
     reason: str
     tracking: str
     expires: dt.date
+    patterns: tuple[str, ...] = ()  # the fnmatch patterns; default: (pattern,)
+
+    def __post_init__(self) -> None:
+        if not self.patterns:
+            object.__setattr__(self, "patterns", (self.pattern,))
 
     def applies_to(self, platform: str) -> bool:
         return platform in self.platforms
 
-    patterns: tuple[str, ...] = ()
-
     def matches(self, nodeid: str) -> bool:
-        return any(fnmatch.fnmatchcase(nodeid, p) for p in (self.patterns or (self.pattern,)))
+        return any(fnmatch.fnmatchcase(nodeid, p) for p in self.patterns)
 
     def expired(self, today: dt.date) -> bool:
         return today > self.expires
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "pattern": list(self.patterns or (self.pattern,)), "platforms": list(self.platforms),
+        return {"id": self.id, "pattern": list(self.patterns), "platforms": list(self.platforms),
                 "action": self.action, "reason": self.reason, "tracking": self.tracking,
                 "expires": self.expires.isoformat()}
 

@@ -303,8 +303,7 @@ class MatrixState:
         if props.get("port.complete") == "false":
             tr.write_line(f"INCOMPLETE: {props.get('port.incomplete_reason', '')}", red=True)
         for e in sorted(self.unmatched.values(), key=lambda e: e.id):
-            patterns = e.patterns or (e.pattern,)
-            shown = patterns[0] + (f" (+{len(patterns) - 1} more)" if len(patterns) > 1 else "")
+            shown = e.patterns[0] + (f" (+{len(e.patterns) - 1} more)" if len(e.patterns) > 1 else "")
             tr.write_line(f"exemption {e.id} ({shown}) matches no collected test: remove it?", yellow=True)
 
 

@@ -64,6 +64,7 @@ def test_match_respects_platform_and_expiry(tmp_path):
 def test_expiry_day_itself_is_still_valid():
     e = ex.Exemption("X", "*", ("cpu",), "skip", "r", "t", dt.date(2026, 1, 1))
     assert not e.expired(dt.date(2026, 1, 1)) and e.expired(dt.date(2026, 1, 2))
+    assert e.patterns == ("*",) and e.matches("any::test")  # a single pattern needs no patterns=
 
 
 def test_unmatched_lists_exemptions_with_no_test(tmp_path):
