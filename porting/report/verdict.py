@@ -20,7 +20,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ConfigError
 from ..matrix.exemptions import Exemption
+from ..versions import compare, parse_version
 from .exemptions import exemption_json, matches
 from .model import PASSED, Column, Matrix
 
@@ -105,6 +107,9 @@ def _find_exemption(exemptions: list[Exemption], test_id: str, col: Column, name
 
 def decide(matrix: Matrix, reference: str = "auto", min_rocm: str = "7.0",
            exemptions: list[Exemption] | None = None, today: dt.date | None = None) -> Verdict:
+    gate = parse_version(min_rocm)  # read as `port detect` reads it
+    if gate is None:
+        raise ConfigError(f"min_rocm: {min_rocm!r} is not a version")
     exemptions = exemptions or []
     today = today or dt.date.today()
     ref_name, refs = reference_columns(matrix, reference)
@@ -119,13 +124,12 @@ def decide(matrix: Matrix, reference: str = "auto", min_rocm: str = "7.0",
         verdict.status = NO_EVIDENCE
         reasons.insert(0, "no run on ROCm")
         return verdict
-    gate = _version(min_rocm) or (7, 0, 0)
     judged: list[Column] = []
     for col in rocm_all:
         v = _version(col.version)
         if v is None:
             reasons.append(f"{col.key}: ROCm version unknown (need >= {min_rocm})")
-        elif v < gate:
+        elif compare(v, "<", gate):
             reasons.append(f"{col.key}: ROCm {col.version} is below {min_rocm}")
         elif any(r.rocm_usable.lower() == "false" for r in col.runs):
             reasons.append(f"{col.key}: run says ROCm was not usable (port.rocm_usable=false)")

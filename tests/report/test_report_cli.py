@@ -55,6 +55,7 @@ def test_directory_input(write_junit, jx, tmp_path):
     (["{cpu}", "--label", "justtext"], "expected FILE=PLATFORM"),
     (["{cpu}", "--exemptions", "missing.toml"], "missing.toml: no such file"),
     (["{cpu}", "--baseline", "{cpu}"], "baseline is not JSON"),
+    (["{cpu}", "--min-rocm", "banana"], "min_rocm: 'banana' is not a version"),
 ])
 def test_bad_arguments_exit_2_with_one_line(write_junit, jx, tmp_path, args, needle):
     cpu = write_junit("cpu.xml", jx.CPU, [("t.a::x", "passed")])

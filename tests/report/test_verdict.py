@@ -85,6 +85,11 @@ def test_rocm_gate(write_junit, jx, version, usable, reason):
     assert any(reason in x for x in r.verdict.reasons), r.verdict.reasons
 
 
+def test_a_min_rocm_that_is_not_a_version_is_a_config_error(write_junit, jx):
+    with pytest.raises(ConfigError, match="min_rocm: 'banana' is not a version"):
+        report([write_junit("cpu.xml", jx.CPU, GREEN)], min_rocm="banana")
+
+
 def test_min_rocm_is_configurable(write_junit, jx):
     paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r")]
     assert report(paths, min_rocm="7.1").verdict.status == "not certified"
