@@ -51,6 +51,11 @@ _LIB_PREFIXES = ("nvml", "cudnn", "CUDNN_", "nvshmem", "NVSHMEM_", "cuFile", "CU
 _CUTLASS_RE = re.compile(r"(?:cutlass|cute)::")
 
 
+def _after_word(code: str, at: int) -> bool:
+    """Is ``code[at]`` inside a longer identifier (preceded by a letter, digit or '_')?"""
+    return at > 0 and (code[at - 1].isalnum() or code[at - 1] == "_")
+
+
 def _finding(m: Masked, path: str, offset: int, rule: str, message: str, suggestion: str,
              symbol: str = "", hip: str = "") -> Finding:
     line, col = m.position(offset)
@@ -77,7 +82,7 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
     yield from _identifiers(m, path, code, table, macros, libs_seen, rust=False)
     if "CUTLASS/CuTe" not in libs_seen:
         hit = _CUTLASS_RE.search(code)
-        if hit is not None and not (hit.start() and (code[hit.start() - 1].isalnum() or code[hit.start() - 1] == "_")):
+        if hit is not None and not _after_word(code, hit.start()):
             lib = next(lib for lib in _LIBS if lib[0] == "CUTLASS/CuTe")
             yield _finding(m, path, hit.start(), "cuda-only-library", "uses CUTLASS/CuTe, which is CUDA-only",
                            f"port to {lib[3]}; see {lib[4]}")
@@ -101,7 +106,7 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
         yield _finding(m, path, last, "hipify-hang", "'<<<' with no '>>>' after it: hipify would loop forever on this file",
                        "write '<< <' or parenthesize, or complete the kernel launch")
     for a in _ASM_RE.finditer(code):
-        if a.start() and (code[a.start() - 1].isalnum() or code[a.start() - 1] == "_"):
+        if _after_word(code, a.start()):
             continue
         stmt_end = code.find(";", a.end())
         follow = m.text[a.end():stmt_end if stmt_end >= 0 else a.end() + 400]
@@ -168,12 +173,12 @@ def _warp(m: Masked, path: str, code: str) -> Iterator[Finding]:
                            "use warpSize (64 on CDNA): e.g. threadIdx.x % warpSize, lane & (warpSize - 1)")
     for w in _WARP_DEF_RE.finditer(code):
         begin = w.start()
-        while begin and (code[begin - 1].isalnum() or code[begin - 1] == "_"):
+        while _after_word(code, begin):
             begin -= 1
         yield _finding(m, path, begin, "warp-size-literal", "warp size defined as 32",
                        "use warpSize at run time, or a per-architecture constant (64 on gfx9 CDNA, 32 on RDNA)")
     for w in _MASK_RE.finditer(code):
-        if w.start() and (code[w.start() - 1].isalnum() or code[w.start() - 1] == "_"):
+        if _after_word(code, w.start()):
             continue
         yield _finding(m, path, w.start(), "warp-mask-32bit",
                        f"{w.group(1)} with 32-bit full mask {w.group(2)}",
@@ -182,7 +187,7 @@ def _warp(m: Masked, path: str, code: str) -> Iterator[Finding]:
         yield _finding(m, path, w.start(), "warp-mask-32bit",
                        "32-bit full lane mask constant", "make the mask 64-bit (0xffffffffffffffffull)")
     for w in _BALLOT_RE.finditer(code):
-        if w.start() and (code[w.start() - 1].isalnum() or code[w.start() - 1] == "_"):
+        if _after_word(code, w.start()):
             continue
         line_start = code.rfind("\n", 0, w.start()) + 1
         decl = _INT32_DECL_BEFORE.search(code, line_start, w.start())

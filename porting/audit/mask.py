@@ -104,7 +104,7 @@ def _mask_c(text: str) -> Masked:
             s = m.group()
             pieces.append(text[last:start])
             if kind == "comment":
-                pieces.append(" " * len(s) if "\n" not in s else _NOT_NL.sub(" ", s))
+                pieces.append(_blank(s))
                 out.comments.append(Literal(start, end, s))
             elif kind == "inc":
                 name_at = max(s.rfind("<"), s.find('"'))
