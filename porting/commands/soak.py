@@ -40,8 +40,9 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(env=os.environ, config_file=args.config)
     out = Path(args.out) if args.out else Path(config["out_dir"]) / "soak"
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out: {out} exists and is not a directory")
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir():
+        raise UsageError(f"--out: {existing} exists and is not a directory")
     spec = SoakSpec(replicas=args.replicas, duration_s=args.duration, fault_every_s=args.fault_every,
                     quorum_every=args.quorum_every, faults=[k.strip() for k in args.faults.split(",") if k.strip()],
                     step_period_s=args.step_period, timeout_s=args.timeout, seed=args.seed,

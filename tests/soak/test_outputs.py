@@ -89,3 +89,11 @@ def test_cli_rejects_bad_arguments_with_one_line(capsys, tmp_path, argv, fragmen
     err = capsys.readouterr().err.strip()
     assert err.startswith("port: error:") and fragment in err and "\n" not in err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("out", ["file", "file/o"])
+def test_cli_rejects_an_out_that_is_or_is_under_a_file(capsys, tmp_path, out):
+    (tmp_path / "file").write_text("")
+    assert main(["soak", "--out", str(tmp_path / out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"port: error: --out: {tmp_path / 'file'} exists and is not a directory"
