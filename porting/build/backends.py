@@ -15,7 +15,7 @@ from typing import Protocol
 
 from .convert import convert_tree, converted_include_dirs, converted_path
 from .record import Step
-from .sources import LIBRARY_NAME, Unit, units_for
+from .sources import LIBRARY_NAME, Unit, header_files, units_for
 from .steps import Command
 
 COMMON_FLAGS = ["-O3", "-std=c++17", "-DNDEBUG"]
@@ -90,11 +90,11 @@ def _host_compiler() -> str:
     return shutil.which("c++") or shutil.which("g++") or shutil.which("clang++") or "c++"
 
 
-def _host_unit(ctx: BuildContext, unit: Unit) -> Command:
+def _host_unit(ctx: BuildContext, unit: Unit, compiler: str | None = None) -> Command:
     """Plain C++ units (no GPU code, no GPU headers) build with the host compiler on every path."""
     src = ctx.source_dir / unit.source
-    return _compile(ctx, unit, [_host_compiler(), *COMMON_FLAGS, *HOST_FLAGS, *_defines(ctx), *_includes(ctx),
-                                "-c", str(src), "-o", str(ctx.obj(unit))], src)
+    return _compile(ctx, unit, [compiler or _host_compiler(), *COMMON_FLAGS, *HOST_FLAGS, *_defines(ctx),
+                                *_includes(ctx), "-c", str(src), "-o", str(ctx.obj(unit))], src)
 
 
 class CpuBackend:
@@ -106,9 +106,7 @@ class CpuBackend:
 
     def commands(self, ctx: BuildContext) -> tuple[list[Command], Command]:
         units = units_for(self.path)
-        cmds = [_compile(ctx, u, [ctx.compiler, *COMMON_FLAGS, *HOST_FLAGS, *_defines(ctx), *_includes(ctx),
-                                  "-c", str(ctx.source_dir / u.source), "-o", str(ctx.obj(u))],
-                         ctx.source_dir / u.source) for u in units]
+        cmds = [_host_unit(ctx, u, ctx.compiler) for u in units]
         link = _link(ctx, [ctx.compiler, "-shared"], [ctx.obj(u) for u in units], ["-lpthread", "-lrt"])
         return cmds, link
 
@@ -183,6 +181,8 @@ class _HipBase:
         converted = ctx.out_dir / "hipified"
         ctx.pre_steps.append(convert_tree(ctx.source_dir, converted, ctx.jobs))
         arch_flags = [f"--offload-arch={a}" for a in ctx.gpu_archs]
+        converted_incs = _includes(ctx, converted_include_dirs(converted, ["include"]))
+        converted_headers = header_files(converted)
         cmds = []
         for u in units:
             if u.kind == "host":
@@ -193,8 +193,7 @@ class _HipBase:
                 src = converted_path(converted, u.source)
                 if src is None:
                     raise FileNotFoundError(f"hipify produced no output for {u.source} in {converted}")
-                incs = _includes(ctx, converted_include_dirs(converted, ["include"]))
-                headers = sorted(p for p in converted.rglob("*") if p.suffix in (".h", ".cuh", ".hpp"))
+                incs, headers = converted_incs, converted_headers
             else:
                 src, incs, headers = ctx.source_dir / u.source, _includes(ctx), []
             lang = ["-x", "hip"]
