@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_json
+from ..errors import InputError
+from .metrics import read_jsonl
 from .spec import SoakSpec, heartbeat_timeout_s, join_timeout_s, make_schedule
 from .procs import pid_alive
 from .trainer import control_path, deadline_path, steps_path
@@ -184,14 +186,11 @@ def drive(out: Path) -> dict[str, Any]:
 
 def _reap(out: Path) -> dict[str, Any]:
     """Every replica process launched must be gone; SIGKILL stragglers (bounded) and report them."""
-    pids: list[int] = []
     try:
-        for line in (out / "supervisor.jsonl").read_text(encoding="utf-8").splitlines():
-            rec = json.loads(line)
-            if rec.get("event") in ("launch", "spare"):
-                pids.append(int(rec["pid"]))
-    except (OSError, ValueError):
-        pass
+        records = read_jsonl(out / "supervisor.jsonl")
+    except InputError:
+        records = []
+    pids = [int(rec["pid"]) for rec in records if rec.get("event") in ("launch", "spare")]
     give_up = time.time() + 15
     while any(pid_alive(p) for p in pids) and time.time() < give_up:
         time.sleep(0.2)

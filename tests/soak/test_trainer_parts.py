@@ -102,3 +102,22 @@ def test_driver_budget_covers_the_run():
 
     spec = SoakSpec()
     assert launch.driver_budget_s(spec) > spec.startup_budget_s + spec.duration_s + 2 * spec.timeout_s
+
+
+def test_reap_lists_every_launched_pid_past_a_torn_line(tmp_path):
+    import json
+    import subprocess
+
+    from porting.soak.driver import _reap
+
+    gone = []
+    for _ in range(2):
+        proc = subprocess.Popen(["true"])
+        proc.wait()
+        gone.append(proc.pid)
+    (tmp_path / "supervisor.jsonl").write_text(
+        json.dumps({"event": "launch", "replica": 0, "gen": 0, "pid": gone[0]}) + "\n"
+        + '{"event": "failure", "repl\n'
+        + json.dumps({"event": "spare", "pid": gone[1]}) + "\n")
+    assert _reap(tmp_path) == {"launched": gone, "stragglers_killed": []}
+    assert _reap(tmp_path / "missing") == {"launched": [], "stragglers_killed": []}
