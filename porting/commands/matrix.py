@@ -43,6 +43,8 @@ def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id
     out = [str(matrix_dir), "--port-matrix", f"--junitxml={junit_file}", f"--port-run-id={run_id}",
            f"--port-exemptions={config['matrix.exemptions']}", "-p", "no:cacheprovider",
            "--import-mode=importlib", "-o", "junit_family=xunit2", "-q", "-rfEs"]
+    if getattr(args, "config", None):
+        out.append(f"--port-config={Path(args.config).resolve()}")  # detection in the plugin uses it too
     if workers != "0":
         out += ["-n", workers, "--max-worker-restart=4"]
     if args.shard:
@@ -84,5 +86,6 @@ def run(args: argparse.Namespace) -> int:
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:
         raise ProblemsFound(f"matrix run {run_id}: no tests collected (check --shard and -k)")
     if code == pytest.ExitCode.USAGE_ERROR:
-        raise UsageError(f"pytest rejected the arguments: {' '.join(pytest_args)}")
+        raise UsageError(f"pytest stopped on a usage error (the line above: arguments, shard, exemption "
+                         f"registry or detection config): {' '.join(pytest_args)}")
     raise ProblemsFound(f"matrix run {run_id}: pytest ended with exit code {code} (internal error)")

@@ -44,15 +44,15 @@ class Facts:
                    gpu_count=int(data.get("gpu_count", 0)), cpu_count=int(data.get("cpu_count", 1)))
 
 
-def detect_facts(env: Mapping[str, str]) -> Facts:
-    """Probe this machine (the same probes as ``port detect``)."""
+def detect_facts(env: Mapping[str, str], config_file: str | None = None) -> Facts:
+    """Probe this machine (the same probes and config as ``port detect``)."""
     from ..config import load_config
     from ..fingerprint import junit_properties
     from ..plan import make_plan
     from ..probe import probe_machine
 
     machine = probe_machine("/", env)
-    plan = make_plan(machine, load_config(env=env))
+    plan = make_plan(machine, load_config(env=env, config_file=config_file))
     props = junit_properties(machine, plan)
     gpus = len(machine.gpus) if plan.device != "none" else 0
     return Facts(properties=props, gpu_count=gpus, cpu_count=os.cpu_count() or 1)

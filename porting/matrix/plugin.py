@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from ..errors import PortError
 from . import exemptions as ex
 from . import procs
 from .facts import FACTS_ENV, Facts, detect_facts, facts_for_process, unmet_requirement
@@ -47,6 +48,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--port-exemptions", default=None, metavar="FILE",
                     help="exemption registry (default: test_matrix/exemptions.toml under rootdir)")
     group.addoption("--port-run-id", default=None, metavar="ID", help="run id shared by the shards of one run")
+    group.addoption("--port-config", default=None, metavar="FILE",
+                    help="port config file for detection (default: ./port.toml, else [tool.port] in pyproject.toml)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -100,23 +103,22 @@ class MatrixState:
     # ---- set-up -------------------------------------------------------------------------
     def start(self) -> None:
         config = self.config
-        shard = config.getoption("port_shard")
-        if shard:
-            try:
+        try:  # a bad shard, registry or config is one line from pytest, not an INTERNALERROR
+            shard = config.getoption("port_shard")
+            if shard:
                 self.shard = parse_shard(shard)
-            except Exception as exc:  # UsageError -> pytest's usage error
-                raise pytest.UsageError(str(exc)) from None
-        path = config.getoption("port_exemptions") or str(Path(config.rootpath) / MATRIX_DIR / "exemptions.toml")
-        try:
+            path = config.getoption("port_exemptions") or str(Path(config.rootpath) / MATRIX_DIR / "exemptions.toml")
             self.registry = ex.load(path)
-        except Exception as exc:
+            if self.worker:
+                self.facts = facts_for_process(os.environ)
+            else:
+                self.facts = detect_facts(os.environ, config.getoption("port_config"))
+        except PortError as exc:
             raise pytest.UsageError(str(exc)) from None
         if self.worker:
             self.run_id = os.environ.get(procs.TAG_ENV, "")
-            self.facts = facts_for_process(os.environ)
         else:
             self.run_id = config.getoption("port_run_id") or os.environ.get("PORT_MATRIX_RUN_ID") or uuid.uuid4().hex
-            self.facts = detect_facts(os.environ)
             # Before anything is spawned: workers and their children inherit both.
             self._saved_env = {k: os.environ.get(k) for k in (procs.TAG_ENV, FACTS_ENV)}
             os.environ[procs.TAG_ENV] = self.run_id

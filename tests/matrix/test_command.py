@@ -31,6 +31,9 @@ def test_pytest_arguments(tmp_path, monkeypatch):
     assert out[out.index("-n") + 1] == "auto" and out[-2:] == ["-k", "actor"]
     assert f"--junitxml={tmp_path / 'j.xml'}" in out and "--port-run-id=rid" in out
     assert "-n" not in cmd.build_pytest_args(_args(workers="0"), config, tmp_path / "j.xml", "rid")
+    assert not any(a.startswith("--port-config") for a in out)
+    out = cmd.build_pytest_args(_args(config="c.toml"), config, tmp_path / "j.xml", "rid")
+    assert f"--port-config={tmp_path / 'c.toml'}" in out
 
 
 def test_bad_arguments(tmp_path, monkeypatch):

@@ -121,6 +121,16 @@ def test_invalid_registry_is_a_usage_error(project):
     assert run.returncode == 4 and "exemptions.toml" in run.output
 
 
+def test_bad_detection_config_is_a_usage_error(project):
+    project.write("test_matrix/pack/test_basic.py", BASIC)
+    cfg = project.write("cfg.toml", 'min_rocm = "banana"\n')
+    run = project.run("test_matrix", f"--port-config={cfg}")  # the file `port matrix --config` passes on
+    assert run.returncode == 4 and "'banana' is not a version" in run.output and str(cfg) in run.output, run.output
+    assert "INTERNALERROR" not in run.output
+    run = project.run("test_matrix", PORT_MIN_ROCM="banana")
+    assert run.returncode == 4 and "PORT_MIN_ROCM" in run.output and "INTERNALERROR" not in run.output, run.output
+
+
 @pytest.mark.parametrize("n", ["0", "2"])
 def test_shards_cover_the_run_once(project, n):
     project.write("test_matrix/pack/test_many.py",
