@@ -99,6 +99,8 @@ class MatrixState:
         self.unmatched: dict[str, ex.Exemption] = {}
         self.unmatched_seen = False
         self._old_handlers: dict[int, Any] = {}
+        self._saved_env: dict[str, str | None] = {}  # the controller's, restored at the end
+        self.final_properties: dict[str, str] = {}
 
     # ---- set-up -------------------------------------------------------------------------
     def start(self) -> None:
@@ -146,7 +148,7 @@ class MatrixState:
         os.kill(os.getpid(), signum)
 
     def pytest_unconfigure(self) -> None:
-        for key, value in getattr(self, "_saved_env", {}).items():  # in-process callers (port matrix)
+        for key, value in self._saved_env.items():  # in-process callers (port matrix)
             if value is None:
                 os.environ.pop(key, None)
             else:
@@ -296,7 +298,7 @@ class MatrixState:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.worker or self.config.option.collectonly:
             return
-        props = getattr(self, "final_properties", {})
+        props = self.final_properties
         tr = terminalreporter
         tr.section("port matrix")
         tr.write_line(f"platform {props.get('port.platform', '?')} (path {props.get('port.path', '?')}), "
