@@ -74,5 +74,8 @@ def write_files(expected: dict[Path, str]) -> list[Path]:
     """Write the files whose content differs; return those written."""
     changed = stale_files(expected)
     for path in changed:
-        write_text(path, expected[path])
+        try:
+            write_text(path, expected[path])
+        except OSError as exc:
+            raise InputError(f"{path}: cannot write the generated file: {exc.strerror or exc}") from None
     return changed

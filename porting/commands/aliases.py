@@ -74,7 +74,10 @@ def _scan(args: argparse.Namespace, table) -> int:
                                f"({missing} alias(es) missing, {extra} extra); rerun "
                                f"`port aliases scan {' '.join(args.sources)} --out {out}`")
     elif args.out:
-        write_text(args.out, block)
+        try:
+            write_text(args.out, block)
+        except OSError as exc:
+            raise UsageError(f"--out {args.out}: cannot write the alias block: {exc.strerror or exc}") from None
     if args.json:
         print(json.dumps({**result.to_json(), "aliases": len(table.select(result.used)),
                           "problems": problems}, indent=2))

@@ -26,7 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..atomic import write_json, write_text
     from ..config import load_config
     from ..errors import ProblemsFound, UsageError
     from ..audit.findings import SCHEMA, Baseline
@@ -51,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     for problem in result.problems:
         print(f"port audit: {problem}", file=sys.stderr)
     if args.write_baseline:
-        write_json(args.write_baseline, Baseline.to_json(result.findings))
+        _write("--write-baseline", args.write_baseline, json.dumps(Baseline.to_json(result.findings), indent=2) + "\n")
         print(f"audit: wrote {len(result.findings)} finding(s) to baseline {args.write_baseline}", file=sys.stderr)
         return 0
 
@@ -74,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
                  for f in result.findings]
         text = "\n".join(lines + [summary]) + "\n"
     if args.output:
-        write_text(args.output, text)
+        _write("--output", args.output, text)
         print(summary, file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -86,3 +85,13 @@ def run(args: argparse.Namespace) -> int:
     if fail_on != "never" and failing:
         raise ProblemsFound(f"{failing} finding(s) at or above '{fail_on}' (--fail-on)")
     return 0
+
+
+def _write(option: str, path: str, text: str) -> None:
+    from ..atomic import write_text
+    from ..errors import UsageError
+
+    try:
+        write_text(path, text)
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write: {exc.strerror or exc}") from None

@@ -103,6 +103,10 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
     """Hipify the tree ``src`` into ``out``; see the package docstring."""
     options = options or HipifyOptions()
     src_root, out_root = _check_roots(Path(src), Path(out))
+    try:
+        os.makedirs(out_root, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out}: cannot create the output directory: {exc.strerror or exc}") from None
     jobs = jobs or os.cpu_count() or 1
     mpath = Path(manifest_path) if manifest_path else Path(out_root) / MANIFEST_NAME
     real_m, real_s = os.path.realpath(mpath), os.path.realpath(src_root)
@@ -155,7 +159,7 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
             and old.key.get("digest") == key["digest"] and all(e.status != "failed" for e in old.files):
         say("nothing to do")  # same files, same content, same options: the previous verdicts stand
         if any(reuse[f.rel].mtime_ns != old_mtimes.get(f.rel) for f in good):
-            write_json(mpath, old.to_json())
+            _write_manifest(mpath, old)
         return old
     deferred: dict[str, str] = {}  # rel -> absolute copy path another file's hipified output may take
     if any(t.candidate for t in tasks):
@@ -178,8 +182,15 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
             manifest.files.append(reuse[f.rel])
     _remove_stale(old, manifest, out_root)
     manifest.summarize()
-    write_json(mpath, manifest.to_json())
+    _write_manifest(mpath, manifest)
     return manifest
+
+
+def _write_manifest(path: Path, manifest: Manifest) -> None:
+    try:
+        write_json(path, manifest.to_json())
+    except OSError as exc:
+        raise UsageError(f"--manifest {path}: cannot write the manifest: {exc.strerror or exc}") from None
 
 
 def _convert(runner: _Runner, tasks: list[worker.Task], ctx: TreeContext, all_files: list[str], out_root: str,

@@ -111,6 +111,9 @@ def test_cli_json_and_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     assert data["used"] == sorted(["cuInit", "CUdevice", "CUDA_SUCCESS", "cuDeviceGet"]) and data["files"] == 1
     assert main(["aliases", "scan", str(src), "--check"]) == 2
     assert "--check needs --out" in capsys.readouterr().err
+    assert main(["aliases", "scan", str(src), "--out", str(src / "lib.rs" / "block.rs")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the alias block" in err and "Traceback" not in err
     assert main(["aliases", "scan", str(tmp_path / "nope")]) == 2
     assert main(["aliases"]) == 2
 

@@ -97,6 +97,11 @@ def test_config_file_sets_fail_on_and_disable(tmp_path: Path, capsys) -> None:
     (["audit", "/nonexistent/dir"], "no such file or directory"),
     (["audit", str(GOLDEN), "--disable", "no-such-rule"], "unknown rule id"),
     (["audit", str(GOLDEN), "--baseline", "/nonexistent/b.json"], "cannot read baseline"),
+    # under a regular file nothing can be written
+    (["audit", str(GOLDEN / "warp.cu"), "--fail-on", "never", "-o", str(GOLDEN / "warp.cu" / "out")],
+     "--output " + str(GOLDEN / "warp.cu" / "out") + ": cannot write"),
+    (["audit", str(GOLDEN / "warp.cu"), "--write-baseline", str(GOLDEN / "warp.cu" / "b.json")],
+     "--write-baseline " + str(GOLDEN / "warp.cu" / "b.json") + ": cannot write"),
 ])
 def test_errors_are_one_line(argv, message, capsys) -> None:
     assert main(argv) == 2

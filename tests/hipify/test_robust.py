@@ -95,12 +95,24 @@ def test_cli_reports_and_exit_codes(tmp_path: Path, hx, capsys) -> None:
     (["hipify", "{tmp}/src", "--out", "{tmp}"], "must not be the source directory or contain it"),
     (["hipify", "{tmp}/src", "--out", "{tmp}/o", "--jobs", "-1"], "--jobs"),
     (["hipify", "{tmp}/src", "--out", "{tmp}/o", "--manifest", "{tmp}/src/m.json"], "must not be inside the source"),
+    (["hipify", "{tmp}/src", "--out", "{tmp}/file/o"], "--out {tmp}/file/o: cannot create the output directory"),
 ])
 def test_cli_bad_arguments_are_one_line_errors(tmp_path: Path, argv, message, capsys) -> None:
     (tmp_path / "src").mkdir()
+    (tmp_path / "file").write_text("")  # a regular file: nothing can be created under it
     assert main([a.format(tmp=tmp_path) for a in argv]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("port: error: ") and message in err and "Traceback" not in err
+    assert err.startswith("port: error: ") and message.format(tmp=tmp_path) in err and "Traceback" not in err
+
+
+def test_cli_unwritable_manifest_is_a_one_line_error(tmp_path: Path, capsys) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "file").write_text("")
+    manifest = tmp_path / "file" / "m.json"
+    assert main(["hipify", str(tmp_path / "src"), "--out", str(tmp_path / "o"), "--manifest", str(manifest)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith(f"port: error: --manifest {manifest}: cannot write the manifest")
+    assert "Traceback" not in err
 
 
 def test_output_inside_source_tree_is_not_walked(tmp_path: Path, hx) -> None:
