@@ -7,9 +7,9 @@ import json
 import os
 import sys
 
-HELP = "build native/ for a path (cuda, native-hip, hipified-cuda, cpu) into the build directory"
+from ..plan import PATHS
 
-PATHS = ("cuda", "native-hip", "hipified-cuda", "cpu")
+HELP = "build native/ for a path (cuda, native-hip, hipified-cuda, cpu) into the build directory"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
