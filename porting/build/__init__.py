@@ -39,9 +39,7 @@ def read_record(path: str, build_dir: str | os.PathLike[str]) -> BuildRecord | N
     file = record_path(path, build_dir)
     try:
         return BuildRecord.from_json(json.loads(file.read_text()), str(file))
-    except FileNotFoundError:
-        return None
-    except ValueError:
+    except (FileNotFoundError, ValueError):
         return None
 
 
