@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import ProblemsFound, UsageError
+from ..errors import InputError, ProblemsFound, UsageError
 
 HELP = "generate CUDA->HIP aliases for Rust sources and the portable gpu_runtime.h header"
 
@@ -59,7 +59,8 @@ def _scan(args: argparse.Namespace, table) -> int:
     if args.check and not args.out:
         raise UsageError("port aliases scan: --check needs --out FILE (the checked-in block)")
     result = scan(args.sources, table, exclude=[args.out] if args.out else [], allow=args.allow)
-    block = rust_gen.render_block(table.select(result.used))
+    selected = table.select(result.used)
+    block = rust_gen.render_block(selected)
     problems = [f"{u.where()}: '{u.name}' has no HIP counterpart in the alias table" for u in result.unknown]
     problems += [f"{line} (its CUDA names are not in the block)" for line in result.unreadable]
     if args.check:
@@ -79,7 +80,7 @@ def _scan(args: argparse.Namespace, table) -> int:
         except OSError as exc:
             raise UsageError(f"--out {args.out}: cannot write the alias block: {exc.strerror or exc}") from None
     if args.json:
-        print(json.dumps({**result.to_json(), "aliases": len(table.select(result.used)),
+        print(json.dumps({**result.to_json(), "aliases": len(selected),
                           "problems": problems}, indent=2))
     elif not args.out:
         sys.stdout.write(block)
@@ -119,8 +120,6 @@ def _generate(args: argparse.Namespace, table) -> int:
 
 
 def _table(args: argparse.Namespace, table) -> int:
-    from ..errors import InputError
-
     missing = [n for n in args.names if n not in table]
     entries = [table.entries[n] for n in args.names if n in table] if args.names else list(table.entries.values())
     if args.json:

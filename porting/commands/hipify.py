@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..errors import ProblemsFound, UsageError
-    from ..hipify import HipifyOptions, convert_tree
+    from ..hipify import MANIFEST_NAME, HipifyOptions, convert_tree
 
     if args.jobs is not None and args.jobs < 0:
         raise UsageError(f"--jobs: must be >= 0, got {args.jobs}")
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
                             manifest_path=args.manifest, progress=progress)
     s = manifest.summary
     if args.json:
-        print(json.dumps({"summary": s, "manifest": str(args.manifest or os.path.join(args.out, ".port-hipify-manifest.json")),
+        print(json.dumps({"summary": s, "manifest": str(args.manifest or os.path.join(args.out, MANIFEST_NAME)),
                           "problems": [f.to_json() for f in manifest.files if f.status in ("skipped", "failed")]},
                          indent=2))
     else:
