@@ -170,8 +170,9 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
                 t.copy = False  # plain hipify copies first, then the hipified file overwrites it
                 deferred[t.rel] = t.fin
     with _Runner(jobs) as runner:
-        results = _convert(runner, tasks, ctx, all_files, out_root, reuse, good, options, say)
-    _resolve_collisions(results, deferred, all_files, out_root, by_rel={f.rel: f for f in good})
+        by_rel = {f.rel: f for f in good}
+        results = _convert(runner, tasks, ctx, all_files, out_root, reuse, by_rel, options, say)
+    _resolve_collisions(results, deferred, all_files, out_root, by_rel)
     manifest = Manifest(src_root, out_root, key)
     for f in scan.files:
         if f.problem is not None:
@@ -194,7 +195,7 @@ def _write_manifest(path: Path, manifest: Manifest) -> None:
 
 
 def _convert(runner: _Runner, tasks: list[worker.Task], ctx: TreeContext, all_files: list[str], out_root: str,
-             reuse: dict[str, FileEntry], good: list[SourceFile], options: HipifyOptions,
+             reuse: dict[str, FileEntry], by_rel: dict[str, SourceFile], options: HipifyOptions,
              say: Callable[[str], None]) -> dict[str, worker.Result]:
     # Headers first: their verdicts let the other files guess their include rewriting right.
     first = [t for t in tasks if not t.candidate or t.rel.endswith(options.header_extensions)]
@@ -207,7 +208,6 @@ def _convert(runner: _Runner, tasks: list[worker.Task], ctx: TreeContext, all_fi
         results.update((r.rel, r) for r in runner.run(second))
 
     # Decide include rewriting for the whole tree, then redo files whose guess was wrong.
-    by_rel = {f.rel: f for f in good}
     for _round in range(4):
         decisions = walk(ctx, _facts(all_files, out_root, results, reuse))
         redo: list[worker.Task] = []
@@ -259,7 +259,10 @@ def _resolve_collisions(results: dict[str, worker.Result], deferred: dict[str, s
             r.status, r.why = "skipped", f"overwritten by the hipified output of {owner.rel} (as plain hipify does)"
             r.copy_overwritten = True
         else:
-            worker.write_file(copy_path, open(by_rel[rel].path, "rb").read(), by_rel[rel].mode)
+            try:
+                worker.write_file(copy_path, Path(by_rel[rel].path).read_bytes(), by_rel[rel].mode)
+            except OSError as exc:  # reported like the workers' copies, and the run finishes
+                r.status, r.why = "failed", f"cannot copy: {exc.strerror or exc}"
 
 
 def _facts(all_files: list[str], out_root: str, results: dict[str, worker.Result],
