@@ -146,19 +146,15 @@ PN_API pn_status pn_alloc_exportable(pn_registry* reg, uint64_t size, uint32_t e
 
 PN_API pn_status pn_export(pn_registry* reg, uint64_t key, pn_export_handle* out) {
   if (reg == nullptr || out == nullptr) return pn::fail(PN_ERR_INVALID, "NULL argument");
-  pn::Exportable* ctx = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(reg->mutex);
-    auto it = reg->by_key.find(key);
-    if (it == reg->by_key.end())
-      return pn::fail(PN_ERR_NOT_FOUND, "segment key %llu is not registered", static_cast<unsigned long long>(key));
-    if (!it->second.exported_alloc)
-      return pn::fail(PN_ERR_UNSUPPORTED,
-                      "segment %llu was not allocated by alloc_exportable and cannot be exported",
-                      static_cast<unsigned long long>(key));
-    ctx = it->second.exportable;
-  }
-  return pn::rt_export(ctx, out);
+  // Under the lock: a concurrent pn_deregister of this key releases the allocation.
+  std::lock_guard<std::mutex> lock(reg->mutex);
+  auto it = reg->by_key.find(key);
+  if (it == reg->by_key.end())
+    return pn::fail(PN_ERR_NOT_FOUND, "segment key %llu is not registered", static_cast<unsigned long long>(key));
+  if (!it->second.exported_alloc)
+    return pn::fail(PN_ERR_UNSUPPORTED, "segment %llu was not allocated by alloc_exportable and cannot be exported",
+                    static_cast<unsigned long long>(key));
+  return pn::rt_export(it->second.exportable, out);
 }
 
 PN_API pn_status pn_import(pn_registry* reg, const pn_export_handle* handle, uint32_t elem_size, void** ptr,
