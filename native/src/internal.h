@@ -13,7 +13,6 @@ namespace pn {
 
 // Record a one-line message for pn_last_error() on this thread; returns `status`.
 pn_status fail(pn_status status, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
-pn_status ok();
 
 // Host threads for one large cpu copy/reduce (set by pn_set_num_threads; <= 0: one per core).
 int32_t num_threads();

@@ -22,8 +22,6 @@ pn_status fail(pn_status status, const char* fmt, ...) {
   return status;
 }
 
-pn_status ok() { return PN_OK; }
-
 int32_t num_threads() {
   int32_t t = g_threads.load();
   if (t <= 0) t = static_cast<int32_t>(std::thread::hardware_concurrency());
