@@ -39,9 +39,9 @@ _PREFILTER = re.compile(r"(?<![\w'])" + _CANDIDATE_SRC)
 _DELIM = re.compile(r"//|/\*|[\"']")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\Z)', re.S)
 _CHAR = re.compile(r"'(?:\\(?:u\{[0-9a-fA-F_]*\}|x[0-9a-fA-F]{2}|.)|[^'\\\n])'")
-_DEFINED_BEFORE = re.compile(r"(?<![\w'])(?:fn|type|struct|enum|union|const|static|mod|trait|as)\s+(?:r\#)?\Z")
-_BLOCK = re.compile(r"/\*|\*/")
 _DEFINING = frozenset({"fn", "type", "struct", "enum", "union", "const", "static", "mod", "trait", "as"})
+_DEFINED_BEFORE = re.compile(r"(?<![\w'])(?:" + "|".join(sorted(_DEFINING)) + r")\s+(?:r\#)?\Z")
+_BLOCK = re.compile(r"/\*|\*/")
 _SKIP_DIRS = frozenset({"target", ".git", "node_modules"})
 
 
