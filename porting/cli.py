@@ -4,7 +4,8 @@ Each subcommand lives in ``porting/commands/<name>.py`` and exposes ``HELP`` (on
 ``add_arguments(parser)`` and ``run(args) -> int``. Modules are imported lazily (only the
 one being run), and must import heavy dependencies (torch, junitparser) inside ``run``
 so that ``port detect`` stays fast. ``PortError`` is caught here, once: one line on stderr,
-its exit code, no traceback.
+its exit code, no traceback. An ``OSError`` that no stage turned into a ``PortError`` (a
+file that cannot be read or written) is reported the same way, naming the file, exit 2.
 """
 
 from __future__ import annotations
@@ -94,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("port: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # a file the command could not read or write, not caught closer to it
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"port: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 1
 

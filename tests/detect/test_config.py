@@ -85,3 +85,11 @@ def test_bad_root_and_usage(tmp_path):
     assert proc.returncode == 0 and "rocm-port" in proc.stdout
     proc = run_port(tmp_path, "--help")
     assert proc.returncode == 0 and "detect" in proc.stdout
+
+
+def test_unwritable_output_is_one_line_naming_the_file(tmp_path):
+    (tmp_path / "file").write_text("x")
+    proc = run_port(tmp_path, "detect", "--out", str(tmp_path / "file" / "detect.json"))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("port: error: ") and "Traceback" not in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and str(tmp_path / "file") in proc.stderr
