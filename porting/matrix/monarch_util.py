@@ -1,15 +1,13 @@
-"""Helpers for matrix packs that drive Monarch (imported by test_matrix/ files)."""
+"""Helpers for the matrix packs: loading their helper files, driving Monarch (imported by test_matrix/ files)."""
 
 from __future__ import annotations
 
 
-def load_by_value(path, name: str):
-    """Import a helper module of the matrix by file path so that Monarch's pickler ships its
-    classes and functions by value (the proc processes cannot import test_matrix files)."""
+def load_file(path, name: str):
+    """Import a helper file of the matrix as module ``name``, once per process (the packs run
+    under ``--import-mode=importlib``, where test files cannot import their neighbours)."""
     import importlib.util
     import sys
-
-    import cloudpickle
 
     if name in sys.modules:
         return sys.modules[name]
@@ -17,6 +15,15 @@ def load_by_value(path, name: str):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    return module
+
+
+def load_by_value(path, name: str):
+    """``load_file``, and Monarch's pickler ships the module's classes and functions by value
+    (the proc processes cannot import test_matrix files)."""
+    import cloudpickle
+
+    module = load_file(path, name)
     cloudpickle.register_pickle_by_value(module)
     return module
 

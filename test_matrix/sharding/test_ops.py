@@ -4,20 +4,17 @@ single-process reference (exact for integers, dtype tolerances otherwise)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from porting.matrix.monarch_util import load_file
+
 pytestmark = pytest.mark.component("sharding")
 
 _here = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("dtensor_cases_ops", _here / "dtensor_cases.py")
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
-_helpers = importlib.util.spec_from_file_location("sharding_helpers_o", _here / "conftest.py")
-helpers = importlib.util.module_from_spec(_helpers)
-_helpers.loader.exec_module(helpers)
+cases = load_file(_here / "dtensor_cases.py", "port_matrix_dtensor_cases")
+helpers = load_file(_here / "conftest.py", "port_matrix_sharding_helpers")
 
 MESHES_1D = [helpers.mesh_param("1d-2"), helpers.mesh_param("1d-4")]
 LAYOUTS = {  # mesh -> placements tried for ops

@@ -7,21 +7,18 @@ RuntimeError rather than a wrong value.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from pathlib import Path
 
 import pytest
 
+from porting.matrix.monarch_util import load_file
+
 pytestmark = pytest.mark.component("sharding")
 
 _here = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("dtensor_cases_redistribute", _here / "dtensor_cases.py")
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
-_helpers = importlib.util.spec_from_file_location("sharding_helpers_r", _here / "conftest.py")
-helpers = importlib.util.module_from_spec(_helpers)
-_helpers.loader.exec_module(helpers)
+cases = load_file(_here / "dtensor_cases.py", "port_matrix_dtensor_cases")
+helpers = load_file(_here / "conftest.py", "port_matrix_sharding_helpers")
 
 ONE_D = ["S0", "S1", "R", "Psum", "Pavg", "Pmax"]
 TWO_D = ["S0", "S1", "R", "Psum"]
