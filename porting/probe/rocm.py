@@ -51,24 +51,23 @@ def version_from_info(root: Path, home: str) -> tuple[str | None, str]:
     return m.group(1), path
 
 
-def version_from_header(root: Path, home: str) -> tuple[str | None, str]:
-    """``<home>/include/hip/hip_version.h`` HIP_VERSION_MAJOR/MINOR/PATCH defines."""
-    path = f"{home}/include/hip/hip_version.h"
+def _version_from_defines(root: Path, path: str, pattern: re.Pattern[str], what: str) -> tuple[str | None, str]:
     text = fs.read_text(root, path)
     if text is None:
         return None, f"{path}: absent"
-    version = _triple(dict(_DEFINE.findall(text)))
-    return (version, path) if version else (None, f"{path}: no HIP_VERSION_MAJOR/MINOR defines")
+    version = _triple(dict(pattern.findall(text)))
+    return (version, path) if version else (None, f"{path}: no {what}")
+
+
+def version_from_header(root: Path, home: str) -> tuple[str | None, str]:
+    """``<home>/include/hip/hip_version.h`` HIP_VERSION_MAJOR/MINOR/PATCH defines."""
+    return _version_from_defines(root, f"{home}/include/hip/hip_version.h", _DEFINE,
+                                 "HIP_VERSION_MAJOR/MINOR defines")
 
 
 def version_from_share(root: Path, home: str) -> tuple[str | None, str]:
     """``<home>/share/hip/version`` KEY=VALUE lines (Debian's layout under /usr)."""
-    path = f"{home}/share/hip/version"
-    text = fs.read_text(root, path)
-    if text is None:
-        return None, f"{path}: absent"
-    version = _triple(dict(_KV.findall(text)))
-    return (version, path) if version else (None, f"{path}: no HIP_VERSION_MAJOR/MINOR lines")
+    return _version_from_defines(root, f"{home}/share/hip/version", _KV, "HIP_VERSION_MAJOR/MINOR lines")
 
 
 def version_from_hipconfig(root: Path, home: str, env: Mapping[str, str]) -> tuple[str | None, str]:
