@@ -12,7 +12,6 @@ import importlib.util
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Collection, TextIO
 
 from .cli import COMMANDS
+from .process_group import stop_group
 
 KIND = "rocm-port.certify"
 SCHEMA = 1
@@ -92,20 +92,6 @@ def stage_available(name: str) -> bool:
         return False
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGTERM the stage's process group (it has its own session), then SIGKILL after 10 s."""
-    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, None)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            pass
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, timeout: float,
               stdout_path: Path | None = None, summarize: Callable[[StageResult], str] | None = None,
               cwd: str | None = None, ok_codes: dict[int, str] | None = None,
@@ -163,13 +149,13 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
                     except subprocess.TimeoutExpired:
                         elapsed = time.monotonic() - start
                         if elapsed > timeout:
-                            _stop(proc)
+                            stop_group(proc)
                             result.status = "timeout"
                             break
                         progress.say(name, f"running {_clock(elapsed)}, {lines[0]} lines of output; "
                                            f"last: {last[0]}")
             except BaseException:  # Ctrl-C / SIGTERM of certify: do not leave the stage running
-                _stop(proc)
+                stop_group(proc)
                 raise
             reader.join(timeout=10)
         finally:

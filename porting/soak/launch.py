@@ -9,7 +9,6 @@ interfaces, so the driver (and every process it starts) runs under ``unshare --n
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from typing import Any, Mapping
 
 from ..atomic import write_json
 from ..errors import PlatformError, ToolError
+from ..process_group import stop_group
 from .invariants import check
 from .metrics import analyse, load_raw
 from .record import SoakRecord
@@ -72,23 +72,7 @@ def run_driver(spec: SoakSpec, out: Path, env: Mapping[str, str], log: Path) -> 
         except KeyboardInterrupt:
             raise
         finally:
-            _kill_group(proc)
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """The driver's session (driver, Monarch procs, replicas) must not outlive the command."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            break
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            continue
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait(timeout=10)
+            stop_group(proc)  # the driver's session must not outlive the command
 
 
 def build_record(spec: SoakSpec, out: Path, driver_rc: int, wall_s: float) -> SoakRecord:
