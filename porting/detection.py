@@ -18,16 +18,24 @@ Schema (``schema: 1``; fields are only ever added within a schema version):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 
 from . import __version__
-from .plan import Plan
-from .probe import Machine
+from .config import load_config
+from .plan import Plan, make_plan
+from .probe import Machine, probe_machine
 
 TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
 if TYPE_CHECKING:
     from typing import Any
 
 DETECT_SCHEMA = 1
+
+
+def detect_here(env: Mapping[str, str], config_file: str | None = None) -> tuple[Machine, Plan]:
+    """Probe this machine and plan with the project's config, as `port detect` does."""
+    machine = probe_machine("/", env)
+    return machine, make_plan(machine, load_config(env=env, config_file=config_file))
 
 
 def detect_record(machine: Machine, plan: Plan) -> dict[str, Any]:

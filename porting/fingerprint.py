@@ -41,11 +41,7 @@ def junit_properties(machine: Machine, plan: Plan, run_id: str | None = None,
 
 def current_properties(env: Mapping[str, str] | None = None, **kwargs: str) -> dict[str, str]:
     """Probe this machine with the project's config and return its properties."""
-    from .config import load_config
-    from .plan import make_plan
-    from .probe import probe_machine
+    from .detection import detect_here
 
-    env = dict(os.environ if env is None else env)
-    machine = probe_machine("/", env)
-    plan = make_plan(machine, load_config(env=env))
+    machine, plan = detect_here(dict(os.environ if env is None else env))
     return junit_properties(machine, plan, **kwargs)

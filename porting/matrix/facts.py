@@ -46,13 +46,10 @@ class Facts:
 
 def detect_facts(env: Mapping[str, str], config_file: str | None = None) -> Facts:
     """Probe this machine (the same probes and config as ``port detect``)."""
-    from ..config import load_config
+    from ..detection import detect_here
     from ..fingerprint import junit_properties
-    from ..plan import make_plan
-    from ..probe import probe_machine
 
-    machine = probe_machine("/", env)
-    plan = make_plan(machine, load_config(env=env, config_file=config_file))
+    machine, plan = detect_here(env, config_file)
     props = junit_properties(machine, plan)
     gpus = len(machine.gpus) if plan.device != "none" else 0
     return Facts(properties=props, gpu_count=gpus, cpu_count=os.cpu_count() or 1)
