@@ -72,6 +72,19 @@ def test_call_on_mesh_with_one_failing_rank(workers, kind):
     assert list(workers.ping.call().get().values()) == [0, 1, 2]
 
 
+def _wait_dead(pid: int) -> bool:
+    import psutil
+
+    for _ in range(600):
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def _assert_rank_dead_others_alive(mesh, dead: int) -> str:
     from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
 
@@ -96,6 +109,9 @@ def test_os_exit_fails_only_that_rank(fresh, rank, code):
 def test_signal_from_outside_fails_only_that_rank(fresh, rank, sig):
     pid = fresh.slice(gpus=rank).pid.call_one().get()
     os.kill(pid, getattr(signal, sig))
+    # The signal is delivered asynchronously: a ping sent before the proc has died may still be
+    # answered, so wait for the death itself (a hang guard, not a speed check).
+    assert _wait_dead(pid), f"rank {rank} (pid {pid}) still alive after {sig}"
     text = _assert_rank_dead_others_alive(fresh, rank)
     assert "failed" in text.lower() or "stopped" in text.lower(), text
 
