@@ -16,9 +16,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Collection, TextIO
+from typing import Any, TextIO
 
 from .cli import COMMANDS
 from .process_group import stop_group
@@ -99,7 +100,8 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
     """Run ``python -m porting NAME ARGS`` (or ``command``); stderr (and stdout unless captured)
     go to the log; a progress line every ``progress.interval`` seconds while it runs."""
     explicit = command is not None
-    command = command if explicit else [sys.executable, "-m", "porting", name, *args]
+    if command is None:
+        command = [sys.executable, "-m", "porting", name, *args]
     result = StageResult(name, command, "skipped", log=str(log_path))
     if not explicit and not stage_available(name):
         result.status = "missing"
@@ -319,7 +321,8 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
                      + _path_green(data, record.path))
     else:
         record.exit_code = 1
-        progress.say("done", f"path {record.path or '?'}; no report (stage report {rep.status}); verdict: NOT CERTIFIED")
+        progress.say("done", f"path {record.path or '?'}; no report (stage report {rep.status}); "
+                             "verdict: NOT CERTIFIED")
     write_json(out / "certify.json", record.to_json())
     progress.say("done", f"artifacts in {out}: index.html parity.md parity.json chart.svg certify.json logs/")
     return record

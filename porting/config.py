@@ -15,11 +15,12 @@ Nested TOML tables map to dotted keys: ``[tool.port.audit] fail_on = "warning"``
 from __future__ import annotations
 
 import os
-from .records import Record
-from pathlib import Path
+import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from .errors import ConfigError
+from .records import Record
 
 TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
 if TYPE_CHECKING:
@@ -79,10 +80,10 @@ class Config(Record):
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
-    try:
-        import tomllib  # type: ignore[import-not-found]
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -215,8 +216,8 @@ def load_config(
     for key, value in (cli or {}).items():
         if value is None:
             continue
-        option = OPTIONS.get(key)
-        if option is None:
+        cli_option = OPTIONS.get(key)
+        if cli_option is None:
             raise ConfigError(f"command line: unknown option key '{key}'")
-        values[key], origin[key] = _check_type(option, value, "command line"), "cli"
+        values[key], origin[key] = _check_type(cli_option, value, "command line"), "cli"
     return Config(values=values, origin=origin, file=file)

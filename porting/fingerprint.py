@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Mapping
+from collections.abc import Mapping
 
 from .plan import Plan
 from .probe import Machine

@@ -8,12 +8,12 @@ Paths: ``cuda`` (the reference), ``native-hip`` (sources already HIP or on our p
 
 from __future__ import annotations
 
-from .records import Record, asdict
 from pathlib import Path
 
 from .config import Config
 from .errors import ConfigError, PlatformError
 from .probe import Machine
+from .records import Record, asdict
 from .sources import SourceScan, scan_sources
 from .versions import compare, format_version, parse_version
 

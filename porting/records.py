@@ -10,6 +10,7 @@ Stages off the detection path use ``dataclasses`` as usual.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 
 class Record:
@@ -66,7 +67,7 @@ class Record:
         return f"{type(self).__name__}({inner})"
 
 
-def asdict(value: object) -> object:
+def asdict(value: object) -> Any:
     """Records, lists, tuples and dicts converted recursively to plain JSON-able values."""
     if isinstance(value, Record):
         return {n: asdict(getattr(value, n)) for n in value._fields}

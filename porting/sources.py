@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-from .records import Record, asdict
 from pathlib import Path
+
+from .records import Record, asdict
 
 SOURCE_SUFFIXES = {".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl"}
 MAX_FILES = 5000

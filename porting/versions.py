@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from .records import Record
 
 from .errors import UsageError
+from .records import Record
 
 _VERSION = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
 _REQUIRE = re.compile(r"^\s*(rocm|cuda|torch|hip)\s*(>=|<=|==|!=|>|<)\s*([0-9][0-9.]*)\s*$")
@@ -42,7 +42,7 @@ class Requirement(Record, frozen=True):
     version: tuple[int, ...]
 
     @classmethod
-    def parse(cls, text: str) -> "Requirement":
+    def parse(cls, text: str) -> Requirement:
         m = _REQUIRE.match(text)
         if not m:
             raise UsageError(

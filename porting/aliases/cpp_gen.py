@@ -67,14 +67,16 @@ def load_api(path: str | Path) -> list[ApiGroup]:
     return groups
 
 
-def resolve_api(groups: list[ApiGroup], table: AliasTable, api_file: str = "API list") -> list[tuple[str, list[ApiName]]]:
+def resolve_api(groups: list[ApiGroup], table: AliasTable,
+                api_file: str = "API list") -> list[tuple[str, list[ApiName]]]:
     out = []
     for group in groups:
         names = []
         for cuda in group.names:
             alias: Alias | None = table.get(cuda)
             if alias is None:
-                raise ConfigError(f"{api_file}: '{cuda}' (group {group.title}) has no HIP counterpart in the alias table")
+                raise ConfigError(f"{api_file}: '{cuda}' (group {group.title}) has no HIP counterpart "
+                                  "in the alias table")
             if alias.hip_pointee is not None:
                 raise ConfigError(f"{api_file}: '{cuda}' maps to a pointer type; not supported in the header")
             names.append(ApiName(cuda, alias.hip, portable_name(alias.hip), alias.kind, alias.min_hip))

@@ -15,7 +15,7 @@ bindgen must emit HIP enum constants as plain consts named like the C enumerator
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .table import Alias, AliasTable
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import InputError
 from .rust_gen import SCAN_MARK, TABLE_MARK
@@ -159,7 +159,7 @@ def _skipped_regions(text: str) -> list[tuple[int, int]]:
         elif token == '"':
             hashes = _raw_string_hashes(text, start)
             if hashes is None:
-                stop = _STRING.match(text, start).end()  # type: ignore[union-attr] - always matches
+                stop = _STRING.match(text, start).end()  # type: ignore[union-attr]  # always matches
             else:
                 close = text.find('"' + "#" * hashes, start + 1)
                 stop = end if close < 0 else close + 1 + hashes

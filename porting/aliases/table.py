@@ -19,9 +19,10 @@ Kinds:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..errors import ConfigError
 
@@ -61,8 +62,9 @@ class Alias:
         return {k: v for k, v in asdict(self).items() if v not in (None, "")}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Alias":
-        return cls(**{k: data.get(k) for k in ("cuda", "hip", "kind", "origin")},
+    def from_json(cls, data: Mapping[str, Any]) -> Alias:
+        fields: dict[str, Any] = {k: data.get(k) for k in ("cuda", "hip", "kind", "origin")}
+        return cls(**fields,
                    const_type=data.get("const_type"), min_hip=data.get("min_hip"),
                    reason=data.get("reason", ""), source=data.get("source", ""))
 
@@ -107,7 +109,7 @@ class AliasTable:
                 "entries": [a.to_json() for a in self.entries.values()]}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "AliasTable":
+    def from_json(cls, data: Mapping[str, Any]) -> AliasTable:
         entries = [Alias.from_json(e) for e in data.get("entries", [])]
         return cls(entries={a.cuda: a for a in entries}, torch_version=data.get("torch_version", ""),
                    overrides_file=data.get("overrides_file", ""), schema=int(data.get("schema", SCHEMA)),
@@ -205,7 +207,7 @@ def load_hipify_maps() -> tuple[dict[str, Mapping[str, Any]], str]:
     except ConfigError:  # torch is not installed
         raise
     except Exception:  # noqa: BLE001 - layout changed: fall back to the real import
-        from torch.utils.hipify import cuda_to_hip_mappings as module  # type: ignore[no-redef]
+        from torch.utils.hipify import cuda_to_hip_mappings as module
     missing = [name for name in HIPIFY_MAPS if not hasattr(module, name)]
     if missing:
         raise ConfigError(f"torch {torch_version}: cuda_to_hip_mappings lacks {', '.join(missing)}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from . import curated
 from .findings import Finding
@@ -32,7 +32,8 @@ _ASM_RE = re.compile(r"(?:asm|__asm__|__asm)\s*(?:volatile|__volatile__)?\s*(?:g
 _PTX_HINT = re.compile(r"%laneid|%warpid|\.reg\b|\bmov\.|\bld\.|\bst\.|\bcvta|\bshfl\.|\bvote\.|\bbar\.sync"
                        r"|\bmembar|\bprmt|\.[bsuf](?:16|32|64)\b")
 _DEVICE_HINT = re.compile(r"\b__device__\b|\b__global__\b")
-_LOOKUP_CONTEXT = re.compile(r"dlsym|dlvsym|GetProcAddress|getProcAddress|GetDriverEntryPoint|\bget\s*(?:::<[^>]*>)?\s*\("
+_LOOKUP_CONTEXT = re.compile(r"dlsym|dlvsym|GetProcAddress|getProcAddress|GetDriverEntryPoint"
+                             r"|\bget\s*(?:::<[^>]*>)?\s*\("
                              r"|symbol|lookup", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _ROCM7_REMOVED_RE = re.compile(r"\b(?:" + "|".join(curated.ROCM7_REMOVED) + r")\b")
@@ -76,7 +77,8 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
             if header.search(inc.text):
                 libs_seen.add(name)
                 mapped = table.get(inc.text)
-                how = f" (hipify rewrites the include to {mapped}, but the API differs)" if mapped and name != "NCCL" else ""
+                how = (f" (hipify rewrites the include to {mapped}, but the API differs)"
+                       if mapped and name != "NCCL" else "")
                 yield _finding(m, path, inc.start, "cuda-only-library", f"{name} header <{inc.text}> is CUDA-only{how}",
                                f"port to {rocm}; see {src}")
     yield from _identifiers(m, path, code, table, macros, libs_seen, rust=False)
@@ -95,7 +97,8 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
             at = code.index("warpSize", hit.start())
             yield _finding(m, path, at, "warpsize-not-constexpr",
                            "warpSize used where a compile-time constant is needed; it is not constexpr since ROCm 7.0",
-                           f"use a per-architecture constant for sizes and template arguments; see {curated.ROCM7_CHANGES}")
+                           "use a per-architecture constant for sizes and template arguments; "
+                           f"see {curated.ROCM7_CHANGES}")
     rtc = _NVRTC_RE.search(code) if "rtc" in code else None
     if rtc is not None:
         yield _finding(m, path, rtc.start(), "rocm7-hiprtc-link",
@@ -103,7 +106,8 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
                        f"link -lhiprtc (or dlopen libhiprtc.so); see {curated.ROCM7_CHANGES}")
     last = code.rfind("<<<")
     if last >= 0 and code.find(">>>", last) < 0:
-        yield _finding(m, path, last, "hipify-hang", "'<<<' with no '>>>' after it: hipify would loop forever on this file",
+        yield _finding(m, path, last, "hipify-hang",
+                       "'<<<' with no '>>>' after it: hipify would loop forever on this file",
                        "write '<< <' or parenthesize, or complete the kernel launch")
     for a in _ASM_RE.finditer(code):
         if _after_word(code, a.start()):
@@ -111,7 +115,8 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
         stmt_end = code.find(";", a.end())
         follow = m.text[a.end():stmt_end if stmt_end >= 0 else a.end() + 400]
         if ext in (".cu", ".cuh") or _PTX_HINT.search(follow) or _DEVICE_HINT.search(code):
-            yield _finding(m, path, a.start(), "inline-ptx", "inline assembly in GPU code (PTX does not exist on AMD GPUs)",
+            yield _finding(m, path, a.start(), "inline-ptx",
+                           "inline assembly in GPU code (PTX does not exist on AMD GPUs)",
                            "replace with a HIP/clang builtin (e.g. __lane_id(), __builtin_amdgcn_*) or guard it "
                            "with #if defined(__CUDA_ARCH__) and add a HIP path")
     yield from _strings(m, path, table)
@@ -145,7 +150,8 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
             if not rust or not name.startswith("__"):
                 yield _finding(m, path, start, "cuda-unmapped",
                                f"{name} has no entry in hipify's tables; it will not compile on ROCm",
-                               "find the HIP equivalent (HIP porting guide) or guard it with #ifdef __HIP_PLATFORM_AMD__",
+                               "find the HIP equivalent (HIP porting guide) "
+                               "or guard it with #ifdef __HIP_PLATFORM_AMD__",
                                symbol=name)
             continue
         deprecated = curated.HIP_DEPRECATED.get(hip)
@@ -156,7 +162,8 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
         elif rust:
             yield _finding(m, path, start, "rust-cuda-binding",
                            f"{name} comes from CUDA bindings; on ROCm it needs the HIP alias {hip}",
-                           "generate HIP aliases with `port aliases` (or use the hip_aliases crate)", symbol=name, hip=hip)
+                           "generate HIP aliases with `port aliases` (or use the hip_aliases crate)",
+                           symbol=name, hip=hip)
 
 
 def _warp(m: Masked, path: str, code: str) -> Iterator[Finding]:

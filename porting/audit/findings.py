@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import InputError
 
@@ -38,7 +39,7 @@ class Finding:
         return {**asdict(self), "fingerprint": self.fingerprint}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Finding":
+    def from_json(cls, data: dict[str, Any]) -> Finding:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
 
 
@@ -58,7 +59,7 @@ class Baseline:
         return finding.fingerprint in self.fingerprints
 
     @classmethod
-    def load(cls, path: str | Path) -> "Baseline":
+    def load(cls, path: str | Path) -> Baseline:
         p = Path(path)
         try:
             data = json.loads(p.read_text(encoding="utf-8"))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import InputError
 from . import checks
@@ -56,9 +56,9 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[tuple[str, st
             seen.add((st.st_dev, st.st_ino))
             dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
             for name in sorted(filenames):
-                lang = language_for(name)
-                if lang is not None:
-                    out.append((os.path.join(dirpath, name), lang))
+                file_lang = language_for(name)
+                if file_lang is not None:
+                    out.append((os.path.join(dirpath, name), file_lang))
     return out, problems
 
 

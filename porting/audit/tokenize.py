@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import NamedTuple
 
 __all__ = ["Token", "KINDS", "tokenize", "language_for", "C_EXTENSIONS", "RUST_EXTENSIONS"]
 
@@ -104,7 +105,7 @@ _INCLUDE_NAME = re.compile(r"[ \t]*(<[^>\n]*>?)")
 _PP_SPACE = re.compile(r"[ \t]+")
 _RUST_BLOCK = re.compile(r"/\*|\*/")
 
-_KIND_OF_GROUP = {"rawstring": "string", "block": "comment"}
+_KIND_OF_GROUP: dict[str | None, str | None] = {"rawstring": "string", "block": "comment"}
 
 
 def _rust_block_end(text: str, start: int) -> int:

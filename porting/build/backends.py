@@ -49,7 +49,9 @@ class BuildContext:
 
 class Backend(Protocol):
     path: str
-    compiler_names: tuple[str, ...]
+
+    @property
+    def compiler_names(self) -> tuple[str, ...]: ...
 
     def archs(self, ctx: BuildContext) -> list[str]: ...
 

@@ -26,11 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import load_config
-    from ..errors import ProblemsFound, UsageError
     from ..audit.findings import SCHEMA, Baseline
     from ..audit.rules import RULES
     from ..audit.scan import audit_paths
+    from ..config import load_config
+    from ..errors import ProblemsFound, UsageError
 
     if args.list_rules:
         for r in RULES.values():

@@ -13,7 +13,8 @@ HELP = "hipify a CUDA source tree into a separate output tree (incremental, para
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("src", metavar="SRC", help="source tree (never modified)")
     parser.add_argument("--out", metavar="DIR", required=True, help="output directory (mirror of SRC, hipified)")
-    parser.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: config `jobs`, 0 = cores)")
+    parser.add_argument("-j", "--jobs", type=int, default=None,
+                        help="worker processes (default: config `jobs`, 0 = cores)")
     parser.add_argument("--manifest", metavar="FILE", default=None,
                         help="manifest JSON path (default: DIR/.port-hipify-manifest.json)")
     parser.add_argument("--no-pytorch-extension", dest="pytorch_extension", action="store_false",

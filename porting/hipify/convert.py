@@ -8,10 +8,11 @@ import multiprocessing
 import os
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import __version__
 from ..atomic import write_json
@@ -66,7 +67,7 @@ class _Runner:
         self.jobs = jobs
         self.pool: ProcessPoolExecutor | None = None
 
-    def __enter__(self) -> "_Runner":
+    def __enter__(self) -> _Runner:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -236,10 +237,10 @@ def _resolve_collisions(results: dict[str, worker.Result], deferred: dict[str, s
     the last in plain hipify's processing order wins, as in plain hipify's output tree."""
     order = {os.path.relpath(fp, out_root): i for i, fp in enumerate(all_files)}
     writers: dict[str, list[worker.Result]] = {}
-    for r in results.values():
-        if r.output is not None:
-            writers.setdefault(r.output, []).append(r)
-    for path, rs in writers.items():
+    for res in results.values():
+        if res.output is not None:
+            writers.setdefault(res.output, []).append(res)
+    for rs in writers.values():
         if len(rs) > 1:
             rs.sort(key=lambda r: order.get(r.rel, -1))
             winner = rs[-1]

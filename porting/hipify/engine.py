@@ -24,9 +24,10 @@ import importlib.util
 import os
 import re
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import ConfigError
 
@@ -140,7 +141,7 @@ class IncludeMatch:
         return [self.regex, self.index, self.text, self.name, self.fixed]
 
     @classmethod
-    def from_json(cls, data: list[Any]) -> "IncludeMatch":
+    def from_json(cls, data: list[Any]) -> IncludeMatch:
         return cls(int(data[0]), int(data[1]), str(data[2]), str(data[3]), data[4])
 
 
@@ -148,6 +149,14 @@ TEMPLATES = ('#include "{0}"', "#include <{0}>", '#define THC_GENERIC_FILE "{0}"
 _ATEN_PREFIXES = ("ATen/cuda", "ATen/native/cuda", "ATen/native/nested/cuda", "ATen/native/quantized/cuda",
                   "ATen/native/sparse/cuda", "ATen/native/transformers/cuda", "THC/")
 _CAFFE2: list[Callable[[str], str]] | None = None
+
+
+def _sub_step(rx: re.Pattern[str], cuda_path: str, hip_path: str) -> Callable[[str], str]:
+    return lambda s: rx.sub(hip_path, s) if cuda_path in s else s
+
+
+def _replace_step(cuda_path: str, hip_path: str) -> Callable[[str], str]:
+    return lambda s: s.replace(cuda_path, hip_path)
 # RE_KERNEL_LAUNCH (``([ ]+)(detail?)::[ ]+\\\n[ ]+``) cannot match without "::", spaces and a
 # backslash-newline; this starts with a literal, so it is a fast pre-test.
 _LAUNCH_HINT = re.compile(r"::[ ]+\\\n")
@@ -163,9 +172,9 @@ def _caffe2_steps() -> list[Callable[[str], str]]:
                 # the same substitution as hipify's re.sub; skipped (a no-op) when the text
                 # does not contain the path at all, which a substring test finds much faster
                 rx = re.compile(r"(?<!/hip/)" + re.escape(cuda_path))
-                steps.append(lambda s, rx=rx, c=cuda_path, hp_=hip_path: rx.sub(hp_, s) if c in s else s)
+                steps.append(_sub_step(rx, cuda_path, hip_path))
             else:
-                steps.append(lambda s, c=cuda_path, h=hip_path: s.replace(c, h))
+                steps.append(_replace_step(cuda_path, hip_path))
         _CAFFE2 = steps
     return _CAFFE2
 
@@ -204,7 +213,7 @@ def apply_includes(text: str, replacements: dict[tuple[int, int], str]) -> str:
             continue
         counter = iter(range(1 << 62))
 
-        def repl(m: re.Match[str], regex_no: int = regex_no) -> str:
+        def repl(m: re.Match[str], regex_no: int = regex_no, counter: Iterator[int] = counter) -> str:
             return replacements.get((regex_no, next(counter)), m.group(0))
 
         text = rx.sub(repl, text)

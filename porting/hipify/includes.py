@@ -14,8 +14,8 @@ replacements and output name. Workers then produce the final text.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from . import engine
 from .engine import IncludeMatch
@@ -71,7 +71,8 @@ class TreeContext:
         out = self._fout.get(fin_path)
         if out is None:
             rel = os.path.relpath(fin_path, self.out_root)
-            out = self._fout[fin_path] = os.path.abspath(os.path.join(self.out_root, engine.hip_rel_path(rel, self.ext)))
+            out = os.path.abspath(os.path.join(self.out_root, engine.hip_rel_path(rel, self.ext)))
+            self._fout[fin_path] = out
         return out
 
     def resolve(self, fin_path: str, match: IncludeMatch) -> tuple[str, str] | None:

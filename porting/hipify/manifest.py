@@ -39,7 +39,7 @@ class FileEntry:
         return {k: v for k, v in asdict(self).items() if v not in (None, "", 0, False) or k in ("source", "status")}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "FileEntry":
+    def from_json(cls, data: dict[str, Any]) -> FileEntry:
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -74,7 +74,7 @@ class Manifest:
                 "key": self.key, "summary": self.summary, "files": [f.to_json() for f in self.files]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Manifest":
+    def from_json(cls, data: dict[str, Any]) -> Manifest:
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             raise ValueError(f"not a {SCHEMA} manifest")
         return cls(source_root=data["source_root"], output_root=data["output_root"], key=data.get("key", {}),
@@ -82,7 +82,7 @@ class Manifest:
                    summary=data.get("summary", {}))
 
     @classmethod
-    def load(cls, path: Path) -> "Manifest | None":
+    def load(cls, path: Path) -> Manifest | None:
         """The manifest at ``path``, or None if missing or unreadable (a full rebuild follows)."""
         try:
             return cls.from_json(json.loads(path.read_text(encoding="utf-8")))

@@ -74,7 +74,8 @@ def run_task(task: Task) -> Result:
             res.why = "not a hipify source (copied)"
             return res
         if len(data) > task.max_size:
-            res.status, res.why = "skipped", f"larger than hipify.max_file_size ({len(data)} > {task.max_size} bytes); copied unchanged"
+            res.status = "skipped"
+            res.why = f"larger than hipify.max_file_size ({len(data)} > {task.max_size} bytes); copied unchanged"
             return res
         nul = data.find(b"\0")
         if nul >= 0:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import ConfigError
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from ..versions import parse_version
 
@@ -39,7 +40,7 @@ class Facts:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Facts":
+    def from_json(cls, data: Mapping[str, Any]) -> Facts:
         return cls(properties={str(k): str(v) for k, v in dict(data.get("properties", {})).items()},
                    gpu_count=int(data.get("gpu_count", 0)), cpu_count=int(data.get("cpu_count", 1)))
 

@@ -15,10 +15,11 @@ import importlib.util
 import os
 import tempfile
 import time
-from multiprocessing import connection as mp_connection
 import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from multiprocessing import connection as mp_connection
+from typing import Any
 
 LOOPBACK_ENV = {"GLOO_SOCKET_IFNAME": "lo", "NCCL_SOCKET_IFNAME": "lo", "MASTER_ADDR": "127.0.0.1"}
 

@@ -161,6 +161,7 @@ def load(path: str | None = None, build_dir: str | os.PathLike[str] | None = Non
     """Load the library built for ``path``; with no path, the first usable of cuda,
     native-hip, hipified-cuda, cpu that has been built. The first load becomes the default
     library used by the module-level functions (``gather_shard``, ``Registry``...)."""
+    lib: Library | None
     if path is not None:
         lib = _load_file(library_path(path, build_dir))
     else:

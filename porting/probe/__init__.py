@@ -7,14 +7,14 @@ never import torch, never raise on a broken install, and record what they looked
 from __future__ import annotations
 
 import os
-from ..records import Record
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 
+from ..records import Record
 from .compilers import HipPlatform, HostCompiler, probe_hip_platform, probe_host_compiler
 from .cuda import CudaInfo, probe_cuda
-from .fs import ListingCache
 from .fabric import FabricInfo, probe_fabric
+from .fs import ListingCache
 from .gpus import Gpu, GpuInfo, probe_gpus
 from .packages import PackagesInfo, probe_packages
 from .rocm import RocmInfo, probe_rocm

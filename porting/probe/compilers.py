@@ -9,10 +9,10 @@ present hipcc silently compiles with nvcc.
 from __future__ import annotations
 
 import re
-from ..records import Record, asdict
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 
+from ..records import Record, asdict
 from . import fs
 from .toolcache import cached_version
 
@@ -60,7 +60,8 @@ def probe_host_compiler(root: Path, env: Mapping[str, str]) -> HostCompiler:
         return info
     info.evidence.append(f"host C++ compiler: {info.path}")
     if str(root) == "/":
-        info.version = cached_version(info.path, lambda: _ask_version(info.path), env)
+        found = info.path
+        info.version = cached_version(found, lambda: _ask_version(found), env)
     return info
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import re
-from ..records import Record, asdict
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 
+from ..records import Record, asdict
 from . import fs
 
 DRIVER_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..records import Record, asdict
 from pathlib import Path
 
+from ..records import Record, asdict
 from . import fs
 
 LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib")

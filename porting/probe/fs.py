@@ -7,8 +7,8 @@ or chains deeper than ``MAX_LINKS`` are reported instead of raising.
 from __future__ import annotations
 
 import os
-from pathlib import Path, PurePosixPath
 from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
 
 MAX_LINKS = 40
 
@@ -94,7 +94,7 @@ _listings: dict[str, list[str]] | None = None
 class ListingCache:
     """Within ``with ListingCache():`` each directory is listed once (probes share big dirs)."""
 
-    def __enter__(self) -> "ListingCache":
+    def __enter__(self) -> ListingCache:
         global _listings
         self._saved, _listings = _listings, {}
         return self

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from ..records import Record, asdict
 from pathlib import Path
 
+from ..records import Record, asdict
 from . import fs
 
 KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 import sys
-from ..records import Record, asdict
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 
+from ..records import Record, asdict
 from . import fs
 
 _ASSIGN = re.compile(r"^(__version__|cuda|hip)\s*(?::[^=]*)?=\s*(.+?)\s*$", re.M)

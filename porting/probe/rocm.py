@@ -8,10 +8,10 @@ Version sources, cheapest first: ``.info/version``, ``include/hip/hip_version.h`
 from __future__ import annotations
 
 import re
-from ..records import Record, asdict
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 
+from ..records import Record, asdict
 from . import fs
 
 _DEFINE = re.compile(r"#define\s+HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)")

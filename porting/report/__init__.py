@@ -13,9 +13,9 @@ import contextlib
 import datetime as dt
 import gc
 import os
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
 
 from .. import __version__
 from .baseline import BaselineDiff, diff_against

@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
-from .model import (ERROR, FAILED, PASSED, SEVERITY, SKIPPED, XFAILED, XPASSED, Case, Run,
-                    RunInfo)
+from .model import ERROR, FAILED, PASSED, SEVERITY, SKIPPED, XFAILED, XPASSED, Case, Run, RunInfo
 
 MESSAGE_LIMIT = 300
 _ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -71,14 +72,15 @@ def _decode_lossy(data: bytes) -> tuple[bytes, list[str]]:
 
 def _salvage(data: bytes) -> tuple[ET.Element | None, str]:
     """Parse as far as possible; drop the test case (if any) that was cut off."""
-    parser = ET.XMLPullParser(events=("start", "end"))
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
     root: ET.Element | None = None
     stack: list[ET.Element] = []
     error = ""
 
     def drain() -> None:
         nonlocal root
-        for event, elem in parser.read_events():
+        # only start/end events are asked for: each is an (event, element) pair
+        for event, elem in cast("Iterator[tuple[str, ET.Element]]", parser.read_events()):
             if event == "start":
                 if root is None:
                     root = elem
@@ -111,7 +113,7 @@ def _parse(data: bytes, info: RunInfo) -> ET.Element | None:
     cleaned, warnings = _decode_lossy(data)
     if warnings:
         try:
-            root = ET.fromstring(cleaned)
+            root: ET.Element | None = ET.fromstring(cleaned)
             info.warnings.extend(warnings)
             return root
         except ET.ParseError:
@@ -250,10 +252,10 @@ def read_run(path: str | Path, label: str | None = None) -> Run:
                 duration = 0.0
             new = Case(test_id, case_props.get("component") or default_component(test_id), status,
                        duration, message, case_props.get("exemption", ""))
-            old = run.cases.get(test_id)
-            if old is not None:
+            prev = run.cases.get(test_id)
+            if prev is not None:
                 duplicates.append(test_id)
-                if SEVERITY[old.status] >= SEVERITY[new.status]:
+                if SEVERITY[prev.status] >= SEVERITY[new.status]:
                     continue
             run.cases[test_id] = new
     info.tests = len(run.cases)

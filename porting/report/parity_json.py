@@ -16,7 +16,7 @@ KIND = "rocm-port.parity"
 SCHEMA = 1
 
 
-def report_to_json(report: "Report") -> dict[str, Any]:
+def report_to_json(report: Report) -> dict[str, Any]:
     m = report.matrix
     tests = []
     for test_id in m.test_ids:

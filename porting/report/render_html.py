@@ -80,7 +80,7 @@ def _csp() -> str:
             f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'")
 
 
-def _summary(report: "Report") -> list[str]:
+def _summary(report: Report) -> list[str]:
     m, v = report.matrix, report.verdict
     totals = m.totals()
     out = ["<h2>Platforms</h2><table><thead><tr><th>platform</th><th>runs</th>"
@@ -94,12 +94,12 @@ def _summary(report: "Report") -> list[str]:
                    + f"<td class=n>{'n/a' if rate is None else f'{100 * rate:.1f}%'}</td>"
                    + f"<td>{'yes' if col.complete else '<span class=partial>no</span>'}</td></tr>")
     out.append("</tbody></table>")
-    runs = [(col.key, r) for col in m.columns for r in col.runs]
-    if runs:
-        out.append(f"<h2>Runs ({len(runs)})</h2><table><thead><tr><th>file</th><th>platform</th><th>path</th>"
+    run_rows = [(col.key, r) for col in m.columns for r in col.runs]
+    if run_rows:
+        out.append(f"<h2>Runs ({len(run_rows)})</h2><table><thead><tr><th>file</th><th>platform</th><th>path</th>"
                    "<th>shard</th><th>host</th><th>torch</th><th>monarch</th><th>rdma</th><th>tests</th>"
                    "<th>complete</th></tr></thead><tbody>")
-        for key, r in runs[:LIST_LIMIT * 4]:
+        for key, r in run_rows[:LIST_LIMIT * 4]:
             cells = (r.file, key, r.path, r.shard, r.host, r.torch_version, r.monarch_version, r.rdma_backend)
             out.append("<tr>" + "".join(f"<td>{_e(c or '–')}</td>" for c in cells)
                        + f"<td class=n>{r.tests}</td><td>{'yes' if not r.problems else '<span class=partial>no</span>'}"
@@ -128,20 +128,21 @@ def _summary(report: "Report") -> list[str]:
         out.append(f"<h2 class=partial>Incomplete evidence ({len(reasons)})</h2><ul>"
                    + "".join(f"<li>{_e(r)}</li>" for r in reasons[:LIST_LIMIT * 4]) + "</ul>")
     if report.baseline is not None:
-        b = report.baseline
-        out.append(f"<h2>Against baseline {_e(b.file)}</h2><p>"
-                   + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in b.counts().items()) + "</p><ul>")
+        base = report.baseline
+        out.append(f"<h2>Against baseline {_e(base.file)}</h2><p>"
+                   + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in base.counts().items()) + "</p><ul>")
         out.extend(f"<li>newly failing: {_e(d['test_id'])} on {_e(d['column'])} ({_e(d['after'])})</li>"
-                   for d in b.newly_failing[:LIST_LIMIT])
+                   for d in base.newly_failing[:LIST_LIMIT])
         out.extend(f"<li>newly passing: {_e(d['test_id'])} on {_e(d['column'])}</li>"
-                   for d in b.newly_passing[:LIST_LIMIT])
+                   for d in base.newly_passing[:LIST_LIMIT])
         out.append("</ul>")
     if report.warnings:
-        out.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{_e(w)}</li>" for w in report.warnings[:LIST_LIMIT]) + "</ul>")
+        items = "".join(f"<li>{_e(w)}</li>" for w in report.warnings[:LIST_LIMIT])
+        out.append("<h2>Warnings</h2><ul>" + items + "</ul>")
     return out
 
 
-def _rows(report: "Report") -> tuple[list[str], int]:
+def _rows(report: Report) -> tuple[list[str], int]:
     m = report.matrix
     keys = [c.key for c in m.columns]
     ids = m.test_ids
@@ -163,7 +164,7 @@ def _rows(report: "Report") -> tuple[list[str], int]:
     return out, len(ids) - len(chosen)
 
 
-def render_html(report: "Report", chart_svg: str) -> str:
+def render_html(report: Report, chart_svg: str) -> str:
     m, v = report.matrix, report.verdict
     slug = v.status.replace(" ", "-")
     components = sorted(set(m.components.values()))
@@ -174,10 +175,12 @@ def render_html(report: "Report", chart_svg: str) -> str:
         f"<meta http-equiv=\"Content-Security-Policy\" content=\"{_csp()}\">",
         "<meta name=viewport content=\"width=device-width\">",
         f"<title>ROCm parity: {_e(v.status)}</title><style>{CSS}</style></head><body>",
-        f"<h1>rocm-port parity report</h1><div id=verdict class=\"v-{slug}\">ROCm parity: {_e(v.status.upper())}</div>{partial}",
+        "<h1>rocm-port parity report</h1>"
+        f"<div id=verdict class=\"v-{slug}\">ROCm parity: {_e(v.status.upper())}</div>{partial}",
         f"<p>{len(m.cells)} tests on {len(m.columns)} platform(s); reference: {_e(report.reference)}"
         f" ({_e(', '.join(v.reference) or 'none')}); ROCm judged: {_e(', '.join(v.rocm) or 'none')}; "
-        f"{len(v.blocking)} blocking, {len(v.exempted)} exempted. Generated {_e(report.generated)} by {_e(report.tool)}.</p>",
+        f"{len(v.blocking)} blocking, {len(v.exempted)} exempted. "
+        f"Generated {_e(report.generated)} by {_e(report.tool)}.</p>",
     ]
     body = _summary(report)
     body.append(f"<h2>Pass rate per component</h2><div id=chart>{chart_svg}</div>")

@@ -45,14 +45,14 @@ def _cut(items: list, shown: int) -> str:
     return f"\n_{len(items) - shown} more in parity.json._\n" if len(items) > shown else ""
 
 
-def render_md(report: "Report") -> str:
+def render_md(report: Report) -> str:
     m, v = report.matrix, report.verdict
     totals = m.totals()
     icon = ICONS.get(v.status, "❌")
     lines = [f"# {icon} ROCm parity: {v.status.upper()}"]
-    ran = {key: sum(t["*"][s] for s in RAN) for key, t in totals.items()}
     summary = [f"{len(m.cells)} tests", f"{len(m.columns)} platforms",
-               f"reference: {md(report.reference)}" + (f" ({', '.join(md(k) for k in v.reference)})" if v.reference else " (none)"),
+               f"reference: {md(report.reference)}"
+               + (f" ({', '.join(md(k) for k in v.reference)})" if v.reference else " (none)"),
                f"{len(v.blocking)} blocking", f"{len(v.exempted)} exempted"]
     if m.partial:
         summary.append(f"**PARTIAL**: {len(m.partial_reasons())} problem(s)")
@@ -97,8 +97,8 @@ def render_md(report: "Report") -> str:
         lines.append(f"## Other failures ({len(failures)})")
         lines.append("| test | platform | status | message |")
         lines.append("|---|---|---|---|")
-        for t, k, c in failures[:LIST_LIMIT]:
-            lines.append(f"| {md(t)} | {md(k)} | {c.status} | {md(c.message)} |")
+        for tid, k, c in failures[:LIST_LIMIT]:
+            lines.append(f"| {md(tid)} | {md(k)} | {c.status} | {md(c.message)} |")
         lines.append(_cut(failures, min(len(failures), LIST_LIMIT)))
     reasons = m.partial_reasons()
     if reasons:
@@ -123,32 +123,32 @@ def render_md(report: "Report") -> str:
         for comp in components[:200]:
             cells = []
             for col in m.columns:
-                t = totals[col.key].get(comp)
-                cells.append("–" if t is None else f"{_rate(t)} ({t['passed']}/{sum(t[s] for s in RAN)})")
+                tot = totals[col.key].get(comp)
+                cells.append("–" if tot is None else f"{_rate(tot)} ({tot['passed']}/{sum(tot[s] for s in RAN)})")
             lines.append(f"| {md(comp)} | " + " | ".join(cells) + " |")
         lines.append("")
     if report.baseline is not None:
-        b = report.baseline
-        c = b.counts()
-        lines.append(f"## Against baseline `{md(b.file)}`")
-        lines.append(", ".join(f"{n} {k.replace('_', ' ')}" for k, n in c.items()))
+        base = report.baseline
+        counts = base.counts()
+        lines.append(f"## Against baseline `{md(base.file)}`")
+        lines.append(", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items()))
         lines.append("")
-        for title, items in (("Newly failing", b.newly_failing), ("Newly passing", b.newly_passing)):
+        for title, items in (("Newly failing", base.newly_failing), ("Newly passing", base.newly_passing)):
             if items:
                 lines.append(f"**{title}** ({len(items)}):")
                 lines.extend(f"- {md(d['test_id'])} on {md(d['column'])}: {d['before']} → {d['after']}"
                              for d in items[:LIST_LIMIT])
                 lines.append(_cut(items, min(len(items), LIST_LIMIT)))
-        for title, names in (("Added", b.added), ("Removed", b.removed)):
+        for title, names in (("Added", base.added), ("Removed", base.removed)):
             if names:
                 lines.append(f"**{title}** ({len(names)}): " + ", ".join(md(n) for n in names[:LIST_LIMIT])
                              + (" …" if len(names) > LIST_LIMIT else ""))
                 lines.append("")
-        if b.duration_changes:
-            lines.append(f"**Duration changed more than 2x** ({len(b.duration_changes)}):")
+        if base.duration_changes:
+            lines.append(f"**Duration changed more than 2x** ({len(base.duration_changes)}):")
             lines.extend(f"- {md(d['test_id'])} on {md(d['column'])}: {d['before']:.3f}s → {d['after']:.3f}s"
-                         for d in b.duration_changes[:LIST_LIMIT])
-            lines.append(_cut(b.duration_changes, min(len(b.duration_changes), LIST_LIMIT)))
+                         for d in base.duration_changes[:LIST_LIMIT])
+            lines.append(_cut(base.duration_changes, min(len(base.duration_changes), LIST_LIMIT)))
     if report.warnings:
         lines.append(f"## Warnings ({len(report.warnings)})")
         lines.extend(f"- {md(w)}" for w in report.warnings[:LIST_LIMIT])

@@ -19,7 +19,7 @@ def _clip(text: str, n: int = 28) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def render_chart(report: "Report") -> str:
+def render_chart(report: Report) -> str:
     m = report.matrix
     totals = m.totals()
     columns = m.columns
@@ -32,7 +32,7 @@ def render_chart(report: "Report") -> str:
     height = legend_h + group_h * len(components) + 40
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12" role="img">',
-           f'<title>Pass rate per component per platform</title>',
+           '<title>Pass rate per component per platform</title>',
            f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
            f'<text x="10" y="20" font-size="15" font-weight="bold">Pass rate per component per platform '
            f'(verdict: {escape(report.verdict.status)})</text>']
@@ -57,7 +57,7 @@ def render_chart(report: "Report") -> str:
             counts = totals[col.key].get(comp)
             rate = pass_rate(counts) if counts else None
             by = y + i * (BAR_H + 2)
-            if rate is None:
+            if rate is None or counts is None:
                 out.append(f'<text x="{x0 + 4}" y="{by + BAR_H - 2}" fill="#888">n/a</text>')
                 continue
             w = BAR_W * rate

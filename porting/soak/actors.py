@@ -18,7 +18,6 @@ from monarch.actor import Actor, MeshFailure, endpoint, this_host
 from .procs import pid_alive
 from .trainer import TrainerSpec, current_deadline, train, warm_up
 
-
 WATCH_GRACE_S = 3.0  # a dead replica proc not reported by Monarch within this is handled by the watch
 
 

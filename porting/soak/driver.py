@@ -22,8 +22,8 @@ from typing import Any
 from ..atomic import write_json
 from ..errors import InputError
 from .metrics import read_jsonl
-from .spec import SoakSpec, heartbeat_timeout_s, join_timeout_s, make_schedule
 from .procs import pid_alive
+from .spec import SoakSpec, heartbeat_timeout_s, join_timeout_s, make_schedule
 from .trainer import control_path, deadline_path, steps_path
 
 RUN_SCHEMA = 1
@@ -75,7 +75,7 @@ def _healthy(out: Path, replica: int, gen: int, now: float, within: float) -> bo
 
 def _sleep_until(t: float, supervisor: Any = None) -> None:
     """Sleep until ``t``; meanwhile ask the supervisor every 0.5 s to run its fallback watch."""
-    while (left := t - time.time()) > 0:
+    while t - time.time() > 0:
         if supervisor is not None:
             supervisor.watch.call_one().get(timeout=60)
         time.sleep(min(max(0.0, t - time.time()), 0.5))

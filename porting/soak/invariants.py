@@ -59,10 +59,11 @@ def check(spec: SoakSpec, result: dict[str, Any], run: dict[str, Any]) -> list[I
                for r, n in f["survivor_commits"].items() if n == 0]
     held = [f"fault {f['id']}: replica {r} paused {g} s" for f in faults
             for r, g in f.get("survivor_max_gap_s", {}).items() if g is not None and g > hold]
+    longest = max((g for f in faults for g in f.get("survivor_max_gap_s", {}).values() if g is not None), default=0)
     add("survivors_commit_during_faults", bool(faults) and not starved and not held,
         "; ".join(starved + held) or
         f"every survivor kept committing through each of {len(faults)} faults (longest pause "
-        f"{max((g for f in faults for g in f.get('survivor_max_gap_s', {}).values() if g is not None), default=0):.3g} s,"
+        f"{longest:.3g} s,"
         f" bound {hold:g} s = collective timeout + heartbeat timeout + join timeout)")
 
     bad_heal = []

@@ -4,7 +4,8 @@ with the ``port.*`` testsuite properties of docs/junit-properties.md."""
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..atomic import write_text
 

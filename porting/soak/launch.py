@@ -12,8 +12,9 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..atomic import write_json
 from ..errors import PlatformError, ToolError
@@ -21,8 +22,15 @@ from ..process_group import stop_group
 from .invariants import check
 from .metrics import analyse, load_raw
 from .record import SoakRecord
-from .spec import (SoakSpec, detect_bound_s, downtime_bound_s, heartbeat_timeout_s, hold_bound_s, join_timeout_s,
-                   make_schedule)
+from .spec import (
+    SoakSpec,
+    detect_bound_s,
+    downtime_bound_s,
+    heartbeat_timeout_s,
+    hold_bound_s,
+    join_timeout_s,
+    make_schedule,
+)
 
 SUPERVISION_POLL = "500ms"
 

@@ -1,14 +1,15 @@
 """soak.json (schema 1): the spec, the schedule and bounds, what was measured, the invariants.
 
 Top-level keys: ``schema`` (1), ``tool``, ``scale`` ("cpu" unless an accelerator process group was
-used; this implementation always runs ProcessGroupGloo on CPU), ``spec`` (SoakSpec), ``schedule`` (list of Fault), ``bounds`` {downtime_s, detect_s, hold_s,
-join_timeout_s, heartbeat_timeout_s}, ``run`` {origin, end, startup_s, wall_s, lighthouse, network,
-listener_snapshots, reaped, errors, unhandled_faults}, ``faults`` (per injected fault: t,
-detect_s, detected_via, survivors_noticed_s, restarted_s, heal_s, rejoin_s, downtime_s,
-steps_missed, heal_source, survivor_commits, survivor_max_gap_s, window_s), ``replicas`` (per replica: generations, commits, downtime max and
+used; this implementation always runs ProcessGroupGloo on CPU), ``spec`` (SoakSpec), ``schedule``
+(list of Fault), ``bounds`` {downtime_s, detect_s, hold_s, join_timeout_s, heartbeat_timeout_s},
+``run`` {origin, end, startup_s, wall_s, lighthouse, network, listener_snapshots, reaped, errors,
+unhandled_faults}, ``faults`` (per injected fault: t, detect_s, detected_via, survivors_noticed_s,
+restarted_s, heal_s, rejoin_s, downtime_s, steps_missed, heal_source, survivor_commits,
+survivor_max_gap_s, window_s), ``replicas`` (per replica: generations, commits, downtime max and
 median), ``downtime`` {max_s, median_s}, ``participants`` ([t, replicas committing] per step),
-``participants_range``, ``loss_curve`` ([step, global mean loss, t]), ``steps`` (every step
-record: t, replica, gen, step, loss, committed, quorum_id, participants), ``steps_committed``,
+``participants_range``, ``loss_curve`` ([step, global mean loss, t]), ``steps`` (every step record:
+t, replica, gen, step, loss, committed, quorum_id, participants), ``steps_committed``,
 ``steps_lost`` (step attempts not committed), ``replica_steps_missed``, ``checksums``,
 ``invariants`` (name, ok, detail) and ``ok``. Times are seconds since the schedule origin.
 """
@@ -45,7 +46,7 @@ class SoakRecord:
                 "invariants": self.invariants, "ok": self.ok}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "SoakRecord":
+    def from_json(cls, data: dict[str, Any]) -> SoakRecord:
         if data.get("schema") != SOAK_SCHEMA:
             raise ValueError(f"soak.json schema {data.get('schema')!r}, expected {SOAK_SCHEMA}")
         fixed = {"schema", "tool", "scale", "spec", "schedule", "bounds", "run", "invariants", "ok"}

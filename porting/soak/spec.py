@@ -26,7 +26,7 @@ class Fault:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Fault":
+    def from_json(cls, data: dict[str, Any]) -> Fault:
         return cls(int(data["id"]), float(data["at_s"]), str(data["kind"]), int(data["replica"]))
 
 
@@ -44,13 +44,15 @@ class SoakSpec:
     warm_spare: bool = True  # restart onto a pre-started proc (imports done) instead of a cold one
     schema: int = SPEC_SCHEMA
 
-    def validate(self) -> "SoakSpec":
+    def validate(self) -> SoakSpec:
         if self.replicas < 2:
-            raise UsageError(f"--replicas: need at least 2 replica groups (one fails, one survives), got {self.replicas}")
+            raise UsageError("--replicas: need at least 2 replica groups (one fails, one survives), "
+                             f"got {self.replicas}")
         if self.replicas > 16:
             raise UsageError(f"--replicas: at most 16 replica groups on one machine, got {self.replicas}")
         if self.fault_every_s < 5:
-            raise UsageError(f"--fault-every: must be at least 5 seconds (time to restart and heal), got {self.fault_every_s:g}")
+            raise UsageError("--fault-every: must be at least 5 seconds (time to restart and heal), "
+                             f"got {self.fault_every_s:g}")
         if self.duration_s < 2 * self.fault_every_s:
             raise UsageError(f"--duration: must be at least twice --fault-every ({2 * self.fault_every_s:g} s) "
                              f"so that one fault has its full recovery window, got {self.duration_s:g}")
@@ -78,7 +80,7 @@ class SoakSpec:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "SoakSpec":
+    def from_json(cls, data: dict[str, Any]) -> SoakSpec:
         known = set(cls.__dataclass_fields__)
         return cls(**{k: v for k, v in data.items() if k in known}).validate()
 

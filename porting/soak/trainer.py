@@ -18,10 +18,11 @@ import json
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 INPUT_DIM = 16
 HIDDEN = 64
@@ -52,7 +53,7 @@ class TrainerSpec:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "TrainerSpec":
+    def from_json(cls, data: dict[str, Any]) -> TrainerSpec:
         return cls(**data)
 
 

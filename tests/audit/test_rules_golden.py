@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from porting.audit.scan import audit_paths
 from porting.audit.rules import RULES
+from porting.audit.scan import audit_paths
 
 GOLDEN = Path(__file__).parent / "golden"
 EXPECT = re.compile(r"expect:\s*([\w\-, ]+)")

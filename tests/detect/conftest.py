@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
-from pathlib import Path
-
 import json
+import os
 import subprocess
 import sys
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -75,7 +74,7 @@ class FakeMachine:
     def cuda(self, version: str = "12.8", *, driver: bool = True) -> str:
         home = f"/usr/local/cuda-{version}"
         major, minor = version.split(".")[:2]
-        self.file(f"{home}/version.json", '{"cuda": {"name": "CUDA SDK", "version": "%s.1"}}' % version)
+        self.file(f"{home}/version.json", json.dumps({"cuda": {"name": "CUDA SDK", "version": f"{version}.1"}}))
         self.file(f"{home}/include/cuda.h", f"#define CUDA_VERSION {int(major) * 1000 + int(minor) * 10}\n")
         self.exe(f"{home}/bin/nvcc")
         self.link("/usr/local/cuda", home)
@@ -91,7 +90,8 @@ class FakeMachine:
     def torch(self, version: str = "2.9.0+rocm7.0", cuda: str | None = None, hip: str | None = "7.0.51831") -> None:
         q = lambda v: "None" if v is None else repr(v)  # noqa: E731
         self.file("/site/torch/version.py", f"from typing import Optional\n__version__ = {version!r}\n"
-                  f"debug = False\ncuda: Optional[str] = {q(cuda)}\ngit_version = 'abc'\nhip: Optional[str] = {q(hip)}\n")
+                  f"debug = False\ncuda: Optional[str] = {q(cuda)}\ngit_version = 'abc'\n"
+                  f"hip: Optional[str] = {q(hip)}\n")
         self.env["PYTHONPATH"] = "/site"
 
 

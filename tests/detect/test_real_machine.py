@@ -10,11 +10,11 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import porting
-from pathlib import Path
 
 REAL_ENV = {k: v for k, v in os.environ.items() if k not in ("PORT_GPU_PLATFORM", "HIP_PLATFORM", "ROCM_PATH")}
 

@@ -25,7 +25,7 @@ def load_generator():
 def tree_digest(root: Path, skip: tuple[str, ...] = (".port-hipify-manifest.json",)) -> dict[str, str]:
     """relative path -> sha256 of every regular file (symlinks not followed)."""
     out: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, _dirnames, filenames in os.walk(root):
         for name in filenames:
             p = Path(dirpath) / name
             if p.is_symlink() or name in skip:

@@ -9,7 +9,6 @@ import pytest
 from porting.hipify import HipifyOptions, convert_tree
 
 
-
 @pytest.mark.parametrize("extension", [True, False])
 def test_edge_tree_matches_plain_hipify(tmp_path: Path, extension: bool, hx) -> None:
     src = hx.write_tree(tmp_path / "src", hx.EDGE_TREE)

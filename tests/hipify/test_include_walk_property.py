@@ -9,7 +9,8 @@ import os
 import shutil
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from porting.hipify import convert_tree
 

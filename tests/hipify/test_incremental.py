@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from porting.hipify import HipifyOptions, convert_tree
-from porting.hipify import worker
+from porting.hipify import HipifyOptions, convert_tree, worker
 
 
 def _count_tasks(monkeypatch) -> list[str]:

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from porting.cli import main
-from porting.hipify import HipifyOptions, convert_tree
-from porting.hipify import worker
+from porting.hipify import HipifyOptions, convert_tree, worker
 
 LATIN1 = b"// r\xe9sum\xe9 of the stream API \xa9 2019\n#pragma once\ncudaStream_t make_stream(); // caf\xe9\n"
 
@@ -34,7 +33,8 @@ def test_plain_hipify_really_crashes_on_latin1(tmp_path: Path, hx) -> None:
     src = hx.write_tree(tmp_path / "src", {"legacy.h": LATIN1})
     code = ("from torch.utils.hipify import hipify_python as hp; import sys; "
             "hp.hipify(project_directory=sys.argv[1], output_directory=sys.argv[2], show_progress=False)")
-    proc = subprocess.run([sys.executable, "-c", code, str(src), str(tmp_path / "plain")], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", code, str(src), str(tmp_path / "plain")],
+                          capture_output=True, text=True)
     assert proc.returncode != 0 and "UnicodeDecodeError" in proc.stderr
 
 
@@ -60,7 +60,8 @@ def test_binary_symlink_loop_and_large_files_are_skipped_and_the_run_finishes(tm
 
 
 def test_unreadable_file_fails_but_others_convert(tmp_path: Path, hx, monkeypatch) -> None:
-    src = hx.write_tree(tmp_path / "src", {"bad.cu": "void f() { cudaMalloc(p, 1); }\n", "good.cu": "void g() { cudaFree(p); }\n"})
+    src = hx.write_tree(tmp_path / "src", {"bad.cu": "void f() { cudaMalloc(p, 1); }\n",
+                                           "good.cu": "void g() { cudaFree(p); }\n"})
     real_open = open
 
     def fake_open(path, *args, **kwargs):

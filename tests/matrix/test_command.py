@@ -71,7 +71,7 @@ def test_port_matrix_end_to_end(project):
     proc = subprocess.run(port, cwd=project.root, env=project.env(), capture_output=True, text=True, timeout=600)
     junit = project.root / "out" / "matrix-feedbeef0000-shard1of1.xml"
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert f"JUnit written to out/matrix-feedbeef0000-shard1of1.xml" in proc.stdout
+    assert "JUnit written to out/matrix-feedbeef0000-shard1of1.xml" in proc.stdout
     assert "port: error: matrix run feedbeef0000 has failures" in proc.stderr
     run = project.result(proc.returncode, proc.stdout)
     run.junit = junit

@@ -131,6 +131,7 @@ def test_certify_end_to_end_on_a_small_project(tmp_path):
                       "report": "ok"}, record["stages"]
     parity = json.loads((out / "parity.json").read_text())
     assert parity["partial"] is False and parity["verdict"]["status"] == "no evidence"
-    assert [t["id"] for t in parity["tests"]] == ["test_matrix.test_small::test_ok[1]", "test_matrix.test_small::test_ok[2]"]
+    assert [t["id"] for t in parity["tests"]] == ["test_matrix.test_small::test_ok[1]",
+                                                  "test_matrix.test_small::test_ok[2]"]
     assert "verdict: NO EVIDENCE" in proc.stdout and "CPU path green" in proc.stdout
     assert f"artifacts in {out}" in proc.stdout

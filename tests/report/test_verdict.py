@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from hypothesis import given, settings, HealthCheck
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from porting.errors import ConfigError
@@ -51,7 +51,8 @@ def test_anything_but_pass_on_rocm_blocks(write_junit, jx, status):
 
 
 def test_test_missing_on_rocm_blocks(write_junit, jx):
-    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN[1:], run_id="r")])
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"),
+                write_junit("rocm.xml", jx.ROCM, GREEN[1:], run_id="r")])
     assert [(b.test_id, b.status) for b in r.verdict.blocking] == [("tests.actor.m::a", "missing")]
 
 
@@ -101,7 +102,8 @@ def test_min_rocm_is_configurable(write_junit, jx):
     ({"collected": 10}, "collected 10"),
 ])
 def test_incomplete_rocm_run_is_never_certified(write_junit, jx, kw, problem):
-    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r", **kw)])
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"),
+                write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r", **kw)])
     assert r.verdict.status == "not certified" and r.matrix.partial
     assert any(problem in x for x in r.matrix.partial_reasons())
 
@@ -123,7 +125,8 @@ def test_shards_of_one_run_are_joined(write_junit, jx):
 def test_unreadable_extra_file_blocks_certification(write_junit, jx, tmp_path):
     bad = tmp_path / "bad.xml"
     bad.write_bytes(b"<testsuites><testsuite><testcase name='x'")
-    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r"), bad])
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"),
+                write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r"), bad])
     assert r.verdict.status == "not certified" and r.matrix.partial
 
 

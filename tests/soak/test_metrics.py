@@ -12,7 +12,6 @@ from porting.soak.metrics import analyse, load_raw, read_jsonl
 from porting.soak.spec import SoakSpec
 
 
-
 def _invariants(raw):
     result = analyse(raw)
     return result, {i.name: i for i in check(SoakSpec.from_json(raw["spec"]), result, raw["run"])}

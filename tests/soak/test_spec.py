@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 
 from porting.errors import UsageError
-from porting.soak.spec import (FAULT_KINDS, Fault, SoakSpec, detect_bound_s, downtime_bound_s, join_timeout_s,
-                               make_schedule)
+from porting.soak.spec import (
+    FAULT_KINDS,
+    Fault,
+    SoakSpec,
+    detect_bound_s,
+    downtime_bound_s,
+    join_timeout_s,
+    make_schedule,
+)
 
 
 def test_test_suite_schedule_has_two_faults_with_full_recovery_windows():

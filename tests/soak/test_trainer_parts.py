@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import socket
-import threading
-
-import pytest
 
 from porting.cli import main
 from porting.soak import launch
 from porting.soak.procs import pid_alive
-from porting.soak.trainer import (TrainerSpec, build_model, close_tcp_connections, control_path, current_deadline,
-                                  deadline_path, socket_inodes, teacher_batch, weights_checksum)
+from porting.soak.trainer import (
+    TrainerSpec,
+    build_model,
+    close_tcp_connections,
+    control_path,
+    current_deadline,
+    deadline_path,
+    socket_inodes,
+    teacher_batch,
+    weights_checksum,
+)
 
 
 def test_batches_are_deterministic_per_step_and_replica_and_learnable():
