@@ -68,5 +68,6 @@ def detect_record(machine: Machine, plan: Plan) -> dict[str, Any]:
         "warnings": plan.warnings,
         "evidence": {"rocm": r.evidence, "cuda": c.evidence, "devices": machine.devices.evidence,
                      "torch": t.evidence, "fabric": machine.fabric.evidence,
-                     "host_compiler": machine.host_compiler.evidence},
+                     "host_compiler": machine.host_compiler.evidence,
+                     "rocm_sdk": machine.rocm_sdk.evidence + machine.rocm_sdk.problems},
     }

@@ -32,6 +32,8 @@ class Toolchain(Record):
     can_compile: bool
     can_run: bool
     reason: str
+    toolchain: str = ""  # which declared toolchain serves the path (rocm, rocm7-sdk, nvcc, host)
+    headers: str | None = None  # GPU paths: the headers it compiles against, and where they came from
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,8 +93,9 @@ def rocm_gate(m: Machine, gate: tuple[int, ...]) -> tuple[bool, str]:
 def assess_rocm(m: Machine, ok: bool, sentence: str) -> _Platform:
     """What ROCm can do here, given the gate's answer (``rocm_gate``)."""
     why: list[str] = [] if ok else [sentence]
-    compiles = m.rocm.hipcc is not None
-    if not compiles and m.rocm.found:
+    # a ROCm below the gate compiles nothing: its headers are not the ones the target ships
+    compiles = ok and m.rocm.hipcc is not None
+    if m.rocm.found and m.rocm.hipcc is None:
         why.append("no hipcc")
     amd = m.devices.of("amd")
     if not amd:
@@ -118,22 +121,35 @@ def assess_cuda(m: Machine) -> _Platform:
     return _Platform(compiles, runs, why)
 
 
-def _toolchains(m: Machine, rocm: _Platform, cuda: _Platform) -> list[Toolchain]:
-    def hip(path: str) -> Toolchain:
+def _hip_toolchain(path: str, m: Machine, rocm: _Platform) -> Toolchain:
+    """A ROCm install at or above the gate wins; else the compile-only ROCm 7 SDK with clang."""
+    sdk = m.rocm_sdk
+    if rocm.compiles or not sdk.found:
         reason = "builds and runs" if rocm.runs else "; ".join(rocm.why_not) or "cannot run"
         if rocm.compiles and not rocm.runs:
             reason = "compile-only: " + reason
-        return Toolchain(path, m.rocm.hipcc, m.rocm.version, rocm.compiles, rocm.runs, reason)
+        elif not rocm.compiles and not sdk.found:
+            reason += "; no compile-only ROCm 7 SDK (ci/fetch-rocm7-sdk) with clang++ " \
+                      f"{'found but the SDK is missing' if sdk.clang else 'new enough for gfx950'}"
+        headers = f"{m.rocm.home}/include (ROCm {m.rocm.version})" if rocm.compiles else None
+        return Toolchain(path, m.rocm.hipcc if rocm.compiles else None, m.rocm.version if rocm.compiles else None,
+                         rocm.compiles, rocm.runs, reason, "rocm", headers)
+    reason = (f"compile-only: clang++-{sdk.clang_major} with the ROCm {sdk.hip_version} SDK headers "
+              "(no ROCm runtime, nothing built with it runs)")
+    return Toolchain(path, sdk.clang, sdk.hip_version, True, False, reason, "rocm7-sdk", sdk.headers_from)
 
+
+def _toolchains(m: Machine, rocm: _Platform, cuda: _Platform) -> list[Toolchain]:
     cuda_reason = "builds and runs" if cuda.runs else ("compile-only: " if cuda.compiles else "") + \
         "; ".join(cuda.why_not)
     cpu_ok = m.host_compiler.path is not None
+    cuda_headers = f"{m.cuda.home}/include (CUDA {m.cuda.version})" if cuda.compiles else None
     return [
-        Toolchain("cuda", m.cuda.nvcc, m.cuda.version, cuda.compiles, cuda.runs, cuda_reason),
-        hip("native-hip"),
-        hip("hipified-cuda"),
+        Toolchain("cuda", m.cuda.nvcc, m.cuda.version, cuda.compiles, cuda.runs, cuda_reason, "nvcc", cuda_headers),
+        _hip_toolchain("native-hip", m, rocm),
+        _hip_toolchain("hipified-cuda", m, rocm),
         Toolchain("cpu", m.host_compiler.path, m.host_compiler.version, cpu_ok, cpu_ok,
-                  "host C++ compiler" if cpu_ok else "no host C++ compiler found"),
+                  "host C++ compiler" if cpu_ok else "no host C++ compiler found", "host"),
     ]
 
 

@@ -71,6 +71,8 @@ def render_table(record: dict) -> str:
     for tc in record["toolchains"]:
         state = "runs" if tc["can_run"] else "compile-only" if tc["can_compile"] else "unavailable"
         lines.append(f"  {tc['path']:<14} {state:<13} {tc['compiler'] or '-'} {tc['version'] or ''}  ({tc['reason']})")
+        if tc.get("headers"):
+            lines.append(f"  {'':<14} headers: {tc['headers']}")
     lines += ["", "reasons:"] + [f"  - {x}" for x in record["reasons"]]
     if record["warnings"]:
         lines += ["", "warnings:"] + [f"  ! {x}" for x in record["warnings"]]

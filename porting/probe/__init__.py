@@ -18,6 +18,7 @@ from .fs import ListingCache
 from .gpus import Gpu, GpuInfo, probe_gpus
 from .packages import PackagesInfo, probe_packages
 from .rocm import RocmInfo, probe_rocm
+from .rocm_sdk import RocmSdkInfo, probe_rocm_sdk
 
 TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class Machine(Record):
     fabric: FabricInfo
     host_compiler: HostCompiler
     hip_platform: HipPlatform
+    rocm_sdk: RocmSdkInfo  # the compile-only ROCm 7 toolchain (clang + SDK headers)
 
     @property
     def gpus(self) -> list[Gpu]:
@@ -47,6 +49,7 @@ class Machine(Record):
             "rocm": self.rocm.to_json(), "cuda": self.cuda.to_json(), "devices": self.devices.to_json(),
             "packages": self.packages.to_json(), "fabric": self.fabric.to_json(),
             "host_compiler": self.host_compiler.to_json(), "hip_platform": self.hip_platform.to_json(),
+            "rocm_sdk": self.rocm_sdk.to_json(),
         }
 
 
@@ -70,8 +73,9 @@ def _probe(root_path: Path, env: dict[str, str]) -> Machine:
         fabric=probe_fabric(root_path, rocm.home, cuda.home, packages.site_dirs),
         host_compiler=probe_host_compiler(root_path, env),
         hip_platform=probe_hip_platform(root_path, env, rocm.hipcc, rocm.home, cuda.home),
+        rocm_sdk=probe_rocm_sdk(root_path, env),
     )
 
 
 __all__ = ["Machine", "probe_machine", "Gpu", "RocmInfo", "CudaInfo", "GpuInfo", "PackagesInfo",
-           "FabricInfo", "HostCompiler", "HipPlatform", "MACHINE_SCHEMA"]
+           "FabricInfo", "HostCompiler", "RocmSdkInfo", "HipPlatform", "MACHINE_SCHEMA"]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 FILE = "tool-versions.json"
 
 
-def _cache_dir(env: Mapping[str, str]) -> str:
+def cache_dir(env: Mapping[str, str]) -> str:
     if env.get("PORT_CACHE_DIR"):
         return env["PORT_CACHE_DIR"]
     base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -36,7 +36,7 @@ def cached_version(binary: str, ask: Callable[[], str | None], env: Mapping[str,
     key = _identity(binary)
     if key is None:
         return ask()
-    path = os.path.join(_cache_dir(env), FILE)
+    path = os.path.join(cache_dir(env), FILE)
     try:
         with open(path, encoding="utf-8") as handle:
             table = json.load(handle)

@@ -64,6 +64,27 @@ class FakeMachine:
         self.exe("/usr/bin/clang++-15")
         self.file(f"/usr/lib/x86_64-linux-gnu/libamdhip64.so.{major}", "")
 
+    def rocm7_sdk(self, version: str = "7.1.25424", *, source: bool = True) -> str:
+        """The compile-only SDK as ci/fetch-rocm7-sdk lays it out in the cache."""
+        sdk = "/home/u/.cache/rocm-port/rocm7-sdk/triton-3.9.0"
+        major, minor, patch = version.split(".")
+        self.file(f"{sdk}/include/hip/hip_version.h", f"#define HIP_VERSION_MAJOR {major}\n"
+                  f"#define HIP_VERSION_MINOR {minor}\n#define HIP_VERSION_PATCH {patch}\n")
+        self.file(f"{sdk}/lib/ocml.bc")
+        self.file(f"{sdk}/lib/ockl.bc")
+        if source:
+            self.file(f"{sdk}/SOURCE.json", json.dumps({"kind": "rocm7-sdk-compile-only", "wheel": "triton-x.whl",
+                                                        "sha256": "ab" * 32, "hip_version": version}))
+        self.env["HOME"] = "/home/u"
+        return sdk
+
+    def clang(self, major: int, *, bundler: bool = True, lld: bool = True) -> None:
+        self.exe(f"/usr/bin/clang++-{major}")
+        if bundler:
+            self.exe(f"/usr/bin/clang-offload-bundler-{major}")
+        if lld:
+            self.exe(f"/usr/bin/ld.lld-{major}")
+
     def amd_gpu(self, target_version: int, node: int = 1) -> None:
         self.file("/dev/kfd")
         self.file("/sys/class/kfd/kfd/topology/nodes/0/properties", "cpu_cores_count 64\nsimd_count 0\n"

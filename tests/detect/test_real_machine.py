@@ -53,6 +53,15 @@ def test_debian_rocm_5_2_is_found_under_usr_and_refused(record):
     assert any("below the required 7.0" in r for r in record["reasons"])
 
 
+def test_compile_only_rocm7_toolchain_is_listed_with_its_headers(record):
+    sdk = [t for t in record["toolchains"] if t["path"] in ("native-hip", "hipified-cuda")]
+    assert len(sdk) == 2
+    for tc in sdk:
+        assert tc["toolchain"] == "rocm7-sdk" and tc["can_compile"] and not tc["can_run"]
+        assert tc["version"] == "7.1.25424" and tc["compiler"].endswith("clang++-22")
+        assert "triton-3.9.0" in tc["headers"] and "sha256" in tc["headers"]
+
+
 def test_path_is_cpu_with_no_gpu(record):
     assert record["path"] == "cpu" and record["device"] == "none" and record["gpus"] == []
 

@@ -63,8 +63,49 @@ def test_debian_layout_rocm_5_2_is_found_under_usr_and_refused(fake, project, de
     assert rec["rocm"]["version_source"] == "/usr/share/hip/version"
     assert rec["path"] == "cpu"
     assert "below the required 7.0" in " ".join(rec["reasons"])
+    # HIP 5.2 is kept only for this refusal: it compiles nothing for the ROCm 7 targets
     hip = next(t for t in rec["toolchains"] if t["path"] == "hipified-cuda")
-    assert hip["can_compile"] and not hip["can_run"]
+    assert not hip["can_compile"] and not hip["can_run"] and hip["compiler"] is None
+    assert "below the required 7.0" in hip["reason"] and "no compile-only ROCm 7 SDK" in hip["reason"]
+
+
+def test_rocm7_sdk_with_clang_is_a_compile_only_hip_toolchain(fake, project, detect):
+    fake.debian_hip(5, 2, 21153)
+    sdk = fake.rocm7_sdk()
+    fake.clang(22)
+    rec = detect(fake, project)
+    assert rec["path"] == "cpu"
+    for path in ("native-hip", "hipified-cuda"):
+        tc = next(t for t in rec["toolchains"] if t["path"] == path)
+        assert (tc["can_compile"], tc["can_run"], tc["toolchain"]) == (True, False, "rocm7-sdk")
+        assert tc["compiler"] == "/usr/bin/clang++-22" and tc["version"] == "7.1.25424"
+        assert tc["headers"] == f"{sdk}/include (from triton-x.whl, sha256 abababababab)"
+    assert f"{sdk}/include/hip/hip_version.h: 7.1.25424" in rec["evidence"]["rocm_sdk"]
+
+
+def test_rocm7_sdk_needs_a_clang_that_knows_gfx950_and_its_tools(fake, project, detect):
+    fake.rocm7_sdk(source=False)
+    fake.clang(15)
+    tc = next(t for t in detect(fake, project)["toolchains"] if t["path"] == "native-hip")
+    assert not tc["can_compile"] and "new enough for gfx950" in tc["reason"]
+    fake.clang(22, bundler=False)
+    rec = detect(fake, project)
+    assert not next(t for t in rec["toolchains"] if t["path"] == "native-hip")["can_compile"]
+    assert "clang++-22: no clang-offload-bundler-22 on PATH" in rec["evidence"]["rocm_sdk"]
+    fake.clang(22)
+    rec = detect(fake, project)
+    assert next(t for t in rec["toolchains"] if t["path"] == "native-hip")["toolchain"] == "rocm7-sdk"
+    assert any("SOURCE.json: absent" in e for e in rec["evidence"]["rocm_sdk"])
+
+
+def test_a_real_rocm_7_install_wins_over_the_sdk(fake, project, detect):
+    home = fake.rocm("7.0.2")
+    fake.rocm7_sdk()
+    fake.clang(22)
+    rec = detect(fake, project)
+    tc = next(t for t in rec["toolchains"] if t["path"] == "native-hip")
+    assert tc["toolchain"] == "rocm" and tc["compiler"] == f"{home}/bin/hipcc" and tc["version"] == "7.0.2"
+    assert tc["can_compile"] and not tc["can_run"]  # no GPU here
 
 
 def test_min_rocm_gate_is_configurable(fake, project, detect):

@@ -1,0 +1,117 @@
+"""Probe: the compile-only ROCm 7 toolchain (a versioned clang + the ROCm 7 SDK headers).
+
+The SDK is ROCm's HIP headers and the ocml/ockl device libraries, unpacked by
+``ci/fetch-rocm7-sdk`` from a pinned PyPI triton wheel into
+``$PORT_ROCM7_SDK`` or ``${XDG_CACHE_HOME:-$HOME/.cache}/rocm-port/rocm7-sdk/<name>/``, with a
+``SOURCE.json`` saying where it came from. With Debian's ``clang++-N``,
+``clang-offload-bundler-N`` and ``ld.lld-N`` (N new enough to know gfx950) it compiles and
+device-links HIP code for gfx942/gfx950; there is no runtime, so nothing built with it runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..records import Record, asdict
+from . import fs
+from .rocm import version_from_header
+
+MIN_CLANG_MAJOR = 20  # the first LLVM whose AMDGPU backend knows gfx950 (MI350/355)
+SDK_SUBDIR = "rocm-port/rocm7-sdk"
+
+
+class RocmSdkInfo(Record):
+    found: bool = False  # SDK headers and a new enough clang with its bundler and lld
+    sdk: str | None = None
+    include_dir: str | None = None
+    device_lib_dir: str | None = None  # ocml.bc, ockl.bc
+    hip_version: str | None = None  # from the SDK's hip/hip_version.h
+    source: dict = {}  # SOURCE.json: origin, wheel, sha256 (where the headers came from)
+    clang: str | None = None
+    clang_major: int | None = None
+    bundler: str | None = None
+    lld: str | None = None
+    evidence: list[str] = []
+    problems: list[str] = []
+
+    def to_json(self) -> dict:
+        return asdict(self)  # type: ignore[return-value]
+
+    @property
+    def headers_from(self) -> str:
+        """One phrase: where the headers came from (for detect and the build record)."""
+        origin = self.source.get("wheel") or self.source.get("origin") or "unknown origin"
+        digest = self.source.get("sha256")
+        return f"{self.include_dir} (from {origin}" + (f", sha256 {digest[:12]}" if digest else "") + ")"
+
+
+def _sdk_candidates(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> list[str]:
+    if env.get("PORT_ROCM7_SDK"):
+        return [env["PORT_ROCM7_SDK"]]
+    info.evidence.append("PORT_ROCM7_SDK: unset")
+    base = env.get("XDG_CACHE_HOME") or (f"{env['HOME']}/.cache" if env.get("HOME") else None)
+    if base is None:
+        info.evidence.append("XDG_CACHE_HOME and HOME unset: no default SDK cache")
+        return []
+    parent = f"{base.rstrip('/')}/{SDK_SUBDIR}"
+    names = [n for n in fs.listdir(root, parent) if not n.startswith(".")]
+    if not names:
+        info.evidence.append(f"{parent}: no SDK (ci/fetch-rocm7-sdk fetches one)")
+    return [f"{parent}/{n}" for n in sorted(names, reverse=True)]
+
+
+def _read_sdk(root: Path, sdk: str, info: RocmSdkInfo) -> bool:
+    version, note = version_from_header(root, sdk)
+    info.evidence.append(note if version is None else f"{note}: {version}")
+    if version is None:
+        return False
+    text = fs.read_text(root, f"{sdk}/SOURCE.json")
+    try:
+        source = json.loads(text) if text is not None else {}
+    except ValueError:
+        source = {}
+        info.problems.append(f"{sdk}/SOURCE.json: not JSON; the headers' origin is unknown")
+    if text is None:
+        info.problems.append(f"{sdk}/SOURCE.json: absent; the headers' origin is unknown")
+    libs = [n for n in ("ocml.bc", "ockl.bc") if not fs.exists(root, f"{sdk}/lib/{n}")]
+    if libs:
+        info.problems.append(f"{sdk}/lib lacks {', '.join(libs)}: no device link")
+    info.sdk, info.include_dir, info.hip_version = sdk, f"{sdk}/include", version
+    info.device_lib_dir = None if libs else f"{sdk}/lib"
+    info.source = {k: source[k] for k in ("kind", "origin", "wheel", "sha256", "hip_version") if k in source}
+    return True
+
+
+def _clang(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> None:
+    majors: set[int] = set()
+    for entry in env.get("PATH", "").split(":"):
+        for name in fs.glob_names(root, entry, "clang++-"):
+            if re.fullmatch(r"clang\+\+-\d+", name):
+                majors.add(int(name.rsplit("-", 1)[1]))
+    usable = sorted((m for m in majors if m >= MIN_CLANG_MAJOR), reverse=True)
+    if not usable:
+        seen = ", ".join(f"clang++-{m}" for m in sorted(majors)) or "none"
+        info.evidence.append(f"versioned clang++ on PATH: {seen} (need {MIN_CLANG_MAJOR}+ for gfx950)")
+        return
+    for major in usable:
+        tools = [fs.which(root, env, f"{t}-{major}") for t in ("clang++", "clang-offload-bundler", "ld.lld")]
+        if all(tools):
+            info.clang, info.bundler, info.lld = tools  # type: ignore[assignment]
+            info.clang_major = major
+            info.evidence.append(f"clang++-{major} with clang-offload-bundler-{major} and ld.lld-{major}")
+            return
+        missing = [t for t, p in zip(("clang-offload-bundler", "ld.lld"), tools[1:]) if not p]
+        info.evidence.append(f"clang++-{major}: no {', '.join(f'{m}-{major}' for m in missing)} on PATH")
+
+
+def probe_rocm_sdk(root: Path, env: Mapping[str, str]) -> RocmSdkInfo:
+    info = RocmSdkInfo()
+    for sdk in _sdk_candidates(root, env, info):
+        if _read_sdk(root, sdk, info):
+            break
+    _clang(root, env, info)
+    info.found = info.sdk is not None and info.clang is not None
+    return info
