@@ -162,7 +162,8 @@ def declared_names(headers: Sequence[str], *, include_dirs: Sequence[str | os.Pa
         hit = _load(cache_file)
         if hit is not None:
             return hit
-    decls, files = _parse(argv, tu, root_list, [str(r) for r in (roots or [])], f"reading {', '.join(headers)} with {tool}")
+    what = f"reading {', '.join(headers)} with {tool}"
+    decls, files = _parse(argv, tu, root_list, [str(r) for r in (roots or [])], what)
     result = HeaderNames(tool, version, language, list(headers), dirs, root_list, decls,
                          sorted(f for f in files if astjson.under_roots(root_list)(f)))
     if use_cache:

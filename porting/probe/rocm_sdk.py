@@ -38,7 +38,7 @@ class RocmSdkInfo(Record):
     problems: list[str] = []
 
     def to_json(self) -> dict:
-        return asdict(self)  # type: ignore[return-value]
+        return asdict(self)
 
     @property
     def headers_from(self) -> str:
@@ -99,7 +99,7 @@ def _clang(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> None:
     for major in usable:
         tools = [fs.which(root, env, f"{t}-{major}") for t in ("clang++", "clang-offload-bundler", "ld.lld")]
         if all(tools):
-            info.clang, info.bundler, info.lld = tools  # type: ignore[assignment]
+            info.clang, info.bundler, info.lld = tools
             info.clang_major = major
             info.evidence.append(f"clang++-{major} with clang-offload-bundler-{major} and ld.lld-{major}")
             return
