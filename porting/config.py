@@ -53,6 +53,8 @@ OPTIONS: dict[str, Option] = _opts(
     Option("build_dir", "str", "build/port", "out-of-tree build directory", "PORT_BUILD_DIR"),
     Option("out_dir", "str", "port-out", "where certify/report write artifacts", "PORT_OUT_DIR"),
     Option("hipify.max_file_size", "int", 16 * 1024 * 1024, "files above this many bytes are skipped"),
+    Option("hipify.follow_external_symlinks", "bool", False,
+           "follow symlinks in SRC whose target is outside SRC (default: report them, copy nothing)"),
     Option("audit.fail_on", "str", "error", "lowest severity that fails `port audit`", "PORT_AUDIT_FAIL_ON",
            ("error", "warning", "never")),
     Option("audit.baseline", "str", "", "baseline file of accepted findings"),
@@ -61,6 +63,18 @@ OPTIONS: dict[str, Option] = _opts(
     Option("matrix.workers", "str", "auto", "pytest-xdist workers (-n)", "PORT_MATRIX_WORKERS"),
     Option("report.reference", "str", "auto", "reference platform for parity", None, ("auto", "cuda", "cpu")),
 )
+
+
+def add_option_flag(parser: Any, key: str, *flags: str) -> None:
+    """An argparse flag for ``OPTIONS[key]`` (its help, type and choices declared once, above).
+    The default is None, so an absent flag leaves the file/env/default value in ``load_config``."""
+    option = OPTIONS[key]
+    dest = key.rsplit(".", 1)[-1]
+    if option.kind == "bool":
+        parser.add_argument(*flags, dest=dest, action="store_const", const=True, default=None, help=option.help)
+    else:
+        parser.add_argument(*flags, dest=dest, default=None, help=option.help, choices=option.choices,
+                            type=int if option.kind == "int" else str)
 
 
 class Config(Record):

@@ -7,6 +7,8 @@ import json
 import os
 import sys
 
+from ..config import add_option_flag
+
 HELP = "hipify a CUDA source tree into a separate output tree (incremental, parallel, lossless)"
 
 
@@ -30,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fnmatch pattern of paths not to hipify (repeatable)")
     parser.add_argument("--max-file-size", type=int, default=None, metavar="BYTES",
                         help="skip files larger than this (default: config hipify.max_file_size)")
+    add_option_flag(parser, "hipify.follow_external_symlinks", "--follow-external-symlinks")
     parser.add_argument("--json", action="store_true", help="print the manifest summary as JSON")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every file that was not converted cleanly")
 
@@ -38,12 +41,14 @@ def run(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..errors import ProblemsFound, UsageError
     from ..hipify import MANIFEST_NAME, HipifyOptions, convert_tree
+    from ..paths import show
 
     if args.jobs is not None and args.jobs < 0:
         raise UsageError(f"--jobs: must be >= 0, got {args.jobs}")
     if args.max_file_size is not None and args.max_file_size <= 0:
         raise UsageError(f"--max-file-size: must be > 0, got {args.max_file_size}")
-    config = load_config(cli={"jobs": args.jobs, "hipify.max_file_size": args.max_file_size},
+    config = load_config(cli={"jobs": args.jobs, "hipify.max_file_size": args.max_file_size,
+                              "hipify.follow_external_symlinks": args.follow_external_symlinks},
                          env=os.environ, config_file=args.config)
     defaults = HipifyOptions()
     extensions = defaults.extensions
@@ -59,16 +64,20 @@ def run(args: argparse.Namespace) -> int:
             print(f"port hipify: {msg}", file=sys.stderr)
 
     manifest = convert_tree(args.src, args.out, jobs=int(config["jobs"]) or None, options=options,
-                            manifest_path=args.manifest, progress=progress)
+                            manifest_path=args.manifest, progress=progress,
+                            follow_external_symlinks=bool(config["hipify.follow_external_symlinks"]))
     s = manifest.summary
     if args.json:
         print(json.dumps({"summary": s, "manifest": str(args.manifest or os.path.join(args.out, MANIFEST_NAME)),
-                          "problems": [f.to_json() for f in manifest.files if f.status in ("skipped", "failed")]},
+                          "problems": [f.to_json() for f in manifest.files if f.status in ("skipped", "failed")],
+                          "refused": manifest.refused},
                          indent=2))
     else:
         for f in manifest.files:
             if f.status in ("skipped", "failed") or (args.verbose and f.non_utf8_bytes):
-                print(f"{f.status:9} {f.source}: {f.why}")
+                print(f"{f.status:9} {show(f.source)}: {f.why}")
+        for r in manifest.refused:
+            print(f"refused   {show(r['path'])}: {r['why']}")
         print(f"hipify: {s['files']} files: {s['converted']} converted, {s['unchanged']} unchanged, "
               f"{s['skipped']} skipped, {s['failed']} failed ({s['non_utf8']} not UTF-8) -> {args.out}")
     if not manifest.ok:

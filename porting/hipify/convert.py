@@ -6,6 +6,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from typing import Any
 from .. import __version__
 from ..atomic import write_json
 from ..errors import InputError, UsageError
+from ..paths import OutputDir, PathRefused
 from . import engine, worker
 from .includes import Decision, FileFacts, TreeContext, walk
 from .manifest import FileEntry, Manifest
@@ -43,9 +45,9 @@ class HipifyOptions:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
 
-def _key(src: str, out: str, options: HipifyOptions) -> dict[str, Any]:
+def _key(src: str, out: str, options: HipifyOptions, follow_external: bool) -> dict[str, Any]:
     key = {"tool": f"rocm-port {__version__}", "source_root": src, "output_root": out,
-           "options": options.to_json(), **engine.fingerprint()}
+           "options": options.to_json(), "follow_external_symlinks": follow_external, **engine.fingerprint()}
     key["digest"] = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
     return key
 
@@ -100,7 +102,7 @@ def _check_roots(src: Path, out: Path) -> tuple[str, str]:
 
 def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jobs: int | None = None,
                  options: HipifyOptions | None = None, manifest_path: str | os.PathLike[str] | None = None,
-                 progress: Callable[[str], None] | None = None) -> Manifest:
+                 progress: Callable[[str], None] | None = None, follow_external_symlinks: bool = False) -> Manifest:
     """Hipify the tree ``src`` into ``out``; see the package docstring."""
     options = options or HipifyOptions()
     src_root, out_root = _check_roots(Path(src), Path(out))
@@ -113,7 +115,8 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
     real_m, real_s = os.path.realpath(mpath), os.path.realpath(src_root)
     if real_m.startswith(real_s + os.sep) and not real_m.startswith(os.path.realpath(out_root) + os.sep):
         raise UsageError(f"--manifest {manifest_path}: must not be inside the source directory (SRC is never modified)")
-    key = _key(src_root, out_root, options)
+    key = _key(src_root, out_root, options, follow_external_symlinks)
+    outdir = OutputDir(out_root)  # every write and delete in OUT goes through it
     old = Manifest.load(mpath)
     old_entries = old.by_source() if old is not None and old.key.get("digest") == key["digest"] else {}
     old_mtimes = {rel: e.mtime_ns for rel, e in old_entries.items()}
@@ -122,7 +125,8 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
     real_out = os.path.realpath(out_root)
     exclude = real_out if real_out.startswith(os.path.realpath(src_root) + os.sep) else None
     scan = scan_tree(src_root, exclude=None if exclude is None else os.path.join(
-        src_root, os.path.relpath(exclude, os.path.realpath(src_root))))
+        src_root, os.path.relpath(exclude, os.path.realpath(src_root))), out_real=real_out,
+        follow_external=follow_external_symlinks)
     say(f"scanned {len(scan.files)} files under {src_root}")
 
     def oabs(rel: str) -> str:
@@ -149,7 +153,7 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
     tasks: list[worker.Task] = []
     for f in good:
         prev = old_entries.get(f.rel)
-        if prev is not None and prev.size == f.size and prev.status != "failed" and _outputs_present(prev, out_root) \
+        if prev is not None and prev.size == f.size and prev.status != "failed" and _outputs_present(prev, outdir) \
                 and (prev.mtime_ns == f.mtime_ns or _same_content(f.path, prev.sha256)):
             prev.mtime_ns = f.mtime_ns  # touched but unchanged: keep the outputs, remember the new mtime
             reuse[f.rel] = prev
@@ -172,7 +176,7 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
                 deferred[t.rel] = t.fin
     with _Runner(jobs) as runner:
         by_rel = {f.rel: f for f in good}
-        results = _convert(runner, tasks, ctx, all_files, out_root, reuse, by_rel, options, say)
+        results = _convert(runner, tasks, ctx, all_files, outdir, reuse, by_rel, options, say)
     _resolve_collisions(results, deferred, all_files, out_root, by_rel)
     manifest = Manifest(src_root, out_root, key)
     for f in scan.files:
@@ -182,7 +186,8 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
             manifest.files.append(_entry(results[f.rel], f, out_root, f.rel in cand))
         else:
             manifest.files.append(reuse[f.rel])
-    _remove_stale(old, manifest, out_root)
+    _remove_stale(old, manifest, outdir)
+    manifest.refused = outdir.to_json() + [r for res in results.values() for r in res.refused]
     manifest.summarize()
     _write_manifest(mpath, manifest)
     return manifest
@@ -195,10 +200,11 @@ def _write_manifest(path: Path, manifest: Manifest) -> None:
         raise UsageError(f"--manifest {path}: cannot write the manifest: {exc.strerror or exc}") from None
 
 
-def _convert(runner: _Runner, tasks: list[worker.Task], ctx: TreeContext, all_files: list[str], out_root: str,
+def _convert(runner: _Runner, tasks: list[worker.Task], ctx: TreeContext, all_files: list[str], outdir: OutputDir,
              reuse: dict[str, FileEntry], by_rel: dict[str, SourceFile], options: HipifyOptions,
              say: Callable[[str], None]) -> dict[str, worker.Result]:
     # Headers first: their verdicts let the other files guess their include rewriting right.
+    out_root = outdir.root
     first = [t for t in tasks if not t.candidate or t.rel.endswith(options.header_extensions)]
     second = [t for t in tasks if t.candidate and not t.rel.endswith(options.header_extensions)]
     results = {r.rel: r for r in runner.run(first)}
@@ -219,7 +225,7 @@ def _convert(runner: _Runner, tasks: list[worker.Task], ctx: TreeContext, all_fi
             if _agrees(d, results.get(rel), reuse.get(rel)):
                 continue
             f = by_rel[rel]
-            _drop_output(results.get(rel), reuse.get(rel), out_root)
+            _drop_output(results.get(rel), reuse.get(rel), outdir)
             reuse.pop(rel, None)
             redo.append(worker.Task(rel, f.path, fp, f.mode, False, True, options.max_file_size, d.replacements))
         if not redo:
@@ -264,6 +270,9 @@ def _resolve_collisions(results: dict[str, worker.Result], deferred: dict[str, s
                 worker.write_file(copy_path, Path(by_rel[rel].path).read_bytes(), by_rel[rel].mode)
             except OSError as exc:  # reported like the workers' copies, and the run finishes
                 r.status, r.why = "failed", f"cannot copy: {exc.strerror or exc}"
+            except PathRefused as exc:
+                r.status, r.why = "failed", f"output refused: {exc.why}"
+                r.refused.append({"path": os.path.relpath(copy_path, out_root), "why": exc.why})
 
 
 def _facts(all_files: list[str], out_root: str, results: dict[str, worker.Result],
@@ -310,28 +319,22 @@ def _same_content(path: str, sha256: str | None) -> bool:
         return False
 
 
-def _outputs_present(entry: FileEntry, out_root: str) -> bool:
+def _outputs_present(entry: FileEntry, outdir: OutputDir) -> bool:
     for rel, size in ((entry.copy, None), (entry.output, entry.output_size)):
         if rel is None:
             continue
-        try:
-            st = os.stat(os.path.join(out_root, rel))
-        except OSError:
-            return False
-        if size is not None and st.st_size != size:
+        st = outdir.lstat(rel)  # a regular file in OUT, reached without following a symlink
+        if st is None or not stat.S_ISREG(st.st_mode) or (size is not None and st.st_size != size):
             return False
     return True
 
 
-def _drop_output(res: worker.Result | None, prev: FileEntry | None, out_root: str) -> None:
+def _drop_output(res: worker.Result | None, prev: FileEntry | None, outdir: OutputDir) -> None:
     paths = [res.output] if res is not None and res.output else []
     if prev is not None and prev.output and prev.output != prev.copy:
-        paths.append(os.path.join(out_root, prev.output))
+        paths.append(prev.output)
     for p in paths:
-        try:
-            os.unlink(p)
-        except OSError:
-            pass
+        outdir.unlink(p)
 
 
 def _entry(res: worker.Result, f: SourceFile, out_root: str, candidate: bool) -> FileEntry:
@@ -344,16 +347,15 @@ def _entry(res: worker.Result, f: SourceFile, out_root: str, candidate: bool) ->
                      output_size=res.output_size)
 
 
-def _remove_stale(old: Manifest | None, new: Manifest, out_root: str) -> None:
+def _remove_stale(old: Manifest | None, new: Manifest, outdir: OutputDir) -> None:
     """Delete outputs of the previous run that this run did not produce (deleted sources,
-    renamed outputs after an option change). Only paths recorded in the old manifest."""
-    if old is None or os.path.abspath(old.output_root) != out_root:
+    renamed outputs after an option change). Only paths recorded in the old manifest, and only
+    inside OUT: the manifest is a file anyone may have edited, so ``outdir`` refuses (and
+    records) absolute paths, '..' and symlinked directories."""
+    if old is None or not isinstance(old.output_root, str) or os.path.abspath(old.output_root) != outdir.root:
         return
     keep = {p for e in new.files for p in (e.output, e.copy) if p}
     for e in old.files:
-        for p in {e.output, e.copy}:
+        for p in (e.output, e.copy) if e.output != e.copy else (e.output,):
             if p and p not in keep:
-                try:
-                    os.unlink(os.path.join(out_root, p))
-                except OSError:
-                    pass
+                outdir.unlink(p)

@@ -52,6 +52,7 @@ class Manifest:
     files: list[FileEntry] = field(default_factory=list)
     summary: dict[str, int] = field(default_factory=dict)
     schema: str = SCHEMA
+    refused: list[dict[str, str]] = field(default_factory=list)  # paths porting.paths did not write/delete
 
     @property
     def ok(self) -> bool:
@@ -71,7 +72,8 @@ class Manifest:
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": self.schema, "source_root": self.source_root, "output_root": self.output_root,
-                "key": self.key, "summary": self.summary, "files": [f.to_json() for f in self.files]}
+                "key": self.key, "summary": self.summary, "files": [f.to_json() for f in self.files],
+                "refused": self.refused}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Manifest:

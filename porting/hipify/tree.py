@@ -1,4 +1,4 @@
-"""Walk a source tree robustly: follow symlinks, detect loops, report what cannot be read."""
+"""Walk a source tree robustly: follow symlinks that stay in it, detect loops, report what cannot be read."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import fnmatch
 import os
 import stat
 from dataclasses import dataclass
+
+from ..paths import source_link_problem
 
 
 @dataclass
@@ -25,14 +27,18 @@ class Scan:
     dirs: list[str]  # relative directory paths (including "")
 
 
-def scan_tree(root: str, exclude: str | None = None) -> Scan:
+def scan_tree(root: str, exclude: str | None = None, out_real: str | None = None,
+              follow_external: bool = False) -> Scan:
     """Every file under ``root`` (symlinks followed, loops reported), in os.walk order.
 
     ``exclude`` is an absolute directory not to enter (the output directory when it lies
-    inside the source tree).
+    inside the source tree). A symlink is followed only where ``porting.paths`` allows it:
+    its target stays inside ``root`` (or ``follow_external``) and is not in ``out_real``, the
+    real output directory; otherwise it is reported ``skipped`` with the reason.
     """
     files: list[SourceFile] = []
     dirs: list[str] = []
+    root_real = os.path.realpath(root)
 
     def walk(abs_dir: str, rel_dir: str, ancestors: frozenset[tuple[int, int]]) -> None:
         # os.walk order (a directory's files, then its subdirectories, in listing order), which is
@@ -50,6 +56,11 @@ def scan_tree(root: str, exclude: str | None = None) -> Scan:
             full = os.path.join(abs_dir, entry.name)
             if exclude is not None and full == exclude:
                 continue
+            if entry.is_symlink():
+                why = source_link_problem(full, root_real, out_real, follow_external)
+                if why is not None and os.path.exists(full):  # broken links and loops: below
+                    files.append(SourceFile(rel, full, problem=why))
+                    continue
             try:
                 st = os.stat(full)  # follows symlinks
             except OSError as exc:

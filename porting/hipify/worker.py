@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..atomic import write_bytes
+from ..paths import OutputDir, PathRefused
 from . import engine
 from .includes import FileFacts, TreeContext
 
@@ -49,11 +49,14 @@ class Result:
     output_size: int | None = None
     changed: bool = False
     copy_overwritten: bool = False  # its copy path was taken by another file's hipified output
+    refused: list[dict[str, str]] = field(default_factory=list)  # writes porting.paths refused
 
 
 def write_file(path: str, data: bytes, mode: int) -> None:
-    """Atomic replace without a per-file fsync (see ``porting.atomic.write_bytes``)."""
-    write_bytes(path, data, mode=mode, durable=False)
+    """Atomic replace inside OUT (``porting.paths.OutputDir``: never through a symlink, never
+    outside OUT), without a per-file fsync (see ``porting.atomic.write_bytes``)."""
+    assert CONTEXT is not None, "worker.CONTEXT not set"
+    OutputDir(CONTEXT.out_root).write_bytes(path, data, mode=mode, durable=False)
 
 
 def run_task(task: Task) -> Result:
@@ -84,6 +87,10 @@ def run_task(task: Task) -> Result:
         convert(task, data, res)
     except OSError as exc:
         res.status, res.why = "failed", f"cannot write output: {exc.strerror or exc}"
+    except PathRefused as exc:
+        res.status, res.why = "failed", f"output refused: {exc.why}"
+        res.refused.append({"path": os.path.relpath(str(exc.path), CONTEXT.out_root) if CONTEXT else str(exc.path),
+                            "why": exc.why})
     except engine.WouldNotTerminate as exc:
         res.status, res.why = "failed", f"not converted: {exc}; copied unchanged"
     except Exception as exc:  # a hipify internal error on odd input: report, carry on
