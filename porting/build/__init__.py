@@ -13,9 +13,9 @@ import fcntl
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ..atomic import write_json
 from ..errors import UsageError

@@ -25,7 +25,7 @@ class Step:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Step":
+    def from_json(cls, data: dict[str, Any]) -> Step:
         return cls(**{k: data[k] for k in ("kind", "source", "output", "command", "cached", "seconds",
                                            "returncode")})
 
@@ -59,7 +59,7 @@ class BuildRecord:
                 "notes": list(self.notes), "error": self.error, "error_output": self.error_output}
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "build record") -> "BuildRecord":
+    def from_json(cls, data: Any, where: str = "build record") -> BuildRecord:
         if not isinstance(data, dict) or data.get("schema") != BUILD_RECORD_SCHEMA:
             raise InputError(f"{where}: not a schema-{BUILD_RECORD_SCHEMA} build record")
         try:
