@@ -24,7 +24,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from .errors import InputError
 
