@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "report": "porting.commands.report",
     "certify": "porting.commands.certify",
     "soak": "porting.commands.soak",
+    "emulate": "porting.commands.emulate",
 }
 
 
@@ -78,13 +79,26 @@ def _parser(only: str | None) -> argparse.ArgumentParser:
     return parser
 
 
+def _split_passthrough(args_list: list[str], only: str | None) -> tuple[list[str], list[str] | None]:
+    """A command with ``PASSTHROUGH = True`` gets what follows the first ``--`` verbatim
+    (`port emulate prog.cu -- ARGS`): argparse alone would mix those into its positionals."""
+    module = _load(only) if only is not None else None
+    if module is None or not getattr(module, "PASSTHROUGH", False) or "--" not in args_list:
+        return args_list, None
+    cut = args_list.index("--")
+    return args_list[:cut], args_list[cut + 1:]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in args_list if not a.startswith("-")), None)
     only = command if command in COMMANDS and "-h" not in args_list[:1] else None
     try:
         parser = _parser(only)
+        args_list, passthrough = _split_passthrough(args_list, only)
         args = parser.parse_args(args_list)
+        if passthrough is not None:
+            args.passthrough = passthrough
         if getattr(args, "_module", None) is None:
             parser.print_help()
             return 2

@@ -62,6 +62,10 @@ OPTIONS: dict[str, Option] = _opts(
     Option("matrix.exemptions", "str", "test_matrix/exemptions.toml", "exemption registry"),
     Option("matrix.workers", "str", "auto", "pytest-xdist workers (-n)", "PORT_MATRIX_WORKERS"),
     Option("report.reference", "str", "auto", "reference platform for parity", None, ("auto", "cuda", "cpu")),
+    Option("emulate.warps", "list", ["32", "64"], "warp widths `port emulate` runs at", "PORT_EMULATE_WARPS"),
+    Option("emulate.std", "str", "c++17", "C++ standard emulated programs compile as", None, ("c++17", "c++20")),
+    Option("emulate.timeout", "int", 600, "seconds one emulated run may take", "PORT_EMULATE_TIMEOUT"),
+    Option("emulate.cxx", "str", "g++", "host C++ compiler of `port emulate`", "PORT_EMULATE_CXX"),
 )
 
 

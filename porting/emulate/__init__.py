@@ -1,0 +1,132 @@
+"""`port emulate`: run a CUDA/HIP program on the CPU at 32- and 64-lane warps and compare.
+
+Pipeline: refuse what is not emulated (refuse.py) -> rewrite launches and dynamic shared
+memory (rewrite.py) -> compile once per warp width against the fiber runtime in runtime/
+(build.py) -> run each width in its own directory and compare (run.py). `emulate()` takes a
+Request and returns a Result record; porting.commands.emulate is the thin CLI over it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError, UsageError
+from . import build, refuse, run
+
+SCHEMA = 1
+WARPS = (32, 64)  # the widths the runtime models: CUDA warps and CDNA wavefronts
+
+
+class Unsupported(InputError):
+    """The program uses something the emulator does not model (exit 2, the feature named)."""
+
+
+@dataclass
+class Request:
+    sources: list[Path]
+    out_dir: Path
+    include_dirs: list[Path] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+    warps: list[int] = field(default_factory=lambda: list(WARPS))
+    compare: list[str] = field(default_factory=lambda: ["stdout", "exit"])
+    masks: list[str] = field(default_factory=list)
+    program_args: list[str] = field(default_factory=list)
+    stdin: Path | None = None
+    cwd: Path | None = None
+    timeout: float = 600.0
+    cxx: str = "g++"
+    std: str = "c++17"
+    cache_dir: Path | None = None  # compiled runtime and programs (default: OUT/cache)
+
+
+@dataclass
+class Result:
+    request: Request
+    runs: list[run.Run]
+    differences: list[run.Difference]
+    launches: int
+    files: list[Path]
+    seconds: float
+
+    @property
+    def verdict(self) -> str:
+        return "diverged" if self.differences else "same"
+
+    def to_json(self) -> dict:
+        r = self.request
+        return {"schema": SCHEMA, "verdict": self.verdict,
+                "sources": [str(s) for s in r.sources], "files": [str(f) for f in self.files],
+                "launch_sites": self.launches, "warps": r.warps, "compare": r.compare, "masks": r.masks,
+                "program_args": r.program_args, "seconds": round(self.seconds, 3),
+                "runs": [x.to_json() for x in self.runs],
+                "differences": [d.to_json() for d in self.differences],
+                "executed": "on the host CPU by the port emulate fiber runtime (no GPU involved)"}
+
+
+def check_request(req: Request) -> list[re.Pattern[str]]:
+    for s in req.sources:
+        if not s.is_file():
+            raise UsageError(f"{s}: source file does not exist")
+    for d in req.include_dirs:
+        if not d.is_dir():
+            raise UsageError(f"-I {d}: not a directory")
+    bad = [w for w in req.warps if w not in WARPS]
+    if bad or not req.warps:
+        raise UsageError(f"--warp: widths must be among {', '.join(map(str, WARPS))}, got {req.warps}")
+    if req.stdin is not None and not req.stdin.is_file():
+        raise UsageError(f"--stdin {req.stdin}: not a file")
+    if req.cwd is not None and not req.cwd.is_dir():
+        raise UsageError(f"--cwd {req.cwd}: not a directory")
+    if req.timeout <= 0:
+        raise UsageError(f"--timeout: must be positive, got {req.timeout}")
+    try:
+        return [re.compile(m) for m in req.masks]
+    except re.error as exc:
+        raise UsageError(f"--mask: not a regular expression: {exc}") from None
+
+
+def emulate(req: Request) -> Result:
+    """Build and run ``req``'s program at each width; raises Unsupported / InputError (exit 2)."""
+    began = time.monotonic()
+    masks = check_request(req)
+    tool = build.Toolchain(cxx=req.cxx, std=req.std)
+    program = build.prepare(req.sources, req.include_dirs, req.defines, tool, req.out_dir / "src")
+    refusals = refuse.scan(program.files)
+    if refusals:
+        more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
+        raise Unsupported(refusals[0].message() + more)
+    compiled = build.compile_all(program, tool, req.warps, req.cache_dir or req.out_dir / "cache")
+    runs = [_run_width(req, compiled[w], str(req.out_dir / "src")) for w in req.warps]
+    _raise_if_unrunnable(runs)
+    diffs = run.compare(runs, req.compare, masks)
+    return Result(req, runs, diffs, program.launches, program.files, time.monotonic() - began)
+
+
+def _run_width(req: Request, compiled: build.Compiled, mirror: str) -> run.Run:
+    if compiled.binary is None:
+        fault = compiled.error.replace(mirror, "")
+        return run.Run(compiled.warp, "build-failed", None, "", compiled.stderr.replace(mirror, ""),
+                       0.0, compiled.seconds, False, fault)
+    workdir = req.out_dir / f"run-w{compiled.warp}"
+    run.prepare_workdir(workdir, req.cwd)
+    files = [c for c in req.compare if c not in ("stdout", "exit")]
+    result = run.run_binary(compiled.binary, compiled.warp, req.program_args, workdir, req.stdin,
+                            req.timeout, files)
+    result.compile_seconds, result.compile_cached = compiled.seconds, compiled.cached
+    return result
+
+
+def _raise_if_unrunnable(runs: list[run.Run]) -> None:
+    for r in runs:
+        if r.status == "unsupported":
+            raise Unsupported(f"warp {r.warp}: {r.fault}")
+    statuses = {r.status for r in runs}
+    if statuses == {"build-failed"}:
+        if "port emulate" in runs[0].fault:  # build.explain_compile_error named a missing API/header
+            raise Unsupported(runs[0].fault)
+        raise InputError(f"does not compile: {runs[0].fault}")
+    if statuses == {"timeout"}:
+        raise InputError(f"every run took longer than the timeout ({runs[0].seconds:.0f} s)")

@@ -1,0 +1,238 @@
+"""Building a program for `port emulate`: rewrite, compile once per warp width, cache by hash.
+
+The program's sources and the local headers they include (followed through ``#include "..."``
+and through ``-I`` directories) are rewritten (porting.emulate.rewrite) into a mirror under
+the output directory, at the same relative layout, so relative includes still resolve. Each
+width compiles with ``g++ -include emu_runtime.h -DEMU_WARP=W`` against the runtime object,
+which is compiled once per (runtime content, compiler, flags, width) and cached by that hash;
+a program binary is cached the same way, so an unchanged program is not recompiled. The two
+widths compile in parallel, each compiler in its own process group.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..atomic import write_bytes
+from ..errors import InputError
+from ..process_group import stop_group
+from .rewrite import rewrite
+
+RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
+_RUNTIME_SOURCE = "emu_runtime.cpp"
+_QUOTED = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+_ANGLED = re.compile(r"^\s*#\s*include\s*<([^>]+)>", re.M)
+MAX_FILES = 2000
+
+
+@dataclass
+class Toolchain:
+    cxx: str = "g++"
+    std: str = "c++17"
+    opt: str = "-O2"
+
+    def base_flags(self, warp: int) -> list[str]:
+        return [f"-std={self.std}", self.opt, f"-DEMU_WARP={warp}", "-pthread", "-w"]
+
+
+@dataclass
+class Program:
+    """The rewritten sources of one program, ready to compile at any width."""
+    sources: list[Path]            # the rewritten translation units
+    include_dirs: list[Path]       # mirrored -I dirs first, then the user's
+    defines: list[str]
+    digest: str                    # hash of every rewritten file and flag
+    launches: int = 0
+    files: list[Path] = field(default_factory=list)  # the originals that were rewritten
+
+
+def closure(sources: list[Path], include_dirs: list[Path]) -> list[Path]:
+    """The sources and every local header they include, transitively (system headers excluded)."""
+    seen: dict[Path, None] = {}
+    todo = [p.resolve() for p in sources]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen[path] = None
+        if len(seen) > MAX_FILES:
+            raise InputError(f"{sources[0]}: includes more than {MAX_FILES} local files")
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for name in _QUOTED.findall(text):
+            found = _resolve(name, [path.parent, *include_dirs])
+            if found is not None:
+                todo.append(found)
+        for name in _ANGLED.findall(text):
+            found = _resolve(name, include_dirs)
+            if found is not None:
+                todo.append(found)
+    return list(seen)
+
+
+def _resolve(name: str, dirs: list[Path]) -> Path | None:
+    for d in dirs:
+        candidate = d / name
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def prepare(sources: list[Path], include_dirs: list[Path], defines: list[str], tool: Toolchain,
+            mirror: Path) -> Program:
+    """Rewrite the program's files into ``mirror`` (same absolute layout below it)."""
+    dirs = [d.resolve() for d in include_dirs]
+    files = closure(sources, dirs)
+    h = hashlib.sha256()
+    launches = 0
+    for path in sorted(files):
+        result = rewrite(path.read_text(encoding="utf-8", errors="replace"), str(path))
+        launches += result.launches
+        data = result.text.encode("utf-8")
+        target = _mirrored(mirror, path)
+        if not target.is_file() or target.read_bytes() != data:
+            write_bytes(target, data, durable=False)
+        h.update(str(path).encode() + b"\0" + data + b"\0")
+    for flag in [*map(str, dirs), *defines, tool.cxx, tool.std, tool.opt]:
+        h.update(flag.encode() + b"\0")
+    mirrored_dirs = [_mirrored(mirror, d) for d in dirs]
+    return Program(sources=[_mirrored(mirror, s.resolve()) for s in sources],
+                   include_dirs=[*mirrored_dirs, *dirs], defines=defines,
+                   digest=h.hexdigest()[:20], launches=launches, files=files)
+
+
+def _mirrored(mirror: Path, path: Path) -> Path:
+    return mirror / str(path).lstrip(os.sep)
+
+
+def runtime_digest(tool: Toolchain, warp: int) -> str:
+    h = hashlib.sha256()
+    for path in sorted(RUNTIME_DIR.rglob("*")):
+        if path.is_file() and path.suffix in (".h", ".cpp"):
+            h.update(path.relative_to(RUNTIME_DIR).as_posix().encode() + b"\0" + path.read_bytes())
+    h.update(" ".join([compiler_version(tool.cxx), *tool.base_flags(warp)]).encode())
+    return h.hexdigest()[:20]
+
+
+def compiler_version(cxx: str) -> str:
+    try:
+        done = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=60)
+    except FileNotFoundError:
+        raise InputError(f"C++ compiler '{cxx}' not found (port emulate compiles with the host g++)") from None
+    except subprocess.TimeoutExpired:
+        raise InputError(f"C++ compiler '{cxx}' did not answer --version") from None
+    return done.stdout.splitlines()[0] if done.stdout else cxx
+
+
+def _include_flags(extra: list[Path]) -> list[str]:
+    flags = ["-I", str(RUNTIME_DIR / "include"), "-I", str(RUNTIME_DIR)]
+    for d in extra:
+        flags += ["-I", str(d)]
+    return flags
+
+
+@dataclass
+class Compiled:
+    warp: int
+    binary: Path | None
+    seconds: float
+    cached: bool
+    error: str = ""          # the compiler's first error, when it failed
+    stderr: str = ""
+
+
+def compile_all(program: Program, tool: Toolchain, warps: list[int], cache: Path) -> dict[int, Compiled]:
+    """Compile the runtime (if not cached) and the program at every width, in parallel."""
+    objects = _start_all(cache, warps, lambda w: _runtime_job(tool, w, cache))
+    failed = {w: c for w, c in objects.items() if c.binary is None}
+    if failed:
+        first = next(iter(failed.values()))
+        raise InputError(f"the emulator runtime does not compile with {tool.cxx}: {first.error}")
+    return _start_all(cache, warps, lambda w: _program_job(program, tool, w, cache, objects[w].binary))
+
+
+@dataclass
+class _Job:
+    warp: int
+    output: Path
+    cmd: list[str] | None  # None: already cached
+
+
+def _runtime_job(tool: Toolchain, warp: int, cache: Path) -> _Job:
+    out = cache / f"runtime-{runtime_digest(tool, warp)}-w{warp}.o"
+    cmd = [tool.cxx, *tool.base_flags(warp), *_include_flags([]), "-c", str(RUNTIME_DIR / _RUNTIME_SOURCE)]
+    return _Job(warp, out, None if out.is_file() else cmd + ["-o"])
+
+
+def _program_job(program: Program, tool: Toolchain, warp: int, cache: Path, runtime_obj: Path | None) -> _Job:
+    out = cache / f"program-{program.digest}-{runtime_obj.stem if runtime_obj else ''}"
+    cmd = [tool.cxx, *tool.base_flags(warp), *_include_flags(program.include_dirs),
+           *[f"-D{d}" for d in program.defines], "-include", "emu_runtime.h",
+           "-x", "c++", *map(str, program.sources), "-x", "none", str(runtime_obj)]
+    return _Job(warp, out, None if out.is_file() else cmd + ["-o"])
+
+
+def _start_all(cache: Path, warps: list[int], make) -> dict[int, Compiled]:
+    cache.mkdir(parents=True, exist_ok=True)
+    jobs = [make(w) for w in warps]
+    procs: dict[int, tuple[_Job, subprocess.Popen | None, Path, float]] = {}
+    try:
+        for job in jobs:
+            if job.cmd is None:
+                procs[job.warp] = (job, None, job.output, time.monotonic())
+                continue
+            tmp = job.output.with_name(f".{job.output.name}.{os.getpid()}.tmp")
+            child = subprocess.Popen([*job.cmd, str(tmp)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, errors="replace", start_new_session=True)
+            procs[job.warp] = (job, child, tmp, time.monotonic())
+        return {w: _finish(*entry) for w, entry in procs.items()}
+    finally:
+        for _, proc, tmp, _ in procs.values():
+            if proc is not None and proc.poll() is None:
+                stop_group(proc, grace_s=2.0)
+            if proc is not None and tmp.exists():
+                tmp.unlink()
+
+
+def _finish(job: _Job, proc: subprocess.Popen | None, tmp: Path, began: float) -> Compiled:
+    if proc is None:
+        return Compiled(job.warp, job.output, 0.0, True)
+    _, err = proc.communicate()
+    seconds = time.monotonic() - began
+    if proc.returncode != 0:
+        return Compiled(job.warp, None, seconds, False, explain_compile_error(err), err)
+    os.replace(tmp, job.output)
+    return Compiled(job.warp, job.output, seconds, False, "", err)
+
+
+_NOT_DECLARED = re.compile(r"[‘'](\w+)[’'] (?:was not declared in this scope|has not been declared"
+                           r"|is not a member of|does not name a type)")
+_NO_HEADER = re.compile(r"fatal error: ([^:]+): No such file or directory")
+_GPU_NAME = re.compile(r"^(?:cuda|hip|cu|nv|__)\w*")
+
+
+def explain_compile_error(stderr: str) -> str:
+    """One line: an unsupported API or header by name, else the compiler's first error."""
+    for line in stderr.splitlines():
+        m = _NO_HEADER.search(line)
+        if m:
+            return f"includes <{m.group(1).strip()}>, which port emulate does not provide"
+        m = _NOT_DECLARED.search(line)
+        if m and _GPU_NAME.match(m.group(1)):
+            return f"{_location(line)}uses {m.group(1)}, which port emulate's runtime does not provide"
+    for line in stderr.splitlines():
+        if " error: " in line or line.startswith("error:"):
+            return line.strip()
+    tail = [line for line in stderr.splitlines() if line.strip()]
+    return tail[-1].strip() if tail else "the compiler failed without a message"
+
+
+def _location(line: str) -> str:
+    m = re.match(r"^([^:\s]+:\d+):", line)
+    return f"{m.group(1)}: " if m else ""
+

@@ -1,0 +1,102 @@
+"""What `port emulate` cannot run, found before compiling and named in one line (exit 2).
+
+Each entry is one feature the CPU runtime does not model; a program that uses it is refused
+with the feature's name and the first place it is used, instead of a compile error or a wrong
+answer. Names the runtime simply lacks (an unusual ``cudaFoo``) are caught later, from the
+compiler's own message (porting.emulate.build.explain_compile_error).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..audit.mask import mask
+
+
+@dataclass(frozen=True)
+class Feature:
+    name: str
+    code: re.Pattern[str] | None = None      # matched on code (comments, literals blanked)
+    include: re.Pattern[str] | None = None   # matched on #include header names
+
+
+def _f(name: str, code: str | None = None, include: str | None = None) -> Feature:
+    return Feature(name, re.compile(code) if code else None, re.compile(include) if include else None)
+
+
+FEATURES: tuple[Feature, ...] = (
+    _f("uses cuBLAS", r"\bcublas[A-Z]\w*\s*\(", r"^cublas"),
+    _f("uses hipBLAS/rocBLAS", r"\b(?:hip|roc)blas_?[A-Za-z]\w*\s*\(", r"(?:^|/)(?:hip|roc)blas"),
+    _f("uses cuFFT", r"\bcufft[A-Z]\w*\s*\(", r"^cufft"),
+    _f("uses cuRAND", r"\bcurand(?:_init|_uniform|_normal|[A-Z]\w*)\s*\(", r"^curand"),
+    _f("uses cuSPARSE", None, r"^cusparse"),
+    _f("uses cuSOLVER", None, r"^cusolver"),
+    _f("uses cuDNN", None, r"^cudnn"),
+    _f("uses NCCL/RCCL", None, r"^(?:nccl|rccl)"),
+    _f("uses NVRTC (runtime compilation)", None, r"^nvrtc"),
+    _f("uses Thrust", r"\bthrust::", r"^thrust/"),
+    _f("uses CUB/hipCUB", r"\b(?:hip)?cub::", r"^(?:hip)?cub/"),
+    _f("uses libcu++ (cuda::)", r"\bcuda::(?!std::)", r"^cuda/"),
+    _f("half/bfloat16 types (cuda_fp16.h)", r"\b(?:__half2?|__nv_bfloat162?|__hip_bfloat16)\b",
+       r"(?:^|/)(?:cuda_fp16|cuda_bf16|cuda_fp8|hip_fp16|hip_bf16|amd_hip_fp16)\.h"),
+    _f("inline PTX/GCN assembly (asm)", r"\b(?:asm|__asm__|__asm)\s*(?:volatile\s*|__volatile__\s*)?\("),
+    _f("texture objects/references", r"\b(?:tex[123]D\w*|texCubemap\w*)\s*[<(]|\b(?:cuda|hip)TextureObject_t\b"
+       r"|\btexture\s*<|\b(?:cuda|hip)(?:Create)?TextureObject\b|\b(?:cuda|hip)BindTexture\w*"),
+    _f("surface objects", r"\bsurf[123]D\w*\s*[<(]|\b(?:cuda|hip)SurfaceObject_t\b"),
+    _f("CUDA arrays (cudaArray)",
+       r"\b(?:cuda|hip)(?:Malloc3?DArray|MallocArray|Array_t|MemcpyToArray|Memcpy2DToArray)\b"),
+    _f("cooperative groups grid sync", r"\bthis_grid\s*\(|\bgrid_group\b|\b(?:cuda|hip)LaunchCooperativeKernel\w*"
+       r"|\bthis_multi_grid\s*\("),
+    _f("cooperative groups", r"\bcooperative_groups\b", r"(?:^|/)cooperative_groups(?:\.h|/)"),
+    _f("tensor-core WMMA", r"\bwmma::|\b__hmma\w*", r"^mma\.h$"),
+    _f("asynchronous copy pipelines", r"\b__pipeline_\w+\s*\(|\bmemcpy_async\s*\(", r"^cuda_pipeline"),
+    _f("CUDA graphs", r"\b(?:cuda|hip)Graph\w*|\b(?:cuda|hip)StreamBeginCapture\b"),
+    _f("the CUDA driver API", r"\bcu(?:Init|Ctx\w+|Module\w+|LaunchKernel|MemAlloc\w*|MemcpyHtoD\w*|MemcpyDtoH\w*"
+       r"|DeviceGet\w*|FuncGetAttribute|Event\w+|Stream\w+|LinkCreate)\s*\("),
+    _f("CUDA IPC / multi-process memory", r"\b(?:cuda|hip)Ipc\w+"),
+    _f("multi-GPU peer access", r"\b(?:cuda|hip)(?:DeviceEnablePeerAccess|MemcpyPeer\w*|DeviceCanAccessPeer)\b"),
+    _f("graphics interop (OpenGL/EGL/D3D)", r"\b(?:cuda|hip)Graphics\w+", r"^(?:cuda|hip)_?(?:gl|egl|d3d\w*)_interop"),
+    _f("AMDGCN/NVVM compiler builtins", r"\b__builtin_(?:amdgcn|nvvm|r600)_\w+"),
+    _f("cluster launch / distributed shared memory", r"\b__cluster_dims__\b|\bcluster_group\b"),
+)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    feature: str
+    where: str  # file:line
+
+    def message(self) -> str:
+        return f"{self.where}: {self.feature}, which port emulate does not emulate (see docs/emulate.md)"
+
+
+def scan_text(text: str, path: str) -> list[Refusal]:
+    masked = mask(text)
+    found: list[Refusal] = []
+    for feature in FEATURES:
+        at = _first_use(feature, masked)
+        if at is not None:
+            line, _ = masked.position(at)
+            found.append(Refusal(feature.name, f"{path}:{line}"))
+    return found
+
+
+def _first_use(feature: Feature, masked) -> int | None:
+    hits: list[int] = []
+    if feature.code is not None:
+        m = feature.code.search(masked.code)
+        if m:
+            hits.append(m.start())
+    if feature.include is not None:
+        hits += [inc.start for inc in masked.includes if feature.include.search(inc.text)]
+    return min(hits) if hits else None
+
+
+def scan(files: list[Path]) -> list[Refusal]:
+    """Every refused feature in ``files`` (first use per feature and file)."""
+    found: list[Refusal] = []
+    for path in files:
+        found += scan_text(path.read_text(encoding="utf-8", errors="replace"), str(path))
+    return found

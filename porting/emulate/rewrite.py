@@ -1,0 +1,161 @@
+"""Source rewriting for `port emulate`: what a C++ compiler cannot take from CUDA as written.
+
+Two constructs are rewritten; everything else reaches g++ unchanged, and every rewrite keeps
+the line count, so compiler messages and the divergence report use the user's line numbers:
+
+- a triple-chevron launch ``kernel<<<grid, block, shmem, stream>>>(args)`` becomes
+  ``::emu::launch(::emu::config(grid, block, shmem, stream), [&](auto&&... a) { kernel(a...); }, args)``
+  (the runtime copies the arguments once, as a GPU launch does, then calls the kernel per thread);
+- ``extern __shared__ T name[];`` becomes a pointer to the block's dynamic shared memory.
+
+``hipLaunchKernelGGL`` and ``cudaLaunchKernel`` need no rewrite: the runtime header defines them.
+Code is found on a copy with comments and literals blanked (porting.audit.mask), so a ``<<<``
+in a string or comment is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..audit.mask import mask
+from ..errors import InputError
+
+_EXTERN_SHARED = re.compile(
+    r"\bextern\s+__shared__\s+(?P<type>[^;{}()]*?(?:\([^;{}]*?\)[^;{}()]*?)*?)\s*\b(?P<name>[A-Za-z_]\w*)"
+    r"\s*\[\s*\](?P<dims>(?:\s*\[[^\]]*\])*)\s*;")
+_ALIGN = re.compile(r"__align__\s*\([^)]*\)|alignas\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\)")
+_CLOSE = {"(": ")", "[": "]", "{": "}"}
+
+
+@dataclass
+class Rewritten:
+    text: str
+    launches: int
+    dynamic_shared: int
+
+
+def rewrite(text: str, path: str = "<source>") -> Rewritten:
+    """Rewrite one source file's launches and dynamic shared memory declarations."""
+    code = mask(text).code
+    edits: list[tuple[int, int, str]] = []
+    launches = 0
+    pos = code.find("<<<")
+    while pos >= 0:
+        start, end, new = _launch(text, code, pos, path)
+        edits.append((start, end, new))
+        launches += 1
+        pos = code.find("<<<", end)
+    shared = 0
+    for m in _EXTERN_SHARED.finditer(code):
+        edits.append((m.start(), m.end(), _shared_decl(text, m)))
+        shared += 1
+    out = text
+    for start, end, new in sorted(edits, reverse=True):
+        out = out[:start] + new + out[end:]
+    return Rewritten(out, launches, shared)
+
+
+def _shared_decl(text: str, m: re.Match) -> str:
+    type_ = _ALIGN.sub("", text[m.start("type"):m.end("type")]).strip()
+    name = m.group("name")
+    dims = m.group("dims").strip()
+    target = "::emu::dynamic_shared"
+    if dims:
+        decl = f"{type_} (* const {name}){dims} = reinterpret_cast<{type_} (*){dims}>({target});"
+    else:
+        decl = f"{type_}* const {name} = reinterpret_cast<{type_}*>({target});"
+    return decl + "\n" * text.count("\n", m.start(), m.end())
+
+
+def _launch(text: str, code: str, chevrons: int, path: str) -> tuple[int, int, str]:
+    line = code.count("\n", 0, chevrons) + 1
+    where = f"{path}:{line}"
+    start = _callee_start(code, chevrons)
+    if start == chevrons:
+        raise InputError(f"{where}: a '<<<' launch without a kernel name before it")
+    close = _find_top_level(code, chevrons + 3, ">>>")
+    if close < 0:
+        raise InputError(f"{where}: a '<<<' launch without its closing '>>>'")
+    paren = close + 3
+    while paren < len(code) and code[paren].isspace():
+        paren += 1
+    if paren >= len(code) or code[paren] != "(":
+        raise InputError(f"{where}: a '<<<...>>>' launch without its argument list")
+    end = _matching(code, paren)
+    if end < 0:
+        raise InputError(f"{where}: a kernel launch whose argument list is not closed")
+    callee = text[start:chevrons].strip()
+    config = text[chevrons + 3:close]
+    args = text[paren + 1:end]
+    lam = f"[&](auto&&... emu_a_) {{ {callee}(emu_a_...); }}"
+    new = f"::emu::launch(::emu::config({config}), {lam}{', ' if args.strip() else ''}{args})"
+    missing = text.count("\n", start, end + 1) - new.count("\n")
+    return start, end + 1, new + "\n" * max(missing, 0)
+
+
+def _callee_start(code: str, pos: int) -> int:
+    """Walk back from '<<<' over the kernel expression: names, '::', template arguments."""
+    i = pos
+    while i > 0 and code[i - 1] in " \t":
+        i -= 1
+    while i > 0:
+        c = code[i - 1]
+        if c.isalnum() or c == "_" or c == ":":
+            i -= 1
+        elif c in ">)":
+            opener = "<" if c == ">" else "("
+            j = _matching_back(code, i - 1, opener, c)
+            if j < 0:
+                break
+            i = j
+        else:
+            break
+    return i
+
+
+def _matching_back(code: str, close: int, opener: str, closer: str) -> int:
+    depth = 0
+    for i in range(close, -1, -1):
+        if code[i] == closer:
+            depth += 1
+        elif code[i] == opener:
+            depth -= 1
+            if depth == 0:
+                return i
+        elif code[i] in ";{}":
+            return -1
+    return -1
+
+
+def _find_top_level(code: str, pos: int, token: str) -> int:
+    depth = 0
+    i = pos
+    while i < len(code):
+        c = code[i]
+        if depth == 0 and code.startswith(token, i):
+            return i
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return -1
+        elif c == ";":
+            return -1
+        i += 1
+    return -1
+
+
+def _matching(code: str, open_at: int) -> int:
+    closer = _CLOSE[code[open_at]]
+    depth = 0
+    for i in range(open_at, len(code)):
+        c = code[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                return i if c == closer else -1
+    return -1

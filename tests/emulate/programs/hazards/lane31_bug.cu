@@ -1,0 +1,34 @@
+// Hazard: lane and warp ids computed with `& 31` / `>> 5`. At 64 lanes two lanes of one
+// wavefront both think they are lane 0 and the per-warp partial sums land in the wrong slots.
+#include <cstdio>
+#include <cuda_runtime.h>
+
+__global__ void block_sum(const int* x, int* out) {
+  int lane = threadIdx.x & 31;  // BUG: assumes 32 lanes
+  int warp = threadIdx.x >> 5;  // BUG: assumes 32 lanes
+  int v = x[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int o = warpSize / 2; o > 0; o >>= 1) v += __shfl_down_sync(__activemask(), v, o);
+  __shared__ int partial[1024 / 32];
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int s = 0;
+    for (int w = 0; w < (int)blockDim.x / warpSize; ++w) s += partial[w];
+    out[blockIdx.x] = s;
+  }
+}
+
+int main() {
+  const int n = 1024, threads = 256, blocks = n / threads;
+  int h[n];
+  for (int i = 0; i < n; ++i) h[i] = i % 10;
+  int *x, *out;
+  cudaMalloc(&x, sizeof h);
+  cudaMalloc(&out, blocks * sizeof(int));
+  cudaMemcpy(x, h, sizeof h, cudaMemcpyHostToDevice);
+  block_sum<<<blocks, threads>>>(x, out);
+  int r[blocks];
+  cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost);
+  for (int b = 0; b < blocks; ++b) printf("block %d sum %d\n", b, r[b]);
+  return 0;
+}

@@ -1,0 +1,100 @@
+"""`port emulate` through the CLI: exit codes, arguments, files, masks, refusals, JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from porting.cli import main
+
+CLI = Path(__file__).parent / "programs" / "cli"
+
+
+def port(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def out_dir(tmp_path: Path) -> Path:
+    return tmp_path / "emu"
+
+
+def test_arguments_stdin_files_and_masks(capsys, tmp_path, out_dir):
+    stdin = tmp_path / "in.txt"
+    stdin.write_text("hello\n")
+    common = [str(CLI / "args_files.cu"), "--out", str(out_dir), "--stdin", str(stdin), "--mask", r"\d+ ms"]
+    code, out, err = port(capsys, "emulate", *common, "--compare", "stdout,exit,lanes.txt", "--", "portable")
+    assert code == 0, err
+    assert "same results at warp 32 and 64" in out
+    for w in (32, 64):
+        assert (out_dir / f"run-w{w}" / "lanes.txt").read_text().split() == ["1"] * 128
+    code, out, err = port(capsys, "emulate", *common, "--compare", "stdout,exit,lanes.txt", "--json", "--", "lanes32")
+    assert code == 1
+    record = json.loads(out)
+    assert record["program_args"] == ["lanes32"]
+    assert record["runs"][0]["stdout"].startswith("mode lanes32, stdin word hello\n")
+    [diff] = record["differences"]  # stdout matches once the timing is masked; the file does not
+    assert diff == {"what": "file lanes.txt", "where": "line 33", "values": {"32": "1", "64": "0"}}
+    assert "results diverge" in err
+
+
+def test_json_record_follows_its_schema(capsys, out_dir):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(__file__).parents[2] / "porting" / "schemas" / "emulate-1.schema.json").read_text())
+    code, out, _ = port(capsys, "emulate", str(CLI / "args_files.cu"), "--out", str(out_dir), "--json",
+                        "--mask", r"\d+ ms", "--", "portable")
+    record = json.loads(out)
+    jsonschema.validate(record, schema)
+    assert code == 0 and record["verdict"] == "same"
+    assert record["launch_sites"] == 1 and [r["warp"] for r in record["runs"]] == [32, 64]
+
+
+@pytest.mark.parametrize("program, feature", [
+    ("uses_cublas.cu", "uses_cublas.cu:2: uses cuBLAS"),
+    ("inline_ptx.cu", "inline_ptx.cu:4: inline PTX/GCN assembly (asm)"),
+    ("grid_sync.cu", "grid_sync.cu:3: cooperative groups grid sync"),
+])
+def test_unsupported_features_are_refused_by_name(capsys, out_dir, program, feature):
+    code, out, err = port(capsys, "emulate", str(CLI / program), "--out", str(out_dir))
+    assert code == 2
+    assert feature in err and "does not emulate" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_an_api_the_runtime_lacks_is_named(capsys, out_dir):
+    code, _, err = port(capsys, "emulate", str(CLI / "unknown_api.cu"), "--out", str(out_dir))
+    assert code == 2
+    assert "uses cudaStreamAttributeAccessPolicyWindow, which port emulate's runtime does not provide" in err
+    assert "unknown_api.cu:6" in err and str(out_dir) not in err
+
+
+def test_a_program_that_does_not_compile(capsys, out_dir):
+    code, _, err = port(capsys, "emulate", str(CLI / "syntax_error.cu"), "--out", str(out_dir))
+    assert code == 2
+    assert "does not compile" in err and "syntax_error.cu:1" in err
+
+
+def test_a_launch_from_device_code_is_refused_at_run_time(capsys, out_dir):
+    code, _, err = port(capsys, "emulate", str(CLI / "dynamic_parallelism.cu"), "--out", str(out_dir))
+    assert code == 2
+    assert "dynamic parallelism" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["missing.cu"], "missing.cu: source file does not exist"),
+    (["{cli}/args_files.cu", "--warp", "32,48"], "--warp: widths must be among 32, 64"),
+    (["{cli}/args_files.cu", "--warp", "x"], "--warp: comma-separated integers"),
+    (["{cli}/args_files.cu", "--stdin", "nope.txt"], "--stdin nope.txt: not a file"),
+    (["{cli}/args_files.cu", "--mask", "("], "--mask: not a regular expression"),
+    (["{cli}/args_files.cu", "-I", "no/such/dir"], "-I no/such/dir: not a directory"),
+])
+def test_usage_errors(capsys, out_dir, argv, message):
+    argv = [a.replace("{cli}", str(CLI)) for a in argv]
+    code, _, err = port(capsys, "emulate", *argv, "--out", str(out_dir))
+    assert code == 2
+    assert message in err and "Traceback" not in err
+    assert not out_dir.exists()
