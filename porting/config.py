@@ -59,7 +59,7 @@ OPTIONS: dict[str, Option] = _opts(
            ("error", "warning", "never")),
     Option("audit.baseline", "str", "", "baseline file of accepted findings"),
     Option("audit.disable", "list", [], "audit rule ids to disable"),
-    Option("matrix.exemptions", "str", "test_matrix/exemptions.toml", "exemption registry"),
+    Option("matrix.exemptions", "str", "", "exemption registry (default: the packs' test_matrix/exemptions.toml)"),
     Option("matrix.workers", "str", "auto", "pytest-xdist workers (-n)", "PORT_MATRIX_WORKERS"),
     Option("report.reference", "str", "auto", "reference platform for parity", None, ("auto", "cuda", "cpu")),
     Option("emulate.warps", "list", ["32", "64"], "warp widths `port emulate` runs at", "PORT_EMULATE_WARPS"),

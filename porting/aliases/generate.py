@@ -40,10 +40,6 @@ class Layout:
         return self.root / "rust" / "src" / "table.rs"
 
 
-def default_root() -> Path:
-    return Path(__file__).resolve().parents[2] / "hip_aliases"
-
-
 def expected_files(table: AliasTable, layout: Layout) -> dict[Path, str]:
     """Path -> the content it must have."""
     resolved = cpp_gen.resolve_api(cpp_gen.load_api(layout.api_file), table, str(layout.api_file))

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import assets
 from ..errors import ConfigError
 
 SCHEMA = 1
@@ -34,11 +35,6 @@ HIPIFY_MAPS = ("CUDA_IDENTIFIER_MAP", "CUDA_TYPE_NAME_MAP", "CUDA_SPECIAL_MAP")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _POINTER_TYPE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\*\Z")
 _ALL_CAPS = re.compile(r"[A-Z][A-Z0-9_]*\Z")
-
-
-def default_overrides_path() -> Path:
-    """``hip_aliases/overrides.toml`` of this checkout (the package is installed editable)."""
-    return Path(__file__).resolve().parents[2] / "hip_aliases" / "overrides.toml"
 
 
 @dataclass(frozen=True)
@@ -220,7 +216,7 @@ def build_table(overrides: str | Path | None = None,
     torch_version = ""
     if maps is None:
         maps, torch_version = load_hipify_maps()
-    path = Path(overrides) if overrides is not None else default_overrides_path()
+    path = Path(overrides) if overrides is not None else assets.overrides_file()
     ovr = load_overrides(path)
 
     entries: dict[str, Alias] = {}

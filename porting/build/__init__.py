@@ -17,11 +17,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .. import assets
 from ..atomic import write_json
 from ..errors import UsageError
 from .backends import BACKENDS, Backend, BuildContext, find_compiler
 from .record import RECORD_NAME, BuildRecord, Step
-from .sources import ALIASES_INCLUDE, NATIVE_DIR, header_files
+from .sources import header_files
 from .steps import StepFailed, run_commands
 
 PATHS = tuple(BACKENDS)
@@ -72,7 +73,7 @@ def build(path: str, build_dir: str | os.PathLike[str] = "build/port", *, jobs: 
     if path not in BACKENDS:
         raise UsageError(f"--path: unknown build path {path!r} (expected one of {', '.join(BACKENDS)})")
     backend: Backend = BACKENDS[path]
-    src = Path(source_dir) if source_dir is not None else NATIVE_DIR
+    src = Path(source_dir) if source_dir is not None else assets.native_dir()
     if not (src / "include" / "port_native.h").is_file():
         raise UsageError(f"{src}: not a native/ source tree (no include/port_native.h)")
     out_dir = (Path(build_dir) / path).resolve()
@@ -87,8 +88,8 @@ def build(path: str, build_dir: str | os.PathLike[str] = "build/port", *, jobs: 
         if record.compiler_version is None:
             record.compiler_version = _version(found)
         ctx = BuildContext(path=path, source_dir=src.resolve(), out_dir=out_dir, compiler=found,
-                           gpu_archs=list(gpu_archs or []), alias_include=ALIASES_INCLUDE, jobs=jobs,
-                           headers=header_files(src.resolve(), ALIASES_INCLUDE))
+                           gpu_archs=list(gpu_archs or []), alias_include=assets.aliases_include(), jobs=jobs,
+                           headers=header_files(src.resolve(), assets.aliases_include()))
         ctx.gpu_archs = backend.archs(ctx)
         record.gpu_archs = list(ctx.gpu_archs)
         try:

@@ -10,9 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-NATIVE_DIR = REPO_ROOT / "native"
-ALIASES_INCLUDE = REPO_ROOT / "hip_aliases" / "include"
 LIBRARY_NAME = "libport_native.so"
 
 

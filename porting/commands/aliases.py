@@ -14,7 +14,14 @@ HELP = "generate CUDA->HIP aliases for Rust sources and the portable gpu_runtime
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overrides", metavar="FILE", default=None,
-                        help="alias overrides (default: hip_aliases/overrides.toml of this checkout)")
+                        help="alias overrides (default: hip_aliases/overrides.toml shipped with rocm-port)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--include-dir", action="store_true",
+                       help="print the include directory of hip_aliases/gpu_runtime.h (for -I) and exit")
+    where.add_argument("--cmake-dir", action="store_true",
+                       help="print the directory of RocmPort.cmake (for CMAKE_MODULE_PATH) and exit")
+    where.add_argument("--crate-dir", action="store_true",
+                       help="print the directory of the hip-aliases Rust crate (for a path dependency) and exit")
     sub = parser.add_subparsers(dest="aliases_command", metavar="ACTION")
 
     scan = sub.add_parser("scan", help="the alias block that Rust sources need",
@@ -39,7 +46,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     table.add_argument("--json", action="store_true", help="JSON (schema 1) instead of text")
 
 
+def _print_location(args: argparse.Namespace) -> bool:
+    """--include-dir / --cmake-dir / --crate-dir: print one shipped directory (no table needed)."""
+    from .. import assets
+
+    for flag, where in (("include_dir", assets.aliases_include), ("cmake_dir", assets.cmake_dir),
+                        ("crate_dir", assets.rust_crate)):
+        if getattr(args, flag, False):
+            path = where()
+            if not path.is_dir():
+                raise assets.AssetError(f"{path}: missing from this rocm-port installation")
+            print(path)
+            return True
+    return False
+
+
 def run(args: argparse.Namespace) -> int:
+    if _print_location(args):
+        return 0
     action = getattr(args, "aliases_command", None)
     if action is None:
         raise UsageError("port aliases: choose an action: scan, generate or table (see --help)")
@@ -101,9 +125,13 @@ def _diff_items(current: str, wanted: str) -> tuple[int, int]:
 
 
 def _generate(args: argparse.Namespace, table) -> int:
-    from ..aliases.generate import Layout, default_root, expected_files, stale_files, write_files
+    from .. import assets
+    from ..aliases.generate import Layout, expected_files, stale_files, write_files
 
-    layout = Layout(Path(args.root) if args.root else default_root())
+    if not (args.root or args.check or assets.is_checkout()):
+        raise UsageError("port aliases generate: the shipped hip_aliases/ is an installed copy, not a "
+                         "checkout; pass --root DIR (a copy to regenerate) or --check")
+    layout = Layout(Path(args.root) if args.root else assets.aliases_dir())
     expected = expected_files(table, layout)
     if args.check:
         stale = stale_files(expected)

@@ -19,8 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="directory for the JUnit XML of this run (default: <out_dir>/junit)")
     parser.add_argument("-n", "--workers", metavar="N", default=None,
                         help="pytest-xdist workers: a number, 'auto' or 0 for none (default: matrix.workers)")
-    parser.add_argument("--matrix-dir", metavar="DIR", default="test_matrix",
-                        help="the matrix packs (default: ./test_matrix)")
+    parser.add_argument("--matrix-dir", metavar="DIR", default=None,
+                        help="the matrix packs (default: the test_matrix/ shipped with rocm-port)")
     parser.add_argument("--run-id", metavar="ID", default=None,
                         help="run id shared by the shards of one run (default: a new uuid)")
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER,
@@ -34,14 +34,20 @@ def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id
     extra = list(args.pytest_args or [])
     if extra and extra[0] == "--":
         extra = extra[1:]
-    matrix_dir = Path(args.matrix_dir)
+    from .. import assets
+
+    matrix_dir = Path(args.matrix_dir) if args.matrix_dir else assets.matrix_dir()
     if not matrix_dir.is_dir():
-        raise InputError(f"{matrix_dir}: matrix directory not found (run from the project root or pass --matrix-dir)")
+        raise InputError(f"--matrix-dir {matrix_dir}: matrix directory not found")
+    exemptions = config["matrix.exemptions"] or str(matrix_dir / "exemptions.toml")
     workers = str(args.workers if args.workers is not None else config["matrix.workers"]).strip()
     if workers not in ("auto", "logical") and not workers.isdigit():
         raise UsageError(f"--workers {workers!r}: expected a number, 'auto' or 0")
+    # rootdir = the packs' parent, wherever they are installed: node ids (and so exemption
+    # patterns and JUnit names) read test_matrix/... from a checkout and from a wheel alike.
     out = [str(matrix_dir), "--port-matrix", f"--junitxml={junit_file}", f"--port-run-id={run_id}",
-           f"--port-exemptions={config['matrix.exemptions']}", "-p", "no:cacheprovider",
+           f"--rootdir={matrix_dir.resolve().parent}",
+           f"--port-exemptions={exemptions}", "-p", "no:cacheprovider",
            "--import-mode=importlib", "-o", "junit_family=xunit2", "-q", "-rfEs"]
     if getattr(args, "config", None):
         out.append(f"--port-config={Path(args.config).resolve()}")  # detection in the plugin uses it too

@@ -68,6 +68,7 @@ def _labels(specs: list[str], files: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import assets
     from ..config import load_config
     from ..report import build_report, write_artifacts
 
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     files, notes = _expand(args.inputs)
     labels = _labels(args.label, files)
     report = build_report(files, labels=labels, reference=config["report.reference"], min_rocm=config["min_rocm"],
-                          baseline=args.baseline, exemptions=config["matrix.exemptions"],
+                          baseline=args.baseline, exemptions=config["matrix.exemptions"] or assets.exemptions_file(),
                           extra_reasons=[*args.incomplete, *notes])
     try:
         paths = write_artifacts(report, config["out_dir"])

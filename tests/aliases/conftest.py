@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from porting import assets
 from porting.aliases.table import AliasTable, build_table
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
@@ -20,7 +19,7 @@ def table() -> AliasTable:
 
 @pytest.fixture(scope="session")
 def hip_aliases_dir() -> Path:
-    return REPO / "hip_aliases"
+    return assets.aliases_dir()
 
 
 def _find(name: str, *extra: str) -> str | None:

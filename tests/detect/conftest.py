@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from porting import assets
 from porting.config import load_config
 from porting.detection import detect_record
 from porting.plan import make_plan
@@ -116,8 +117,7 @@ class FakeMachine:
         self.env["PYTHONPATH"] = "/site"
 
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "porting" / "schemas" / "detect-1.schema.json")
-                    .read_text())
+SCHEMA = json.loads(assets.schema("detect-1").read_text())
 
 
 def detect(fake, project: Path, **cli) -> dict:

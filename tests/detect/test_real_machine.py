@@ -10,11 +10,10 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-import porting
+from porting import assets
 
 REAL_ENV = {k: v for k, v in os.environ.items() if k not in ("PORT_GPU_PLATFORM", "HIP_PLATFORM", "ROCM_PATH")}
 
@@ -93,7 +92,7 @@ def test_detect_does_not_import_torch(tmp_path):
 def test_record_validates_against_the_published_json_schema(record):
     import jsonschema
 
-    schema_path = Path(porting.__file__).parent / "schemas" / "detect-1.schema.json"
+    schema_path = assets.schema("detect-1")
     jsonschema.validate(record, json.loads(schema_path.read_text()))
     broken = {**record, "path": "metal"}
     with pytest.raises(jsonschema.ValidationError):

@@ -67,7 +67,8 @@ def test_bad_shard_is_one_line_before_anything_is_written(tmp_path, shard):
 @pytest.mark.slow
 def test_port_matrix_end_to_end(project):
     project.write("test_matrix/pack/test_a.py", "def test_a():\n    pass\n\ndef test_b():\n    assert 0\n")
-    port = [sys.executable, "-m", "porting", "matrix", "--junit", "out", "-n", "0", "--run-id", "feedbeef0000"]
+    port = [sys.executable, "-m", "porting", "matrix", "--matrix-dir", "test_matrix", "--junit", "out", "-n", "0",
+            "--run-id", "feedbeef0000"]
     proc = subprocess.run(port, cwd=project.root, env=project.env(), capture_output=True, text=True, timeout=600)
     junit = project.root / "out" / "matrix-feedbeef0000-shard1of1.xml"
     assert proc.returncode == 1, proc.stdout + proc.stderr

@@ -42,10 +42,12 @@ def emulated_lib(build_dir: Path):
     import shutil
 
     from porting.build import _locked
-    from porting.build.sources import ALIASES_INCLUDE, NATIVE_DIR, header_files
+    from porting import assets
+    from porting.build.sources import header_files
     from porting.build.steps import Command, run_commands
     from porting.native import Library
 
+    NATIVE_DIR, ALIASES_INCLUDE = assets.native_dir(), assets.aliases_include()
     cxx = shutil.which("c++") or shutil.which("g++")
     if cxx is None or not (ALIASES_INCLUDE / "hip_aliases" / "gpu_runtime.h").is_file():
         pytest.skip("needs a host C++ compiler and hip_aliases/include/hip_aliases/gpu_runtime.h")

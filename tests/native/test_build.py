@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from porting.build import BuildRecord, build, read_record
-from porting.build.sources import NATIVE_DIR
+from porting import assets
 from porting.cli import main
 
 pytestmark = pytest.mark.component("native")
@@ -25,7 +25,7 @@ def have(tool: str) -> bool:
 
 def copy_sources(tmp_path: Path) -> Path:
     src = tmp_path / "native"
-    shutil.copytree(NATIVE_DIR, src)
+    shutil.copytree(assets.native_dir(), src)
     return src
 
 
@@ -241,7 +241,7 @@ def test_cuda_archs_the_compiler_cannot_target_are_dropped_with_a_note(tmp_path)
     backend = BACKENDS["cuda"]
 
     def ctx(archs: list[str]) -> BuildContext:
-        return BuildContext(path="cuda", source_dir=NATIVE_DIR, out_dir=tmp_path, compiler=find_compiler(backend, None),
+        return BuildContext(path="cuda", source_dir=assets.native_dir(), out_dir=tmp_path, compiler=find_compiler(backend, None),
                             gpu_archs=archs, alias_include=tmp_path, jobs=1, headers=[])
 
     c = ctx(["sm_10", "90"])
@@ -258,7 +258,7 @@ def test_hip_default_archs_are_what_the_compiler_accepts(tmp_path):
     from porting.build.backends import BACKENDS, DEFAULT_HIP_ARCHS, FALLBACK_HIP_ARCH, BuildContext, find_compiler
 
     backend = BACKENDS["native-hip"]
-    c = BuildContext(path="native-hip", source_dir=NATIVE_DIR, out_dir=tmp_path, compiler=find_compiler(backend, None),
+    c = BuildContext(path="native-hip", source_dir=assets.native_dir(), out_dir=tmp_path, compiler=find_compiler(backend, None),
                      gpu_archs=[], alias_include=tmp_path, jobs=1, headers=[])
     archs = backend.archs(c)
     assert archs == [FALLBACK_HIP_ARCH] or set(archs) <= set(DEFAULT_HIP_ARCHS)

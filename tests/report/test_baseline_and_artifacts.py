@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from importlib import resources
 
 import jsonschema
 import pytest
 
+from porting import assets
 from porting.errors import InputError
 from porting.report import build_report, write_artifacts
 from porting.report.render_md import md, md_link
@@ -20,7 +20,7 @@ NEW = [("t.a::fast", "failed", "now broken", 0.1), ("t.a::slow", "passed", "", 0
 
 
 def _schema():
-    return json.loads(resources.files("porting.report").joinpath("parity.schema.json").read_text())
+    return json.loads(assets.schema("parity").read_text())
 
 
 def test_baseline_diff(write_junit, jx, tmp_path):
