@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from . import curated
-from .findings import Finding
+from .findings import Finding, snippet_at
 from .mask import Masked
 from .rules import RULES
 from .tables import hipify_map
@@ -60,8 +60,10 @@ def _after_word(code: str, at: int) -> bool:
 def _finding(m: Masked, path: str, offset: int, rule: str, message: str, suggestion: str,
              symbol: str = "", hip: str = "") -> Finding:
     line, col = m.position(offset)
-    return Finding(path, line, col, rule, RULES[rule].severity, message, suggestion, m.line_text(line).strip(),
-                   symbol, hip)
+    starts = m.line_starts()
+    end = starts[line] - 1 if line < len(starts) else len(m.text)
+    return Finding(path, line, col, rule, RULES[rule].severity, message, suggestion,
+                   snippet_at(m.text, starts[line - 1], end, offset), symbol, hip)
 
 
 def check_c(m: Masked, path: str) -> Iterator[Finding]:

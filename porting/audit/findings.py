@@ -15,6 +15,30 @@ from ..errors import InputError
 SCHEMA = "rocm-port/audit/1"
 BASELINE_SCHEMA = "rocm-port/audit-baseline/1"
 IGNORE_RE = re.compile(r"port:\s*ignore\[([\w\-*,\s]+)\]")
+# A finding's size is bounded whatever the line length: a 1 MB minified line with 30 000
+# findings must not keep 30 000 copies of the line (memory, and the JSON/SARIF report).
+MAX_SNIPPET = 240  # characters of source around the finding
+MAX_FIELD = 1000  # message, suggestion, symbol, hip
+
+
+def clip(text: str, limit: int = MAX_FIELD) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def snippet_at(text: str, start: int, end: int, offset: int) -> str:
+    """The line ``text[start:end]`` stripped, or, when longer than ``MAX_SNIPPET``, a window of
+    it around ``offset`` with "…" where it was cut. Slices only the window (no line copy)."""
+    if end - start <= MAX_SNIPPET:
+        return text[start:end].strip()
+    lo = max(start, min(offset - MAX_SNIPPET // 3, end - (MAX_SNIPPET - 2)))
+    hi = min(end, lo + MAX_SNIPPET - 2)
+    return ("…" if lo > start else "") + text[lo:hi].strip() + ("…" if hi < end else "")
+
+
+def display_path(path: str) -> str:
+    """A file name as valid UTF-8 text: bytes that are not UTF-8 (surrogate-escaped by the
+    file system decoding) are shown as \\xNN, so JSON, SARIF and text reports stay valid."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 @dataclass
@@ -26,17 +50,27 @@ class Finding:
     severity: str
     message: str
     suggestion: str
-    snippet: str = ""  # the source line, stripped (also the baseline fingerprint's input)
+    snippet: str = ""  # the source line, stripped, or a window of a long one (snippet_at)
     symbol: str = ""  # the CUDA name concerned, where there is one (e.g. input for `port aliases`)
     hip: str = ""  # its HIP name from hipify's tables, where there is one
 
+    def __post_init__(self) -> None:
+        self.snippet = clip(self.snippet, MAX_SNIPPET)
+        self.message, self.suggestion = clip(self.message), clip(self.suggestion)
+        self.symbol, self.hip = clip(self.symbol), clip(self.hip)
+
     @property
     def fingerprint(self) -> str:
-        """Stable across line moves: rule + file + the line's text."""
-        return hashlib.sha256(f"{self.rule}\0{self.path}\0{self.snippet}".encode()).hexdigest()[:32]
+        """Stable across line moves: rule + file + the snippet. The file name counts as its
+        bytes (surrogateescape), so a name that is not UTF-8 has a stable fingerprint too."""
+        key = f"{self.rule}\0{self.path}\0{self.snippet}".encode("utf-8", "surrogateescape")
+        return hashlib.sha256(key).hexdigest()[:32]
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "fingerprint": self.fingerprint}
+        data = {**asdict(self), "fingerprint": self.fingerprint}
+        for key in ("path", "snippet"):
+            data[key] = display_path(data[key])
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Finding:
@@ -77,5 +111,5 @@ class Baseline:
     @staticmethod
     def to_json(findings: Iterable[Finding]) -> dict[str, Any]:
         return {"schema": BASELINE_SCHEMA,
-                "findings": [{"fingerprint": f.fingerprint, "rule": f.rule, "path": f.path, "line": f.line}
-                             for f in findings]}
+                "findings": [{"fingerprint": f.fingerprint, "rule": f.rule, "path": display_path(f.path),
+                              "line": f.line} for f in findings]}

@@ -6,9 +6,10 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote_from_bytes
 
 from .. import __version__
-from .findings import Finding
+from .findings import Finding, display_path
 from .rules import RULES
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -16,12 +17,16 @@ _LEVEL = {"error": "error", "warning": "warning", "note": "note"}
 
 
 def _uri(path: str, root: str | None) -> tuple[str, str | None]:
-    """Relative URI against %SRCROOT% when the file is under ``root``, else a file URI."""
+    """Relative URI against %SRCROOT% when the file is under ``root``, else a file URI.
+
+    Percent-encoded per RFC 3986 (everything but unreserved characters and "/"), from the
+    name's bytes, so a space, '#', '%' or a name that is not UTF-8 still resolves against
+    ``originalUriBaseIds`` to the file (``Path.as_uri`` encodes the same way)."""
     absolute = os.path.abspath(path)
     if root is not None:
         rel = os.path.relpath(absolute, root)
-        if not rel.startswith(".."):
-            return Path(rel).as_posix(), "SRCROOT"
+        if rel != ".." and not rel.startswith(".." + os.sep):
+            return quote_from_bytes(os.fsencode(Path(rel).as_posix()), safe="/"), "SRCROOT"
     return Path(absolute).as_uri(), None
 
 
@@ -50,7 +55,7 @@ def to_sarif(findings: Iterable[Finding], root: str | None = None) -> dict[str, 
             "message": {"text": f"{f.message}. Suggestion: {f.suggestion}"},
             "locations": [{"physicalLocation": {
                 "artifactLocation": location,
-                "region": {"startLine": f.line, "startColumn": f.col, "snippet": {"text": f.snippet}},
+                "region": {"startLine": f.line, "startColumn": f.col, "snippet": {"text": display_path(f.snippet)}},
             }}],
             "partialFingerprints": {"portAuditFingerprint/v1": f.fingerprint},
             "properties": {"suggestion": f.suggestion,

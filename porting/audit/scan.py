@@ -75,8 +75,11 @@ def audit_file(path: str, lang: str, display: str | None = None) -> tuple[list[F
     shown = display or path
     found = list(checks.check_rust(masked, shown) if lang == "rust" else checks.check_c(masked, shown))
     kept = []
+    ignored_on: dict[int, set[str]] = {}  # once per line: a long line with many findings is read once
     for f in found:
-        ignored = suppressed_rules(masked.line_text(f.line))
+        ignored = ignored_on.get(f.line)
+        if ignored is None:
+            ignored = ignored_on[f.line] = suppressed_rules(masked.line_text(f.line))
         if f.rule in ignored or "*" in ignored:
             f.severity = "suppressed"
         kept.append(f)

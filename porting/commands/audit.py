@@ -69,8 +69,9 @@ def run(args: argparse.Namespace) -> int:
                            "findings": [f.to_json() for f in result.findings],
                            "problems": result.problems}, indent=2) + "\n"
     else:
-        lines = [f"{f.path}:{f.line}:{f.col}: {f.severity}[{f.rule}]: {f.message}\n    suggestion: {f.suggestion}"
-                 for f in result.findings]
+        from ..audit.findings import display_path
+        lines = [f"{display_path(f.path)}:{f.line}:{f.col}: {f.severity}[{f.rule}]: {f.message}\n"
+                 f"    suggestion: {f.suggestion}" for f in result.findings]
         text = "\n".join(lines + [summary]) + "\n"
     if args.output:
         _write("--output", args.output, text)
