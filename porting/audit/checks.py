@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
-from . import curated
+from . import branches, curated, warp
 from .findings import Finding, snippet_at
 from .mask import Masked
 from .rules import RULES
+from .symbols import HIP_LIBRARY_PREFIXES, SymbolSets
 from .tables import hipify_map
 
 CUDA_NAME = (r"cuda[A-Z]\w*|cu[A-Z]\w*|CU[a-zA-Z_]\w*|cublas\w*|cusparse\w*|curand\w*|cufft\w*|cusolver\w*"
@@ -19,15 +21,6 @@ _IDENT_RE = re.compile(r"(?:cu(?:da[A-Z]|[A-Z]|blas|sparse|rand|fft|solver|dnn)|
                        r"|NVRTC_|nccl|NCCL_|__nv_)\w*")
 _CUDA_FULL = re.compile(r"(?:" + CUDA_NAME + r")\Z")
 _DEFINE_RE = re.compile(r"#[ \t]*define[ \t]+(\w+)")
-_WARP_OP_RE = re.compile(r"(%|&|/|>>)\s*(32|31|5)\b(?![.\w])")
-_LANE_CONTEXT = re.compile(r"threadIdx|lane|warp|\btid\b|laneid", re.IGNORECASE)
-_WARP_DEF_RE = re.compile(r"(?i)warp_?size\w*\s*(?:=\s*|\{\s*|\s+)\(?\s*32\b")
-_MASK_RE = re.compile(r"(__shfl(?:_up|_down|_xor)?_sync|__ballot_sync|__any_sync|__all_sync|__match_any_sync"
-                      r"|__match_all_sync|__reduce_\w+_sync|__syncwarp|__uni_sync)\s*\(\s*"
-                      r"(0[xX][fF]{8}[uUlL]*|~0[uU]?|-1)\s*[,)]")
-_MASK_DEF_RE = re.compile(r"#[ \t]*define[ \t]+\w*(?i:mask)\w*[ \t]+\(?0[xX][fF]{8}[uU]?\)?[ \t]*$", re.MULTILINE)
-_BALLOT_RE = re.compile(r"(__ballot_sync|__ballot|__activemask)\s*\(")
-_INT32_DECL_BEFORE = re.compile(r"(?:\bunsigned\s+int|\bunsigned|\buint32_t|\bint32_t|\bint|\bu32)\s+\w+\s*=\s*\Z")
 _ASM_RE = re.compile(r"(?:asm|__asm__|__asm)\s*(?:volatile|__volatile__)?\s*(?:goto\s*)?\(")
 _PTX_HINT = re.compile(r"%laneid|%warpid|\.reg\b|\bmov\.|\bld\.|\bst\.|\bcvta|\bshfl\.|\bvote\.|\bbar\.sync"
                        r"|\bmembar|\bprmt|\.[bsuf](?:16|32|64)\b")
@@ -66,14 +59,86 @@ def _finding(m: Masked, path: str, offset: int, rule: str, message: str, suggest
                    snippet_at(m.text, starts[line - 1], end, offset), symbol, hip)
 
 
-def check_c(m: Masked, path: str) -> Iterator[Finding]:
-    """All C/C++/CUDA rules over one masked file."""
-    code = m.code
-    ext = os.path.splitext(path)[1].lower()
-    table = hipify_map()
-    macros = set(_DEFINE_RE.findall(code))
-    libs_seen: set[str] = set()
+@dataclass
+class FileFacts:
+    """What one file tells the tree-level pass in scan.py (names are kept per tree, not per file)."""
 
+    defined: set[str] = field(default_factory=set)  # names the file defines (Rust: aliases under cfg(use_rocm))
+    width_names: set[str] = field(default_factory=set)  # names it uses as the warp width
+    pending: list[Finding] = field(default_factory=list)  # warp constants, kept if the tree uses them as widths
+
+
+# Rules about HIP code on ROCm 7, which also apply inside HIP branches and HIP files.
+ROCM7_RULES = frozenset({"hip-deprecated", "rocm7-removed", "hip-error-ignored", "warpsize-not-constexpr",
+                         "warp-mask-32bit", "rocm7-hiprtc-link", "hipify-hang"})
+_C_DEFINE = re.compile(r"#[ \t]*define[ \t]+(\w+)")
+# User types and typedefs with CUDA-like names (a project's own CUTThread, cudaShim_t...)
+_C_TYPE_DEF = re.compile(r"(?:struct|class|union|enum|using)\s+((?:cu|CU|nv)\w*)"
+                         r"|typedef\b[^;{}]*?\b((?:cu|CU|nv)\w*)\s*;")
+_RUST_ALIAS = re.compile(r"#\[cfg\(use_rocm\)\][^;\n]*?(?:\b(?:type|const|static|fn)\s+(\w+)|\bas\s+(\w+)\s*;)"
+                         r"|\brocm_compat!\s*\(\s*(\w+)")
+_HIP_IDENT = re.compile(r"(?<![\w.>$])hip[A-Z]\w*")
+_CALL_START = re.compile(r"((?:cuda|cu|hip)[A-Z]\w*)\s*\(")
+_GUARD = re.compile(r"\b(?:if|for|while|switch)\s*\Z")
+_SKIP_RULES_IN_RUST = frozenset({"string-cuda-name"})
+
+
+def _define_names(code: str) -> set[str]:
+    """Macros the file defines, and types/typedefs with CUDA-like names (a definition starts a
+    line: '#' after indentation)."""
+    out = set()
+    for m in _C_DEFINE.finditer(code):
+        if not code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
+            out.add(m.group(1))
+    for m in _C_TYPE_DEF.finditer(code):
+        if not _after_word(code, m.start()):
+            out.add(m.group(1) or m.group(2))
+    return out
+
+
+def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
+            facts: FileFacts | None = None) -> Iterator[Finding]:
+    """All C/C++/CUDA rules over one masked file; findings in already ported (HIP) or CUDA-only
+    branches are dropped, except the ROCm 7 rules in HIP branches."""
+    sets = sets or SymbolSets()
+    facts = facts if facts is not None else FileFacts()
+    side, checks = branches.regions(m.code)
+    if branches.hip_file([inc.text for inc in m.includes if side[m.position(inc.start)[0]] == branches.NEUTRAL]):
+        side = bytearray([branches.HIP]) * len(side)
+    facts.defined |= _define_names(m.code)
+    seen: set[tuple[int, str]] = set()
+    for f in _check_c(m, path, sets, facts, checks):
+        where = side[f.line] if f.line < len(side) else 0
+        if where == branches.CUDA or (where == branches.HIP and f.rule not in ROCM7_RULES):
+            continue
+        if (f.line, f.rule) not in seen:  # one finding per rule per line
+            seen.add((f.line, f.rule))
+            yield f
+    facts.pending = [f for f in facts.pending if side[f.line] == branches.NEUTRAL]
+
+
+def _check_c(m: Masked, path: str, sets: SymbolSets, facts: FileFacts,
+             checks: list[branches.VersionCheck]) -> Iterator[Finding]:
+    code = m.code
+    table = hipify_map()
+    macros = facts.defined
+    libs_seen: set[str] = set()
+    yield from _libraries(m, path, table, libs_seen)
+    yield from _identifiers(m, path, code, table, macros, libs_seen, sets, rust=False)
+    if "CUTLASS/CuTe" not in libs_seen:
+        hit = _CUTLASS_RE.search(code)
+        if hit is not None and not _after_word(code, hit.start()):
+            lib = next(lib for lib in _LIBS if lib[0] == "CUTLASS/CuTe")
+            yield _finding(m, path, hit.start(), "cuda-only-library", "uses CUTLASS/CuTe, which is CUDA-only",
+                           f"port to {lib[3]}; see {lib[4]}")
+    yield from _warp(m, path, code, facts)
+    yield from _versions(m, path, checks, table)
+    yield from _rocm7(m, path, code, table, sets)
+    yield from _asm(m, path, code)
+    yield from _strings(m, path, table)
+
+
+def _libraries(m: Masked, path: str, table, libs_seen: set[str]) -> Iterator[Finding]:
     for inc in m.includes:
         for name, _ident, header, rocm, src in _LIBS:
             if header.search(inc.text):
@@ -83,14 +148,10 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
                        if mapped and name != "NCCL" else "")
                 yield _finding(m, path, inc.start, "cuda-only-library", f"{name} header <{inc.text}> is CUDA-only{how}",
                                f"port to {rocm}; see {src}")
-    yield from _identifiers(m, path, code, table, macros, libs_seen, rust=False)
-    if "CUTLASS/CuTe" not in libs_seen:
-        hit = _CUTLASS_RE.search(code)
-        if hit is not None and not _after_word(code, hit.start()):
-            lib = next(lib for lib in _LIBS if lib[0] == "CUTLASS/CuTe")
-            yield _finding(m, path, hit.start(), "cuda-only-library", "uses CUTLASS/CuTe, which is CUDA-only",
-                           f"port to {lib[3]}; see {lib[4]}")
-    yield from _warp(m, path, code)
+
+
+def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator[Finding]:
+    """ROCm 7 header facts: removed names, warpSize not constexpr, hipRTC split, ignored hipError_t."""
     for hit in (_ROCM7_REMOVED_RE.finditer(code) if any(n in code for n in curated.ROCM7_REMOVED) else ()):
         yield _finding(m, path, hit.start(), "rocm7-removed", f"{hit.group()} was removed in ROCm 7.0",
                        f"use {curated.ROCM7_REMOVED[hit.group()]}; see {curated.ROCM7_CHANGES}")
@@ -111,6 +172,13 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
         yield _finding(m, path, last, "hipify-hang",
                        "'<<<' with no '>>>' after it: hipify would loop forever on this file",
                        "write '<< <' or parenthesize, or complete the kernel launch")
+    if sets.have_rocm:
+        yield from _hip_names(m, path, code, sets)
+        yield from _ignored_errors(m, path, code, table, sets)
+
+
+def _asm(m: Masked, path: str, code: str) -> Iterator[Finding]:
+    ext = os.path.splitext(path)[1].lower()
     for a in _ASM_RE.finditer(code):
         if _after_word(code, a.start()):
             continue
@@ -121,17 +189,157 @@ def check_c(m: Masked, path: str) -> Iterator[Finding]:
                            "inline assembly in GPU code (PTX does not exist on AMD GPUs)",
                            "replace with a HIP/clang builtin (e.g. __lane_id(), __builtin_amdgcn_*) or guard it "
                            "with #if defined(__CUDA_ARCH__) and add a HIP path")
-    yield from _strings(m, path, table)
 
 
-def check_rust(m: Masked, path: str) -> Iterator[Finding]:
+def _hip_names(m: Masked, path: str, code: str, sets: SymbolSets) -> Iterator[Finding]:
+    """HIP names used directly (HIP branches, .hip files) that ROCm 7's headers deprecate."""
+    if "hip" not in code:
+        return
+    for hit in _HIP_IDENT.finditer(code):
+        name = hit.group()
+        msg = sets.deprecated.get(name)
+        if msg is not None:
+            yield _finding(m, path, hit.start(), "hip-deprecated",
+                           f"ROCm 7's headers mark {name} deprecated ({msg or 'no message'}): a "
+                           "-Wdeprecated-declarations warning, an error under -Werror",
+                           "port to the replacement the message names", symbol=name, hip=name)
+
+
+def _statement_start(code: str, at: int) -> bool:
+    """Does a statement start at ``at`` (so a call there discards its result)?"""
+    before = code[max(0, at - 200):at].rstrip()
+    if not before or before[-1] in ";{}:":
+        return not before.endswith("::")
+    if before.endswith("else"):
+        return True
+    if before[-1] == ")":
+        depth = 0
+        for i in range(len(before) - 1, -1, -1):
+            depth += before[i] == ")"
+            depth -= before[i] == "("
+            if depth == 0:
+                return bool(_GUARD.search(before[:i]))
+    return False
+
+
+def _ignored_errors(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator[Finding]:
+    """Calls whose hipError_t result is dropped: ROCm 7 declares hipError_t [[nodiscard]] (C++17)."""
+    for hit in _CALL_START.finditer(code):
+        name = hit.group(1)
+        prev = code[hit.start() - 1:hit.start()]
+        if prev and (prev.isalnum() or prev in "_.>$"):
+            continue  # inside a longer name, or a member
+        hip = name if name.startswith("hip") else table.get(name)
+        start = hit.start() - 2 if code[hit.start() - 2:hit.start()] == "::" else hit.start()
+        if hip is None or hip not in sets.nodiscard or not _statement_start(code, start):
+            continue
+        args_end = _close_paren(code, hit.end() - 1)
+        if args_end < 0 or code[args_end + 1:args_end + 40].lstrip()[:1] != ";":
+            continue
+        via = f"{name} (hipify: {hip})" if hip != name else name
+        yield _finding(m, path, hit.start(1), "hip-error-ignored",
+                       f"result of {via} ignored: ROCm 7 declares hipError_t [[nodiscard]], so C++17 builds warn "
+                       "(-Wunused-result; an error under -Werror) and a failure goes unnoticed",
+                       "check it (e.g. a HIP_CHECK macro) or cast to (void) where ignoring is intended",
+                       symbol=name, hip=hip)
+
+
+def _close_paren(code: str, open_at: int) -> int:
+    depth = 0
+    for i in range(open_at, min(len(code), open_at + 4000)):
+        depth += code[i] == "("
+        depth -= code[i] == ")"
+        if depth == 0:
+            return i
+    return -1
+
+
+def _versions(m: Masked, path: str, checks: list[branches.VersionCheck], table) -> Iterator[Finding]:
+    for v in checks:
+        mapped = table.get(v.macro)
+        if mapped:
+            what = (f"hipify rewrites {v.macro} to {mapped}, a HIP/ROCm version that is not comparable with "
+                    "CUDA's numbering, so the branch chosen on ROCm is arbitrary")
+        elif v.macro.startswith("__CUDA_ARCH") and v.directive in ("ifdef", "ifndef"):
+            what = (f"HIP does not define {v.macro} (device code sees __HIP_DEVICE_COMPILE__): on ROCm device "
+                    "code silently takes the host-side branch")
+        else:
+            what = (f"HIP does not define {v.macro}, so it is 0 in #if: ROCm compiles the other branch, silently "
+                    "(it compiles; it is not the CUDA path)")
+        yield _finding(m, path, v.offset, "cuda-version-check", what,
+                       "test __HIP_PLATFORM_AMD__ (or HIP_VERSION) explicitly and give ROCm its own branch",
+                       symbol=v.macro)
+
+
+def check_rust(m: Masked, path: str, sets: SymbolSets | None = None,
+               facts: FileFacts | None = None) -> Iterator[Finding]:
+    sets = sets or SymbolSets()
+    facts = facts if facts is not None else FileFacts()
+    side = branches.rust_regions(m.code)
+    for a in _RUST_ALIAS.finditer(m.code):
+        facts.defined.add(a.group(1) or a.group(2) or a.group(3))
     table = hipify_map()
-    yield from _identifiers(m, path, m.code, table, set(), set(), rust=True)
-    yield from _strings(m, path, table)
+    seen: set[tuple[int, str]] = set()
+    for f in (*_identifiers(m, path, m.code, table, set(), set(), sets, rust=True), *_strings(m, path, table)):
+        if f.rule in _SKIP_RULES_IN_RUST or side[f.line] != branches.NEUTRAL or (f.line, f.rule) in seen:
+            continue
+        seen.add((f.line, f.rule))
+        yield f
+
+
+def _hip_guess(name: str) -> str:
+    for cuda, hip in (("cuda", "hip"), ("CUDA_", "HIP_"), ("CU_", "HIP_"), ("cu", "hip")):
+        if name.startswith(cuda):
+            return hip + name[len(cuda):]
+    return ""
+
+
+def _unmapped(m: Masked, path: str, start: int, name: str, sets: SymbolSets) -> Finding | None:
+    """cuda-unmapped: a name the CUDA headers declare that hipify does not rename and ROCm 7 does not declare."""
+    if not sets.have_cuda or name not in sets.cuda or name in sets.rocm:
+        return None
+    if re.search(r"\b" + name + r"\s*\([^;{}]*\)\s*(?:const\s*)?\{", m.code):
+        return None  # the file defines a function of that name itself: the user's
+    guess = _hip_guess(name)
+    if sets.have_rocm and guess in sets.rocm:
+        return _finding(m, path, start, "cuda-unmapped",
+                        f"{name} is CUDA API that hipify does not rename, though ROCm 7 declares {guess}: the hipified "
+                        f"code still says {name}, which ROCm does not declare (compile error)",
+                        f"alias it ({name} -> {guess}: `port aliases`, or a #define under __HIP_PLATFORM_AMD__)",
+                        symbol=name, hip=guess)
+    nowhere = " nor ROCm 7's headers" if sets.have_rocm else ""
+    return _finding(m, path, start, "cuda-unmapped",
+                    f"{name} is CUDA API (declared by the CUDA headers) that neither hipify's tables{nowhere} know: "
+                    "the hipified code will not compile on ROCm",
+                    "find the HIP equivalent (HIP porting guide) or guard it with #ifdef __HIP_PLATFORM_AMD__",
+                    symbol=name)
+
+
+def _mapped(m: Masked, path: str, start: int, name: str, hip: str, sets: SymbolSets, rust: bool) -> Finding | None:
+    if sets.have_rocm:
+        msg = sets.deprecated.get(hip)
+        if msg is not None:
+            return _finding(m, path, start, "hip-deprecated",
+                            f"hipify maps {name} to {hip}, which ROCm 7's headers mark deprecated "
+                            f"({msg or 'no message'}): a -Wdeprecated-declarations warning, an error under -Werror",
+                            "port to the replacement the message names", symbol=name, hip=hip)
+        gone = sets.unavailable.get(hip)
+        if gone is not None or (hip.startswith(("hip", "HIP_")) and not hip.startswith(HIP_LIBRARY_PREFIXES)
+                                and hip not in sets.rocm and not rust):
+            return _finding(m, path, start, "rocm7-removed",
+                            f"hipify rewrites {name} to {hip}, which ROCm 7's headers do not declare"
+                            f"{' (' + gone + ')' if gone else ''}: the hipified code does not compile",
+                            f"find what replaced {hip} in ROCm 7 (see {curated.ROCM7_CHANGES}) or guard the call",
+                            symbol=name, hip=hip)
+    if rust:
+        return _finding(m, path, start, "rust-cuda-binding",
+                        f"{name} comes from CUDA bindings; on ROCm it needs the HIP alias {hip}",
+                        "generate HIP aliases with `port aliases` (or use the hip_aliases crate)", symbol=name, hip=hip)
+    return None
 
 
 def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_seen: set[str],
-                 rust: bool) -> Iterator[Finding]:
+                 sets: SymbolSets, rust: bool) -> Iterator[Finding]:
     for hit in _IDENT_RE.finditer(code):
         name = hit.group()
         start = hit.start()
@@ -147,65 +355,28 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
                 yield _finding(m, path, start, "cuda-only-library", f"{name} is part of {lib[0]}, which is CUDA-only",
                                f"port to {lib[3]}; see {lib[4]}")
             continue
+        if not rust and _directive_line(code, start):
+            continue  # `#ifdef cudaX` / `#if CUDART_VERSION`: tested, not used (see cuda-version-check)
         hip = table.get(name)
-        if hip is None:
-            if not rust or not name.startswith("__"):
-                yield _finding(m, path, start, "cuda-unmapped",
-                               f"{name} has no entry in hipify's tables; it will not compile on ROCm",
-                               "find the HIP equivalent (HIP porting guide) "
-                               "or guard it with #ifdef __HIP_PLATFORM_AMD__",
-                               symbol=name)
-            continue
-        deprecated = curated.HIP_DEPRECATED.get(hip)
-        if deprecated is not None:
-            status, advice, src = deprecated
-            yield _finding(m, path, start, "hip-deprecated", f"hipify maps {name} to {hip}: {status}",
-                           f"{advice}; see {src}", symbol=name, hip=hip)
-        elif rust:
-            yield _finding(m, path, start, "rust-cuda-binding",
-                           f"{name} comes from CUDA bindings; on ROCm it needs the HIP alias {hip}",
-                           "generate HIP aliases with `port aliases` (or use the hip_aliases crate)",
-                           symbol=name, hip=hip)
+        found = _unmapped(m, path, start, name, sets) if hip is None else _mapped(m, path, start, name, hip, sets, rust)
+        if found is not None:
+            yield found
 
 
-def _warp(m: Masked, path: str, code: str) -> Iterator[Finding]:
-    for w in _WARP_OP_RE.finditer(code):
-        op, num = w.group(1), w.group(2)
-        if (op, num) not in (("%", "32"), ("/", "32"), ("&", "31"), (">>", "5")):
-            continue
-        line_start = code.rfind("\n", 0, w.start()) + 1
-        if op == "&" and code[w.start() - 1:w.start()] == "&":
-            continue  # logical and
-        if _LANE_CONTEXT.search(code, max(line_start, w.start() - 80), w.start()):
-            yield _finding(m, path, w.start(), "warp-size-literal",
-                           f"'{op} {num}' in lane/warp arithmetic assumes 32-wide warps",
-                           "use warpSize (64 on CDNA): e.g. threadIdx.x % warpSize, lane & (warpSize - 1)")
-    for w in _WARP_DEF_RE.finditer(code):
-        begin = w.start()
-        while _after_word(code, begin):
-            begin -= 1
-        yield _finding(m, path, begin, "warp-size-literal", "warp size defined as 32",
-                       "use warpSize at run time, or a per-architecture constant (64 on gfx9 CDNA, 32 on RDNA)")
-    for w in _MASK_RE.finditer(code):
-        if _after_word(code, w.start()):
-            continue
-        yield _finding(m, path, w.start(), "warp-mask-32bit",
-                       f"{w.group(1)} with 32-bit full mask {w.group(2)}",
-                       "use a 64-bit mask: __activemask() or ~0ull (uint64_t)")
-    for w in _MASK_DEF_RE.finditer(code):
-        yield _finding(m, path, w.start(), "warp-mask-32bit",
-                       "32-bit full lane mask constant", "make the mask 64-bit (0xffffffffffffffffull)")
-    for w in _BALLOT_RE.finditer(code):
-        if _after_word(code, w.start()):
-            continue
-        line_start = code.rfind("\n", 0, w.start()) + 1
-        decl = _INT32_DECL_BEFORE.search(code, line_start, w.start())
-        if decl is not None:
-            yield _finding(m, path, decl.start(), "ballot-32bit", f"{w.group(1)} result stored in a 32-bit integer",
-                           "store it in uint64_t and use __popcll/__ffsll")
-        elif w.group(1) == "__activemask":
-            yield _finding(m, path, w.start(), "activemask", "__activemask() returns a 64-bit mask on AMD",
-                           "keep it in uint64_t; loop to warpSize, not 32")
+def _directive_line(code: str, at: int) -> bool:
+    line_start = code.rfind("\n", 0, at) + 1
+    head = code[line_start:line_start + 12].lstrip()
+    return head.startswith("#") and head[1:].lstrip().startswith(("if", "elif"))
+
+
+def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding]:
+    for gen in (warp.lane_math(code), warp.shuffle_widths(code), warp.masks(code), warp.ballots(code)):
+        for offset, rule, message, suggestion, symbol in gen:
+            yield _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
+    derived = warp.derived_names(code)
+    facts.width_names |= warp.width_names(code, derived)
+    for (offset, rule, message, suggestion, symbol), _name in warp.warp_constants(code):
+        facts.pending.append(_finding(m, path, offset, rule, message, suggestion, symbol=symbol))
 
 
 def _strings(m: Masked, path: str, table) -> Iterator[Finding]:

@@ -12,6 +12,7 @@ from . import checks
 from .findings import Baseline, Finding, suppressed_rules
 from .mask import mask
 from .rules import RULES, SEVERITIES
+from .symbols import SymbolSets, symbol_sets
 from .tables import hipify_map
 from .tokenize import language_for
 
@@ -62,19 +63,32 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[tuple[str, st
     return out, problems
 
 
-def audit_file(path: str, lang: str, display: str | None = None) -> tuple[list[Finding], int, str | None]:
-    """Findings of one file (before suppression), its line count, and a read problem if any."""
+# Rules whose finding names a symbol that the tree may define itself (a shim or alias file): if any
+# scanned file defines it (ggml's vendors/hip.h: #define __shfl_xor_sync(mask, ...) __shfl_xor(...)),
+# the finding is the user's business.
+_TREE_DEFINED_RULES = frozenset({"cuda-unmapped", "rust-cuda-binding", "warp-mask-32bit", "hip-deprecated",
+                                 "rocm7-removed", "hip-error-ignored", "cuda-version-check"})
+
+FileResult = tuple[list[Finding], int, "str | None", checks.FileFacts]
+
+
+def audit_file(path: str, lang: str, display: str | None = None,
+               sets: SymbolSets | None = None) -> FileResult:
+    """Findings of one file (before suppression and tree-level filtering), its line count, a read
+    problem if any, and the facts the tree-level pass needs."""
+    facts = checks.FileFacts()
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        return [], 0, f"{path}: cannot read: {exc.strerror or exc}"
+        return [], 0, f"{path}: cannot read: {exc.strerror or exc}", facts
     if b"\0" in data[:8192]:
-        return [], 0, f"{path}: binary file, not audited"
+        return [], 0, f"{path}: binary file, not audited", facts
     text = data.decode("utf-8", "surrogateescape")
     masked = mask(text, lang)
     shown = display or path
-    found = list(checks.check_rust(masked, shown) if lang == "rust" else checks.check_c(masked, shown))
-    kept = []
+    check = checks.check_rust if lang == "rust" else checks.check_c
+    found = list(check(masked, shown, sets or SymbolSets(), facts))
+    found += facts.pending
     ignored_on: dict[int, set[str]] = {}  # once per line: a long line with many findings is read once
     for f in found:
         ignored = ignored_on.get(f.line)
@@ -82,35 +96,57 @@ def audit_file(path: str, lang: str, display: str | None = None) -> tuple[list[F
             ignored = ignored_on[f.line] = suppressed_rules(masked.line_text(f.line))
         if f.rule in ignored or "*" in ignored:
             f.severity = "suppressed"
-        kept.append(f)
-    return kept, text.count("\n") + (not text.endswith("\n") and bool(text)), None
+    return found, text.count("\n") + (not text.endswith("\n") and bool(text)), None, facts
 
 
-def _audit_one(item: tuple[str, str]) -> tuple[list[Finding], int, str | None]:
-    return audit_file(*item)
+def _audit_one(item: tuple[str, str, SymbolSets]) -> FileResult:
+    return audit_file(item[0], item[1], sets=item[2])
 
 
-def _run(files: list[tuple[str, str]], jobs: int) -> list[tuple[list[Finding], int, str | None]]:
+def _run(files: list[tuple[str, str]], jobs: int, sets: SymbolSets) -> list[FileResult]:
     if jobs <= 1 or len(files) < 16:
-        return [audit_file(p, lang) for p, lang in files]
+        return [audit_file(p, lang, sets=sets) for p, lang in files]
     from concurrent.futures import ProcessPoolExecutor
 
     from ..hipify.convert import mp_context
     hipify_map()  # load once, shared with forked workers
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp_context()) as pool:
-        return list(pool.map(_audit_one, files, chunksize=max(1, len(files) // (jobs * 8))))
+        return list(pool.map(_audit_one, [(p, lang, sets) for p, lang in files],
+                             chunksize=max(1, len(files) // (jobs * 8))))
+
+
+def _tree_filter(results: list[FileResult]) -> None:
+    """Drop findings on names the tree defines, and warp constants the tree never uses as a width."""
+    defined: set[str] = set()
+    widths: set[str] = set()
+    for _found, _lines, _problem, facts in results:
+        defined |= facts.defined
+        widths |= facts.width_names
+    for found, _lines, _problem, facts in results:
+        pending = {id(f) for f in facts.pending}
+        found[:] = [f for f in found
+                    if not (f.rule in _TREE_DEFINED_RULES and f.symbol and f.symbol in defined)
+                    and not (id(f) in pending and f.symbol not in widths)]
 
 
 def audit_paths(paths: Iterable[str | os.PathLike[str]], *, disable: Iterable[str] = (),
-                baseline: Baseline | None = None, jobs: int | None = None) -> AuditResult:
-    """Audit files and directories (C/C++/CUDA/HIP and Rust sources) with ``jobs`` processes."""
+                baseline: Baseline | None = None, jobs: int | None = None, enable: Iterable[str] = (),
+                sets: SymbolSets | None = None) -> AuditResult:
+    """Audit files and directories (C/C++/CUDA/HIP and Rust sources) with ``jobs`` processes.
+    ``enable`` turns on opt-in rules; ``sets`` (default: this machine's headers) are the symbol sets."""
     disabled = set(disable)
-    unknown = disabled - set(RULES)
-    if unknown:
-        raise InputError(f"audit.disable: unknown rule id(s) {', '.join(sorted(unknown))} (known: {', '.join(RULES)})")
+    enabled = set(enable)
+    for key, given in (("audit.disable", disabled), ("audit.enable", enabled)):
+        unknown = given - set(RULES)
+        if unknown:
+            raise InputError(f"{key}: unknown rule id(s) {', '.join(sorted(unknown))} (known: {', '.join(RULES)})")
+    disabled |= {r.id for r in RULES.values() if not r.default and r.id not in enabled}
     files, problems = collect(paths)
-    result = AuditResult(problems=problems)
-    for found, lines, problem in _run(files, jobs or os.cpu_count() or 1):
+    sets = sets if sets is not None else symbol_sets()
+    result = AuditResult(problems=problems + list(sets.problems))
+    results = _run(files, jobs or os.cpu_count() or 1, sets)
+    _tree_filter(results)
+    for found, lines, problem, _facts in results:
         result.files += 1
         result.lines += lines
         if problem:

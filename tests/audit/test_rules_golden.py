@@ -12,6 +12,11 @@ from porting.audit.scan import audit_paths
 
 GOLDEN = Path(__file__).parent / "golden"
 EXPECT = re.compile(r"expect:\s*([\w\-, ]+)")
+ENABLE = re.compile(r"audit-enable:\s*([\w\-]+)")  # opt-in rules a golden file turns on
+
+
+def enabled(path: Path) -> list[str]:
+    return ENABLE.findall(path.read_text())
 
 
 def expected(path: Path) -> set[tuple[int, str]]:
@@ -26,7 +31,7 @@ def expected(path: Path) -> set[tuple[int, str]]:
 @pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.iterdir()))
 def test_golden(name: str) -> None:
     path = GOLDEN / name
-    result = audit_paths([path], jobs=1)
+    result = audit_paths([path], jobs=1, enable=enabled(path))
     found = {(f.line, f.rule) for f in result.findings}
     assert found == expected(path)
     for f in result.findings:
@@ -39,9 +44,16 @@ def test_every_rule_has_a_positive_golden_case() -> None:
     assert covered == set(RULES)
 
 
+def test_opt_in_rules_are_off_by_default() -> None:
+    path = GOLDEN / "strings.cpp"
+    assert "string-cuda-name" in enabled(path)
+    assert "string-cuda-name" not in {f.rule for f in audit_paths([path], jobs=1).findings}
+    assert not RULES["string-cuda-name"].default
+
+
 def test_suppressions_are_counted() -> None:
     result = audit_paths([GOLDEN / "suppress.cu"], jobs=1)
-    assert result.suppressed == 3
+    assert result.suppressed == 3  # one per ignored line (a line names real findings of one rule each)
     assert [f.rule for f in result.findings] == ["warp-size-literal"]
 
 

@@ -6,7 +6,7 @@ unsafe fn init() -> CUresult {  // expect: rust-cuda-binding
     let r = cuInit(0);  // expect: rust-cuda-binding
     let mut p: CUdeviceptr = 0;  // expect: rust-cuda-binding
     cuMemAlloc_v2(&mut p, 16);  // expect: rust-cuda-binding
-    cuFancyNotInHipify(p);  // expect: cuda-unmapped
+    cuCtxGetId(ctx, &mut id);  // expect: cuda-unmapped
     /* cudaMalloc in a /* nested */ comment */
     let s = "plain text";
     let lib = Library::new("libcuda.so.1").unwrap();  // expect: dlopen-cuda-library
@@ -15,3 +15,7 @@ unsafe fn init() -> CUresult {  // expect: rust-cuda-binding
     let cuda_device_count = 0; // snake_case Rust names are not CUDA API names
     r
 }
+#[cfg(use_rocm)] pub use self::hipDeviceGet as cuDeviceGet;
+#[cfg(not(use_rocm))]
+fn cuda_only() { cuMemFree_v2(0); }
+fn uses_alias() { cuDeviceGet(0, 0); }

@@ -1,4 +1,4 @@
-#include <dlfcn.h>
+#include <dlfcn.h>  // audit-enable: string-cuda-name (opt-in)
 void load() {
   void* h = dlopen("libcuda.so.1", RTLD_NOW);  // expect: dlopen-cuda-library
   void* n = dlopen("libnvidia-ml.so.1", RTLD_LAZY);  // expect: dlopen-cuda-library

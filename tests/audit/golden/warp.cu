@@ -1,12 +1,12 @@
 #define FULL_MASK 0xffffffff  // expect: warp-mask-32bit
-#define WARP_SIZE 32  // expect: warp-size-literal
+#define WARP_SIZE 32  // expect: warp-size-literal (used as a shuffle width below)
 #define BLOCK 256
 constexpr int kWarpSize = 32;  // expect: warp-size-literal
 __global__ void k(float* x, int n) {
   int lane = threadIdx.x % 32;  // expect: warp-size-literal
   int warp_id = threadIdx.x / 32;  // expect: warp-size-literal
   int l2 = threadIdx.x & 31;  // expect: warp-size-literal
-  int w2 = tid >> 5;  // expect: warp-size-literal
+  int w2 = tid >> 5;  // tid is not derived from threadIdx in this file: not lane math by use
   int ok1 = threadIdx.x % warpSize;
   int blocks = (n + 31) / 32;
   int bytes = n * 32;
@@ -22,4 +22,26 @@ __global__ void k(float* x, int n) {
   __syncwarp();
   // x % 32 in a comment, and "threadIdx.x % 32" in a string, are not code
   const char* s = "threadIdx.x % 32";
+}
+__device__ float red(float v) {
+  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_xor_sync(~0ull, v, o, WARP_SIZE);
+  int wid = threadIdx.x / kWarpSize;
+  return v;
+}
+#define TAG_MASK 0xFFFFFFFFU
+#define LOG_WARP 5  // expect: warp-size-literal (threadIdx.x >> LOG_WARP below)
+static const unsigned kFull = 0xffffffff;  // expect: warp-mask-32bit
+__global__ void k2(unsigned* out, int n) {
+  int vecLane = n % 32;  // bit packing, not a lane
+  out[0] = n & TAG_MASK;
+  int t = threadIdx.x;
+  int lane = t & 0x1f;  // expect: warp-size-literal
+  bool last = lane == 31;  // expect: warp-size-literal
+  unsigned bit = 1u << lane;  // expect: warp-size-literal
+  unsigned b;
+  b = __ballot_sync(~0ull, n > 0);  // expect: ballot-32bit
+  int c = __popc(__ballot_sync(~0ull, n > 0));  // expect: ballot-32bit
+  float v = __shfl_sync(kFull, 1.0f, 0);
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0ull, v, o);  // expect: warp-size-literal
+  int w = threadIdx.x >> LOG_WARP;
 }

@@ -1,0 +1,144 @@
+"""Which lines of a file ROCm compiles as CUDA code: preprocessor branches and Rust cfgs.
+
+A branch whose condition names a HIP/ROCm platform macro (``__HIP_PLATFORM_AMD__``,
+``USE_ROCM``, ``GGML_USE_HIP``, ``__gfx942__``...) is already ported (``HIP``); the other branch
+of such an ``#if`` (``#ifndef``, ``!defined``, ``#else``, a later ``#elif``) is the CUDA side of
+a port and is never compiled for ROCm (``CUDA``). A branch under a CUDA version or arch check
+(``#if __CUDA_ARCH__ >= 800``, ``#if CUDART_VERSION >= 12000``) is false on ROCm, since HIP
+defines neither, so it is CUDA-side too; its ``#else`` is what ROCm compiles. Rust items under
+``#[cfg(use_rocm)]`` are HIP, under ``#[cfg(not(use_rocm))]`` CUDA.
+
+``regions(code)`` returns a bytearray indexed by line number (1-based): ``NEUTRAL``, ``HIP`` or
+``CUDA``, and the version-check directives it saw (for the ``cuda-version-check`` rule).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+NEUTRAL, HIP, CUDA = 0, 1, 2
+
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b((?:[^\n\\]|\\.)*)",
+                        re.MULTILINE | re.DOTALL)
+_WORD = re.compile(r"(!?\s*(?:defined\s*\(?\s*)?)([A-Za-z_]\w*)")
+# Platform macros: the HIP compiler's own, the common project spellings, and AMD GPU arch macros.
+_HIP_MACRO = re.compile(r"__HIP_PLATFORM_(?:AMD|HCC)__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|__HIP_ROCclr__"
+                        r"|(?:\w+_)?(?:USE_)?(?:HIP|ROCM|ROCm|HCC)|__gfx\w+__|__GFX\d+__|HIP_VERSION\w*|ROCM_VERSION\w*"
+                        r"|TORCH_HIP_VERSION|CDNA\d*|RDNA\d*")
+_NOT_HIP = re.compile(r"\w*(?:NO|DISABLE)_\w*")  # GGML_HIP_NO_VMM: an option of the HIP build, not a platform
+# CUDA version/arch macros: undefined under HIP, so a comparison on them is false on ROCm.
+VERSION_MACRO = re.compile(r"\b(__CUDA_ARCH__|__CUDA_ARCH_LIST__|CUDART_VERSION|CUDA_VERSION|__CUDACC_VER_MAJOR__"
+                           r"|__CUDACC_VER_MINOR__|__NVCC__|__CUDA_ARCH_FEAT_\w+|__CUDA_ARCH_SPECIFIC__)\b")
+_RUST_CFG = re.compile(r"#\[cfg\((not\()?\s*use_rocm\s*\)?\)\]")
+
+
+@dataclass
+class VersionCheck:
+    offset: int  # of the macro name in the directive
+    macro: str
+    directive: str  # "if", "ifdef", ...
+
+
+def _polarity(directive: str, cond: str) -> tuple[int, int]:
+    """(side of the branch a directive opens, side that a later #elif/#else branch implies)."""
+    if directive in ("ifdef", "ifndef"):
+        name = cond.strip().split()[0] if cond.strip() else ""
+        if not _HIP_MACRO.fullmatch(name) or _NOT_HIP.fullmatch(name):
+            return NEUTRAL, NEUTRAL
+        return (HIP, CUDA) if directive == "ifdef" else (CUDA, HIP)
+    signs = set()
+    others = False
+    for m in _WORD.finditer(cond):
+        name = m.group(2)
+        if name == "defined" or not _HIP_MACRO.fullmatch(name) or _NOT_HIP.fullmatch(name):
+            others = others or name != "defined"
+            continue
+        signs.add("!" not in m.group(1))
+    # `!HIP && X`: its #else runs on HIP and on CUDA without X, so it is not HIP-only
+    rest_open = others and "&&" in cond
+    if signs == {True}:
+        return HIP, NEUTRAL if rest_open else CUDA
+    if signs == {False}:
+        return CUDA, NEUTRAL if rest_open else HIP
+    if not signs and VERSION_MACRO.search(cond) and "!" not in cond and "||" not in cond:
+        return CUDA, NEUTRAL  # `#if __CUDA_ARCH__ >= 800`: false on ROCm, which compiles the #else
+    return NEUTRAL, NEUTRAL
+
+
+def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
+    """Per-line platform side of C code (comments already masked) and its version checks."""
+    n_lines = code.count("\n") + 2
+    side = bytearray(n_lines)
+    if "#" not in code:
+        return side, []
+    checks: list[VersionCheck] = []
+    stack: list[list[int]] = []  # per open #if: [side of the current branch, side a later branch implies]
+    line = 1
+    pos = 0
+    events: list[tuple[int, int]] = []  # (line, side from this line on)
+    for m in _DIRECTIVE.finditer(code):
+        line += code.count("\n", pos, m.start())
+        pos = m.start()
+        kind, cond = m.group(1), m.group(2)
+        if kind in ("if", "ifdef", "ifndef", "elif"):
+            for v in VERSION_MACRO.finditer(cond):
+                checks.append(VersionCheck(m.start(2) + v.start(), v.group(1), kind))
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append(list(_polarity(kind, cond)))
+        elif kind in ("elif", "else") and stack:
+            own, own_rest = _polarity("if", cond) if kind == "elif" else (NEUTRAL, NEUTRAL)
+            rest = stack[-1][1]
+            stack[-1][0] = own if own != NEUTRAL else rest
+            if rest == NEUTRAL:
+                stack[-1][1] = own_rest
+        elif kind == "endif" and stack:
+            stack.pop()
+        current = next((s[0] for s in reversed(stack) if s[0] != NEUTRAL), NEUTRAL)
+        events.append((line, current))
+    _fill(side, events)
+    return side, checks
+
+
+def _fill(side: bytearray, events: list[tuple[int, int]]) -> None:
+    """Apply (line, side-after-this-directive) events; a directive line itself is neutral."""
+    for (line, value), nxt in zip(events, events[1:] + [(len(side), NEUTRAL)]):
+        if value:
+            side[line + 1:nxt[0]] = bytes([value]) * max(0, nxt[0] - line - 1)
+
+
+def rust_regions(code: str) -> bytearray:
+    """Per-line side of Rust code: items under #[cfg(use_rocm)] / #[cfg(not(use_rocm))]."""
+    side = bytearray(code.count("\n") + 2)
+    if "use_rocm" not in code:
+        return side
+    for m in _RUST_CFG.finditer(code):
+        value = CUDA if m.group(1) else HIP
+        end = _item_end(code, m.end())
+        first = code.count("\n", 0, m.start()) + 1
+        last = first + code.count("\n", m.start(), end)
+        side[first:last + 1] = bytes([value]) * (last - first + 1)
+    return side
+
+
+def _item_end(code: str, at: int) -> int:
+    """End offset of the item that starts at ``at``: its ';' or its closing brace."""
+    semi = code.find(";", at)
+    brace = code.find("{", at)
+    if brace < 0 or (0 <= semi < brace):
+        return semi if semi >= 0 else len(code)
+    depth = 0
+    for i in range(brace, len(code)):
+        c = code[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(code)
+
+
+def hip_file(includes: list[str]) -> bool:
+    """A file that includes HIP's runtime headers is HIP code (a shim or an already ported file)."""
+    return any(inc.startswith(("hip/", "hipblas", "hiprand", "rocblas", "hipcub", "rocprim")) for inc in includes)

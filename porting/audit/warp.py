@@ -1,0 +1,257 @@
+"""Wave64 hazards found by how values are used, not by what they are called.
+
+- lane math: ``& 31``, ``& 0x1f``, ``% 32``, ``/ 32``, ``>> 5``, ``== 31``, ``< 32``, ``1 << lane``
+  whose operand derives from ``threadIdx``/``blockDim`` (followed through assignments), or whose
+  result is stored in a variable counting warps;
+- warp-width constants: a macro or constant equal to 32 (or 5, its log2) used as the warp width
+  in lane math, as a shuffle width or as a shuffle loop's bound, whatever its name; reported once,
+  at its definition;
+- masks: a 32-bit mask (literal, or a constant/variable holding one) passed to a ``*_sync``
+  intrinsic: ROCm 7's amd_warp_sync_functions.h static_asserts ``sizeof(mask) == 8``;
+- ballots: a ``__ballot*``/``__activemask`` result kept in a 32-bit variable (same line or a later
+  assignment) or counted with ``__popc``/``__ffs``.
+
+Every check works on masked code (comments and literal contents blanked) and yields
+``(offset, rule, message, suggestion, symbol)``; checks.py turns them into findings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+Hit = tuple[int, str, str, str, str]
+
+EMULATE = "confirm with `port emulate SOURCES --warp 32,64`"
+_SYNC = (r"__shfl(?:_up|_down|_xor)?_sync|__ballot_sync|__any_sync|__all_sync|__match_any_sync|__match_all_sync"
+         r"|__reduce_\w+_sync|__syncwarp|__uni_sync")
+_SYNC_CALL = re.compile(r"(" + _SYNC + r")\s*\(\s*([^,()]+?)\s*[,)]")
+_MASK32_LIT = re.compile(r"\(?\s*(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1|4294967295[uU]?)\s*\)?\Z")
+_LANE_OP = re.compile(r"(%|/|&|>>|==|<)\s*(32|31|0[xX]1[fF]|5)\b(?![.\w])")
+_SHIFT_LANE = re.compile(r"(?<![\w.])1[uU]?\s*<<\s*\(?\s*([A-Za-z_]\w*)")
+_ROOTS = re.compile(r"\b(?:threadIdx|blockDim|__lane_id|__lanemask\w*|laneid)\b")
+_WORDS = re.compile(r"[A-Za-z_]\w*")
+_TARGET = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)[^=]*\Z")
+_WARP_COUNT_NAME = re.compile(r"(?i)warps?(?:_?(?:num|count|cnt|per\w*))?$|num_?warps|n_?warps|nwarps")
+_CONST_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(32|5)[uU]?[ \t]*\)?[ \t]*$"
+                        r"|const(?:expr)?\b[^;=(){}]*?\b(\w+)\s*(?:=|\{)\s*\(?(32|5)[uU]?\)?\s*[;},]",
+                        re.MULTILINE)
+_WIDTH_USE = re.compile(r"(%|/|>>)\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*[(.])")
+_SHFL = re.compile(r"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
+_FOR_HEAD = re.compile(r"\bfor\s*\(([^;()]*;[^;()]*;[^()]*)\)")
+_BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask)\s*\(")
+_INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint)"
+_DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*\Z")
+_POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")
+_MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$"
+                       r"|const(?:expr)?\s+(?:const\s+)?(?:" + _INT32 + r")\s+(\w+)\s*=\s*"
+                       r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1)\s*;", re.MULTILINE)
+
+
+def _left_operand(code: str, at: int) -> str:
+    """The expression just left of offset ``at``: a parenthesised group or a name/member chain."""
+    i = at - 1
+    while i >= 0 and code[i] in " \t":
+        i -= 1
+    if i >= 0 and code[i] == ")":
+        depth = 0
+        j = i
+        while j >= 0:
+            depth += code[j] == ")"
+            depth -= code[j] == "("
+            if depth == 0:
+                return code[j:i + 1]
+            j -= 1
+        return ""
+    j = i
+    while j >= 0 and (code[j].isalnum() or code[j] in "_.[]"):
+        j -= 1
+    return code[j + 1:i + 1]
+
+
+def _call_args(code: str, open_at: int) -> str:
+    """The text between the parenthesis at ``open_at`` and its match (at most 400 characters)."""
+    depth = 0
+    for i in range(open_at, min(len(code), open_at + 400)):
+        depth += code[i] == "("
+        depth -= code[i] == ")"
+        if depth == 0:
+            return code[open_at + 1:i]
+    return ""
+
+
+def derived_names(code: str) -> set[str]:
+    """Variables assigned from threadIdx/blockDim/lane ids, or from such variables (three hops)."""
+    derived: set[str] = set()
+    if "threadIdx" not in code and "blockDim" not in code and "lane" not in code:
+        return derived
+    frontier = _ROOTS
+    for _ in range(3):
+        new = set()
+        for m in frontier.finditer(code):
+            name = _assigned_name(code, m.start())
+            if name and name not in derived:
+                new.add(name)
+        if not new:
+            break
+        derived |= new
+        frontier = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(new))) + r")\b")
+    return derived
+
+
+def _is_derived(expr: str, derived: set[str]) -> bool:
+    return bool(_ROOTS.search(expr)) or bool(derived.intersection(_WORDS.findall(expr)))
+
+
+def _assigned_name(code: str, at: int) -> str:
+    """The variable a statement containing offset ``at`` assigns to (``int warps = ...``), if any."""
+    start = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at), code.rfind("\n", 0, at)) + 1
+    m = _TARGET.search(code, start, at)
+    return m.group(1) if m else ""
+
+
+def lane_math(code: str) -> Iterator[Hit]:
+    derived: set[str] | None = None
+    for m in _LANE_OP.finditer(code):
+        if code[m.start() - 1:m.start()] in ("&", "|", "<", ">", "=", "!"):
+            continue  # &&, ||, <<, >>=, ==, != ...
+        op, num = m.group(1), m.group(2).lower()
+        pair = (op, "31" if num == "0x1f" else num)
+        if pair not in (("%", "32"), ("/", "32"), ("&", "31"), (">>", "5"), ("==", "31"), ("<", "32")):
+            continue
+        if derived is None:
+            derived = derived_names(code)
+        operand = _left_operand(code, m.start())
+        by_use = _is_derived(operand, derived)
+        if pair == ("<", "32") and not (by_use and _SHFL.search(code, m.end(), m.end() + 600)):
+            continue  # `tid < 32` is "the last warp" only when a shuffle follows
+        if not by_use and not (pair in (("/", "32"), (">>", "5"))
+                               and _WARP_COUNT_NAME.search(_assigned_name(code, m.start()))):
+            continue
+        text = f"{op} {m.group(2)}"
+        yield (m.start(), "warp-size-literal", f"'{text}' on a thread/lane index assumes 32-lane warps; "
+               f"gfx942/gfx950 wavefronts have 64 lanes, so lane and warp ids come out wrong",
+               f"use warpSize (or a per-architecture constant): lane = threadIdx.x % warpSize; {EMULATE}", "")
+    for m in _SHIFT_LANE.finditer(code):
+        if derived is None:
+            derived = derived_names(code)
+        if m.group(1) in derived or _ROOTS.fullmatch(m.group(1)):
+            yield (m.start(), "warp-size-literal", f"'1 << {m.group(1)}' builds a lane bit in a 32-bit int: lanes "
+                   "32-63 of a 64-lane wavefront shift out (undefined behaviour)",
+                   f"use 1ull << lane and a 64-bit mask; {EMULATE}", "")
+
+
+def width_names(code: str, derived: set[str] | None = None) -> set[str]:
+    """Names this file uses as the warp width: divisor/shift of a thread index, last argument of a
+    shuffle, or in the header of a loop whose body shuffles."""
+    out: set[str] = set()
+    if "threadIdx" not in code and "__shfl" not in code:
+        return out
+    derived = derived_names(code) if derived is None else derived
+    for m in _WIDTH_USE.finditer(code) if derived else ():
+        if _is_derived(_left_operand(code, m.start()), derived):
+            out.add(m.group(2))
+    for m in _SHFL.finditer(code) if "__shfl" in code else ():
+        last = re.search(r",\s*([A-Za-z_]\w*)\s*\Z", _call_args(code, m.end() - 1))
+        if last:
+            out.add(last.group(1))
+    for m in _FOR_HEAD.finditer(code) if "__shfl" in code else ():
+        if _SHFL.search(code, m.end(), m.end() + 300):
+            out.update(_WORDS.findall(m.group(1)))
+    return out
+
+
+def warp_constants(code: str) -> list[tuple[Hit, str]]:
+    """Macros/constants equal to 32 (or 5): (the finding at the definition, the name). The caller
+    keeps those whose name the tree uses as the warp width (see ``width_names``)."""
+    out: list[tuple[Hit, str]] = []
+    if "32" not in code and "5" not in code:
+        return out
+    for m in _CONST_DEF.finditer(code):
+        name, value = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        what = "log2 of a 32-lane warp" if value == "5" else "a 32-lane warp width"
+        out.append(((m.start(1) if m.group(1) else m.start(3), "warp-size-literal",
+                     f"{name} = {value} is used as {what} (lane math, shuffle width or shuffle loop); "
+                     "gfx942/gfx950 wavefronts have 64 lanes",
+                     f"derive it from warpSize at run time or a per-architecture constant (64 on CDNA); {EMULATE}",
+                     name), name))
+    return out
+
+
+def shuffle_widths(code: str) -> Iterator[Hit]:
+    """A literal 32 as a shuffle's width, and shuffle loops over 32 lanes (start 16 / bound 32)."""
+    if "__shfl" not in code:
+        return
+    for m in _SHFL.finditer(code):
+        if re.search(r",\s*32\s*\Z", _call_args(code, m.end() - 1)):
+            yield (m.start(), "warp-size-literal", f"{m.group(1)} with width 32: on a 64-lane wavefront it shuffles "
+                   "within halves, so a 'whole warp' reduction covers 32 of 64 lanes",
+                   f"use warpSize as the width; {EMULATE}", "")
+    for m in _FOR_HEAD.finditer(code):
+        head = m.group(1)
+        if not re.search(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b", head):
+            continue
+        if _SHFL.search(code, m.end(), m.end() + 300):
+            yield (m.start(), "warp-size-literal", "shuffle loop over 32 lanes (offset 16 / bound 32): on a 64-lane "
+                   "wavefront lanes 32-63 never join the reduction",
+                   f"start at warpSize / 2 (or loop to warpSize); {EMULATE}", "")
+
+
+def masks(code: str) -> Iterator[Hit]:
+    if "_sync" not in code and "__syncwarp" not in code:
+        return
+    consts: dict[str, int] = {}
+    for m in _MASK_DEF.finditer(code):
+        consts[m.group(1) or m.group(2)] = m.start(1) if m.group(1) else m.start(2)
+    vars32 = None
+    reported: set[str] = set()
+    for m in _SYNC_CALL.finditer(code):
+        func, arg = m.group(1), m.group(2).strip()
+        msg = (f"{func} with a 32-bit mask ({arg}): ROCm 7's amd_warp_sync_functions.h static_asserts a 64-bit "
+               "mask, so this does not compile; on CUDA it also covers only 32 lanes")
+        fix = "use a 64-bit mask: __activemask() or ~0ull (uint64_t)"
+        if _MASK32_LIT.match(arg):
+            yield (m.start(), "warp-mask-32bit", msg, fix, func)
+        elif arg in consts:
+            if arg not in reported:
+                reported.add(arg)
+                yield (consts[arg], "warp-mask-32bit", f"{arg} is a 32-bit full lane mask passed to {func}: ROCm 7's "
+                       "amd_warp_sync_functions.h static_asserts a 64-bit mask, so this does not compile",
+                       "make the mask 64-bit (0xffffffffffffffffull)", func)
+        elif re.fullmatch(r"[A-Za-z_]\w*", arg):
+            if vars32 is None:
+                vars32 = set(re.findall(r"\b" + _INT32 + r"\s+([A-Za-z_]\w*)\s*=\s*[^;]*;", code))
+            if arg in vars32:
+                yield (m.start(), "warp-mask-32bit", f"{func} with mask {arg} held in a 32-bit variable: ROCm 7's "
+                       "amd_warp_sync_functions.h static_asserts a 64-bit mask, so this does not compile",
+                       "declare the mask uint64_t (unsigned long long)", func)
+
+
+def ballots(code: str) -> Iterator[Hit]:
+    if "__ballot" not in code and "__activemask" not in code:
+        return
+    held: set[str] = set()
+    for m in _BALLOT.finditer(code):
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        decl = _DECL32_BEFORE.search(code, line_start, m.start())
+        func = m.group(1)
+        target = _assigned_name(code, m.start())
+        if target:
+            held.add(target)
+        if decl is not None:
+            yield (decl.start(), "ballot-32bit", f"{func} result stored in a 32-bit integer: on a 64-lane wavefront "
+                   "it returns 64 bits (unsigned long long) and lanes 32-63 are dropped",
+                   f"store it in uint64_t and use __popcll/__ffsll; {EMULATE}", "")
+        elif target and re.search(r"\b" + _INT32 + r"\s+(?:\w+\s*,\s*)*" + re.escape(target) + r"\s*[;,]",
+                                  code[:m.start()]):
+            yield (m.start(), "ballot-32bit", f"{func} result assigned to {target}, declared as a 32-bit integer: "
+                   "lanes 32-63 of a 64-lane wavefront are dropped", f"declare {target} uint64_t; {EMULATE}", "")
+        elif func == "__activemask":
+            yield (m.start(), "activemask", "__activemask() returns a 64-bit mask on AMD",
+                   "keep it in uint64_t; loop to warpSize, not 32", "")
+    for m in _POPC.finditer(code):
+        end = code.find(";", m.end())
+        arg = code[m.end():end if end >= 0 else m.end() + 200]
+        if _BALLOT.search(arg) or (held and held.intersection(_WORDS.findall(arg.split(")")[0]))):
+            yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
+                   "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")
