@@ -59,6 +59,7 @@ OPTIONS: dict[str, Option] = _opts(
            ("error", "warning", "never")),
     Option("audit.baseline", "str", "", "baseline file of accepted findings"),
     Option("audit.disable", "list", [], "audit rule ids to disable"),
+    Option("audit.enable", "list", [], "opt-in audit rule ids to enable (e.g. string-cuda-name)"),
     Option("matrix.exemptions", "str", "", "exemption registry (default: the packs' test_matrix/exemptions.toml)"),
     Option("matrix.workers", "str", "auto", "pytest-xdist workers (-n)", "PORT_MATRIX_WORKERS"),
     Option("report.reference", "str", "auto", "reference platform for parity", None, ("auto", "cuda", "cpu")),

@@ -118,7 +118,8 @@ def _mask_c(text: str) -> Masked:
                     out.strings.append(Literal(start, end, s))
             last = end
     pieces.append(text[last:])
-    out.code = "".join(pieces)
+    # CR of CRLF files becomes a space (same length) so that `$` and line-based rules see LF lines
+    out.code = "".join(pieces).replace("\r", " ")
     return out
 
 

@@ -21,6 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write-baseline", metavar="FILE", default=None,
                         help="record the current findings as accepted, then exit 0")
     parser.add_argument("--disable", metavar="RULES", default=None, help="comma-separated rule ids to skip")
+    parser.add_argument("--enable", metavar="RULES", default=None,
+                        help="comma-separated opt-in rule ids to run (see --list-rules)")
     parser.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (0 = cores)")
     parser.add_argument("--list-rules", action="store_true", help="print the rules and exit")
 
@@ -34,19 +36,20 @@ def run(args: argparse.Namespace) -> int:
 
     if args.list_rules:
         for r in RULES.values():
-            print(f"{r.id:22} {r.severity:8} {r.title}")
+            print(f"{r.id:22} {r.severity:8} {r.title}{'' if r.default else ' [opt-in: --enable]'}")
         return 0
     if not args.paths:
         raise UsageError("audit: give at least one PATH to scan (or --list-rules)")
     if args.jobs is not None and args.jobs < 0:
         raise UsageError(f"--jobs: must be >= 0, got {args.jobs}")
     disable = [d.strip() for d in args.disable.split(",") if d.strip()] if args.disable is not None else None
+    enable = [d.strip() for d in args.enable.split(",") if d.strip()] if args.enable is not None else None
     config = load_config(cli={"audit.fail_on": args.fail_on, "audit.baseline": args.baseline,
-                              "audit.disable": disable, "jobs": args.jobs},
+                              "audit.disable": disable, "audit.enable": enable, "jobs": args.jobs},
                          env=os.environ, config_file=args.config)
     baseline = Baseline.load(config["audit.baseline"]) if config["audit.baseline"] and not args.write_baseline else None
-    result = audit_paths(args.paths, disable=config["audit.disable"], baseline=baseline,
-                         jobs=int(config["jobs"]) or None)
+    result = audit_paths(args.paths, disable=config["audit.disable"], enable=config["audit.enable"],
+                         baseline=baseline, jobs=int(config["jobs"]) or None)
     for problem in result.problems:
         print(f"port audit: {problem}", file=sys.stderr)
     if args.write_baseline:
