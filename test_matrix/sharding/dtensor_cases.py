@@ -84,10 +84,29 @@ def make_dtensor(ctx, mesh_name, names, full):
                               shape=full.shape, stride=full.stride())
 
 
+def _torch_version() -> tuple[int, int]:
+    major, minor = torch.__version__.split("+")[0].split(".")[:2]
+    return int(major), int(minor)
+
+
+def to_partial_supported(src, dst) -> bool:
+    """Whether DTensor redistributes ``src`` to the Partial placements in ``dst`` (1-D).
+
+    torch 2.14 added Shard -> Partial(sum): each rank keeps its shard in place inside a
+    zero tensor of the full shape (the sum over ranks is the full tensor). Replicate ->
+    Partial and every other Partial kind are still rejected ('only Shard to Partial(sum)').
+    torch 2.13 and older reject every redistribution to a Partial placement.
+    """
+    return (_torch_version() >= (2, 14) and len(src) == 1 and src[0] in ("S0", "S1")
+            and list(dst) == ["Psum"])
+
+
 def redistribute(ctx, mesh, src, dst, shape, dtype):
     full = reference(shape, DTYPES[dtype], ctx.device)
     d = make_dtensor(ctx, mesh, src, full)
     check_equal(d.full_tensor(), full, f"{src} as built")
+    if to_partial_supported(src, dst):
+        return _shard_to_partial_sum(ctx, mesh, d, src, full)
     if any(n.startswith("P") for n in dst) and list(src) != list(dst):
         try:
             d.redistribute(ctx.mesh(mesh), [placement(n) for n in dst])
@@ -110,6 +129,26 @@ def redistribute(ctx, mesh, src, dst, shape, dtype):
         else:
             assert local.numel() == 0, f"rank past the last chunk holds {tuple(local.shape)}, expected empty"
     check_equal(gathered, full, f"{src} -> {dst}")
+    return "ok"
+
+
+def _shard_to_partial_sum(ctx, mesh, d, src, full):
+    """Shard(k) -> Partial(sum): a full-shape local tensor holding this rank's chunk in
+    place and zeros elsewhere; full_tensor() (the sum over ranks) is the reference."""
+    r = d.redistribute(ctx.mesh(mesh), [Partial("sum")])
+    gathered = r.full_tensor()  # collective first: a local assertion must not strand the other ranks
+    local = r.to_local()
+    assert [str(p) for p in r.placements] == ["P(sum)"], f"placements {r.placements}"
+    k = int(src[0][1])
+    m = ctx.mesh(mesh)
+    c = m.get_coordinate()[0]
+    expect = torch.zeros_like(full)
+    chunks = torch.chunk(full, m.size(0), dim=k)
+    if c < len(chunks):
+        start = sum(ch.shape[k] for ch in chunks[:c])
+        expect.narrow(k, start, chunks[c].shape[k]).copy_(chunks[c])
+    check_equal(local, expect, f"local tensor of {src} -> Partial(sum)")
+    check_equal(gathered, full, f"{src} -> ['Psum']")
     return "ok"
 
 
