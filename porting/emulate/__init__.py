@@ -49,6 +49,7 @@ class Result:
     differences: list[run.Difference]
     launches: int
     files: list[Path]
+    language: str
     seconds: float
 
     @property
@@ -59,8 +60,10 @@ class Result:
         r = self.request
         return {"schema": SCHEMA, "verdict": self.verdict,
                 "sources": [str(s) for s in r.sources], "files": [str(f) for f in self.files],
-                "launch_sites": self.launches, "warps": r.warps, "compare": r.compare, "masks": r.masks,
-                "program_args": r.program_args, "seconds": round(self.seconds, 3),
+                "launch_sites": self.launches,
+                "language": self.language, "warps": r.warps, "compare": r.compare, "masks": r.masks,
+                "program_args": r.program_args,
+                "seconds": round(self.seconds, 3),
                 "runs": [x.to_json() for x in self.runs],
                 "differences": [d.to_json() for d in self.differences],
                 "executed": "on the host CPU by the port emulate fiber runtime (no GPU involved)"}
@@ -102,7 +105,7 @@ def emulate(req: Request) -> Result:
     runs = [_run_width(req, compiled[w], str(req.out_dir / "src")) for w in req.warps]
     _raise_if_unrunnable(runs)
     diffs = run.compare(runs, req.compare, masks)
-    return Result(req, runs, diffs, program.launches, program.files, time.monotonic() - began)
+    return Result(req, runs, diffs, program.launches, program.files, program.language, time.monotonic() - began)
 
 
 def _run_width(req: Request, compiled: build.Compiled, mirror: str) -> run.Run:

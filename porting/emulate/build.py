@@ -22,6 +22,7 @@ from pathlib import Path
 from ..atomic import write_bytes
 from ..errors import InputError
 from ..process_group import stop_group
+from ..sources import classify
 from .rewrite import rewrite
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
@@ -50,6 +51,7 @@ class Program:
     digest: str                    # hash of every rewritten file and flag
     launches: int = 0
     files: list[Path] = field(default_factory=list)  # the originals that were rewritten
+    language: str = "cuda"         # "hip" when a source is HIP (porting.sources.classify)
 
 
 def closure(sources: list[Path], include_dirs: list[Path]) -> list[Path]:
@@ -88,6 +90,8 @@ def prepare(sources: list[Path], include_dirs: list[Path], defines: list[str], t
     """Rewrite the program's files into ``mirror`` (same absolute layout below it)."""
     dirs = [d.resolve() for d in include_dirs]
     files = closure(sources, dirs)
+    language = "hip" if any(classify(s) == "hip" for s in sources) else "cuda"
+    defines = [*defines, "EMU_HIP=1"] if language == "hip" else list(defines)
     h = hashlib.sha256()
     launches = 0
     for path in sorted(files):
@@ -103,7 +107,7 @@ def prepare(sources: list[Path], include_dirs: list[Path], defines: list[str], t
     mirrored_dirs = [_mirrored(mirror, d) for d in dirs]
     return Program(sources=[_mirrored(mirror, s.resolve()) for s in sources],
                    include_dirs=[*mirrored_dirs, *dirs], defines=defines,
-                   digest=h.hexdigest()[:20], launches=launches, files=files)
+                   digest=h.hexdigest()[:20], launches=launches, files=files, language=language)
 
 
 def _mirrored(mirror: Path, path: Path) -> Path:

@@ -112,8 +112,12 @@ REFERENCE = {
     "syncthreads_and": lambda c: 1,
     "syncthreads_or": lambda c: int(77 in c.block),
     "branch_activemask": lambda c: signed64(branch(c, lambda t: True)),
-    "branch_ballot": lambda c: signed64(branch(c, (lambda t: t % 4 == 0) if c.tid % 2 == 0 else (lambda t: t % 3 == 0))),
+    "branch_ballot": lambda c: signed64(branch(c, _even_or_odd_ballot(c.tid))),
 }
+
+
+def _even_or_odd_ballot(tid: int):
+    return (lambda t: t % 4 == 0) if tid % 2 == 0 else (lambda t: t % 3 == 0)
 
 
 def _fold(op, values):

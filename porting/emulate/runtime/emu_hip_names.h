@@ -65,12 +65,6 @@
 #define hipFuncGetAttributes cudaFuncGetAttributes
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #define hipOccupancyMaxPotentialBlockSize cudaOccupancyMaxPotentialBlockSize
-#define hipMemcpyToSymbol cudaMemcpyToSymbol
-#define hipMemcpyFromSymbol cudaMemcpyFromSymbol
-#define hipMemcpyToSymbolAsync cudaMemcpyToSymbolAsync
-#define hipMemcpyFromSymbolAsync cudaMemcpyFromSymbolAsync
-#define hipGetSymbolAddress cudaGetSymbolAddress
-#define hipGetSymbolSize cudaGetSymbolSize
 #define hipLaunchKernel cudaLaunchKernel
 #define hipSuccess cudaSuccess
 #define hipErrorInvalidValue cudaErrorInvalidValue
@@ -173,3 +167,23 @@ typedef cudaDeviceAttr hipDeviceAttribute_t;
 #define hipHostMallocMapped cudaHostAllocMapped
 #define hipHostMallocPortable cudaHostAllocPortable
 #define hipDeviceptr_t void*
+// HIP names a symbol by its address (HIP_SYMBOL(x) is &x); CUDA by the variable itself.
+inline hipError_t hipMemcpyToSymbol(const void* sym, const void* src, size_t n, size_t off = 0,
+                                    hipMemcpyKind = hipMemcpyHostToDevice) {
+  std::memcpy(static_cast<char*>(const_cast<void*>(sym)) + off, src, n);
+  return hipSuccess;
+}
+inline hipError_t hipMemcpyFromSymbol(void* dst, const void* sym, size_t n, size_t off = 0,
+                                      hipMemcpyKind = hipMemcpyDeviceToHost) {
+  std::memcpy(dst, static_cast<const char*>(sym) + off, n);
+  return hipSuccess;
+}
+inline hipError_t hipMemcpyToSymbolAsync(const void* sym, const void* src, size_t n, size_t off, hipMemcpyKind k,
+                                         hipStream_t = nullptr) {
+  return hipMemcpyToSymbol(sym, src, n, off, k);
+}
+inline hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* sym, size_t n, size_t off, hipMemcpyKind k,
+                                           hipStream_t = nullptr) {
+  return hipMemcpyFromSymbol(dst, sym, n, off, k);
+}
+inline hipError_t hipGetSymbolAddress(void** p, const void* sym) { *p = const_cast<void*>(sym); return hipSuccess; }

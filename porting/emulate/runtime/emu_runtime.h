@@ -30,17 +30,23 @@
 #include <utility>
 
 #define PORT_EMULATE 1
+// A HIP program (EMU_HIP, set by port emulate from the sources) sees HIP's macros at both
+// widths: AMD GPUs run wave64 (CDNA) and wave32 (RDNA). A CUDA program sees CUDA's, and at
+// 64 lanes also __HIP_PLATFORM_AMD__, as it would once hipified for an AMD Instinct GPU.
+#if defined(EMU_HIP)
+#define __HIPCC__ 1
+#define __HIP__ 1
+#else
 #ifndef __CUDACC__
 #define __CUDACC__ 1
 #endif
 #define CUDART_VERSION 12000
 #define __CUDART_API_VERSION 12000
-#if EMU_WARP == 64  // the 64-lane run stands for AMD Instinct: HIP's platform macros say so
-#define __HIPCC__ 1
-#define __HIP__ 1
+#endif
+#if defined(EMU_HIP) || EMU_WARP == 64
 #define __HIP_PLATFORM_AMD__ 1
 #define __HIP_PLATFORM_HCC__ 1
-#define __AMDGCN_WAVEFRONT_SIZE 64
+#define __AMDGCN_WAVEFRONT_SIZE EMU_WARP
 #define HIP_VERSION_MAJOR 7
 #define HIP_VERSION_MINOR 1
 #define HIP_VERSION_PATCH 0
@@ -67,7 +73,7 @@
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
 #define HIP_SYMBOL(X) (&(X))
 #define HIP_DYNAMIC_SHARED_ATTRIBUTE
-#define HIP_DYNAMIC_SHARED(type, var) type* var = reinterpret_cast<type*>(::emu::dynamic_shared)
+#define HIP_DYNAMIC_SHARED(type, var) type* var = reinterpret_cast<type*>(::emu::dynamic_shared);
 #define EMU_INL inline __attribute__((always_inline))
 
 // ---- vector types ---------------------------------------------------------------------------
@@ -283,7 +289,12 @@ template <class T> EMU_INL cudaError_t cudaGetSymbolSize(size_t* n, const T&) { 
 
 // ---- device side: the fiber scheduler's entry points ----------------------------------------
 namespace emu {
+// a lane mask as the program's API returns it: HIP's is 64 bits at any width, CUDA's 32
+#if defined(EMU_HIP)
+using lanemask_t = unsigned long long;
+#else
 using lanemask_t = std::conditional_t<EMU_WARP == 64, unsigned long long, unsigned int>;
+#endif
 enum Op : int {
   SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL, ACTIVEMASK, SYNCWARP,
   MATCH_ANY, MATCH_ALL, RED_ADD, RED_MIN, RED_MAX, RED_AND, RED_OR, RED_XOR, LANE_ID

@@ -1,0 +1,44 @@
+"""The fiber runtime's execution model: HIP launches, shared memory, activity and lockstep rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RUNTIME = Path(__file__).parent / "programs" / "runtime"
+
+
+def test_a_hip_program_runs_the_same_at_both_widths(emulate_program):
+    result = emulate_program(RUNTIME / "hip_features.hip")
+    assert result.language == "hip"
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    out = result.runs[0].stdout.splitlines()
+    expected_total = sum((i % 13) * (1, 2, 3, 4)[k % 4] for i in range(3000) for k in [i % 4])
+    assert out[0].startswith(f"scan totals {expected_total},")
+    assert out[1] == "reversed: 127 0 255 128"
+    assert out[2] == "ballot bytes 8, error: no error"  # HIP's ballot is 64 bits at either width
+
+
+def test_a_mask_naming_a_lane_that_is_elsewhere_faults(emulate_program):
+    result = emulate_program(RUNTIME / "lockstep.cu", warps=[32], program_args=["mask"])
+    [run] = result.runs
+    assert run.exit == 3
+    assert "__shfl_sync: mask 0xffffffff names lane 1, which has not exited but does not reach this call" in run.fault
+
+
+def test_exited_lanes_and_partial_warps_are_inactive(emulate_program):
+    result = emulate_program(RUNTIME / "lockstep.cu", program_args=["partial"])
+    live = [t for t in range(40) if t % 7 != 6]
+    for w in (32, 64):
+        run = next(r for r in result.runs if r.warp == w)
+        values = [int(v) for v in run.stdout.split()]
+        for t in live:
+            peers = sum(1 for u in live if u // w == t // w)
+            assert values[t] == len(live) * 1000 + peers, (w, t)
+    assert result.verdict == "diverged"  # __activemask's population differs, as on hardware
+
+
+def test_reading_an_exited_lane_warns_and_returns_own_value(emulate_program):
+    result = emulate_program(RUNTIME / "lockstep.cu", warps=[64], program_args=["exited"])
+    [run] = result.runs
+    assert run.stdout.split()[:4] == ["0", "0", "6", "9"]  # lanes 0, 2, 3 read exited lane 1: their own t*3
+    assert run.stderr.count("__shfl_sync: lane 0 reads lane 1, which is not active") == 1  # once per call site
