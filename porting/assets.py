@@ -24,7 +24,10 @@ PACKAGED = "_assets"  # the package subdirectory a wheel holds them in
 # A file each layout must have: it tells a checkout's root from an unrelated parent directory.
 MARKER = "native/include/port_native.h"
 # Schemas shipped inside the package itself (package data), by name.
-SCHEMAS = {"detect-1": "schemas/detect-1.schema.json", "parity": "report/parity.schema.json"}
+SCHEMAS = {"detect-1": "schemas/detect-1.schema.json", "parity": "report/parity.schema.json",
+           "emulate-1": "schemas/emulate-1.schema.json"}
+# `port emulate`'s C++ runtime: package data (pyproject.toml), so a wheel carries it as is.
+EMULATE_RUNTIME = "emulate/runtime"
 
 
 class AssetError(PortError):
@@ -85,6 +88,15 @@ def exemptions_file() -> Path:
 def cmake_dir() -> Path:
     """Holds RocmPort.cmake (``list(APPEND CMAKE_MODULE_PATH ...)``; ``include(RocmPort)``)."""
     return root() / "cmake"
+
+
+def emulate_runtime_dir() -> Path:
+    """emu_runtime.h/.cpp and the shim include/ directory that `port emulate` compiles against."""
+    path = package_dir() / EMULATE_RUNTIME
+    if not (path / "emu_runtime.h").is_file():
+        raise AssetError(f"{path}: rocm-port installation lacks port emulate's runtime (emu_runtime.h); "
+                         "reinstall the wheel or use a full checkout")
+    return path
 
 
 def schema(name: str) -> Path:

@@ -19,13 +19,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import assets
 from ..atomic import write_bytes
 from ..errors import InputError
 from ..process_group import stop_group
 from ..sources import classify
 from .rewrite import rewrite
 
-RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
 _RUNTIME_SOURCE = "emu_runtime.cpp"
 _QUOTED = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 _ANGLED = re.compile(r"^\s*#\s*include\s*<([^>]+)>", re.M)
@@ -116,9 +116,10 @@ def _mirrored(mirror: Path, path: Path) -> Path:
 
 def runtime_digest(tool: Toolchain, warp: int) -> str:
     h = hashlib.sha256()
-    for path in sorted(RUNTIME_DIR.rglob("*")):
+    runtime = assets.emulate_runtime_dir()
+    for path in sorted(runtime.rglob("*")):
         if path.is_file() and path.suffix in (".h", ".cpp"):
-            h.update(path.relative_to(RUNTIME_DIR).as_posix().encode() + b"\0" + path.read_bytes())
+            h.update(path.relative_to(runtime).as_posix().encode() + b"\0" + path.read_bytes())
     h.update(" ".join([compiler_version(tool.cxx), *tool.base_flags(warp)]).encode())
     return h.hexdigest()[:20]
 
@@ -134,7 +135,8 @@ def compiler_version(cxx: str) -> str:
 
 
 def _include_flags(extra: list[Path]) -> list[str]:
-    flags = ["-I", str(RUNTIME_DIR / "include"), "-I", str(RUNTIME_DIR)]
+    runtime = assets.emulate_runtime_dir()
+    flags = ["-I", str(runtime / "include"), "-I", str(runtime)]
     for d in extra:
         flags += ["-I", str(d)]
     return flags
@@ -169,7 +171,8 @@ class _Job:
 
 def _runtime_job(tool: Toolchain, warp: int, cache: Path) -> _Job:
     out = cache / f"runtime-{runtime_digest(tool, warp)}-w{warp}.o"
-    cmd = [tool.cxx, *tool.base_flags(warp), *_include_flags([]), "-c", str(RUNTIME_DIR / _RUNTIME_SOURCE)]
+    source = assets.emulate_runtime_dir() / _RUNTIME_SOURCE
+    cmd = [tool.cxx, *tool.base_flags(warp), *_include_flags([]), "-c", str(source)]
     return _Job(warp, out, None if out.is_file() else cmd + ["-o"])
 
 

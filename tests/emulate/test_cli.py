@@ -44,7 +44,9 @@ def test_arguments_stdin_files_and_masks(capsys, tmp_path, out_dir):
 
 def test_json_record_follows_its_schema(capsys, out_dir):
     jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads((Path(__file__).parents[2] / "porting" / "schemas" / "emulate-1.schema.json").read_text())
+    from porting.assets import schema as schema_path
+
+    schema = json.loads(schema_path("emulate-1").read_text())
     code, out, _ = port(capsys, "emulate", str(CLI / "args_files.cu"), "--out", str(out_dir), "--json",
                         "--mask", r"\d+ ms", "--", "portable")
     record = json.loads(out)
