@@ -60,7 +60,12 @@ OPTIONS: dict[str, Option] = _opts(
     Option("audit.baseline", "str", "", "baseline file of accepted findings"),
     Option("audit.disable", "list", [], "audit rule ids to disable"),
     Option("audit.enable", "list", [], "opt-in audit rule ids to enable (e.g. string-cuda-name)"),
-    Option("matrix.exemptions", "str", "", "exemption registry (default: the packs' test_matrix/exemptions.toml)"),
+    Option("matrix.exemptions", "list", [], "your exemption registries, applied with the packs' own exemptions.toml",
+           "PORT_MATRIX_EXEMPTIONS"),
+    Option("matrix.packs", "list", [], "your own pack directories, run with the shipped test_matrix/",
+           "PORT_MATRIX_PACKS"),
+    Option("aliases.extra_overrides", "list", [], "your alias overrides files, applied over the shipped "
+           "hip_aliases/overrides.toml", "PORT_ALIASES_EXTRA_OVERRIDES"),
     Option("matrix.workers", "str", "auto", "pytest-xdist workers (-n)", "PORT_MATRIX_WORKERS"),
     Option("report.reference", "str", "auto", "reference platform for parity", None, ("auto", "cuda", "cpu")),
     Option("emulate.warps", "list", ["32", "64"], "warp widths `port emulate` runs at", "PORT_EMULATE_WARPS"),
@@ -77,6 +82,9 @@ def add_option_flag(parser: Any, key: str, *flags: str) -> None:
     dest = key.rsplit(".", 1)[-1]
     if option.kind == "bool":
         parser.add_argument(*flags, dest=dest, action="store_const", const=True, default=None, help=option.help)
+    elif option.kind == "list":
+        parser.add_argument(*flags, dest=dest, action="append", default=None, metavar="VALUE",
+                            help=option.help + " (repeatable)")
     else:
         parser.add_argument(*flags, dest=dest, default=None, help=option.help, choices=option.choices,
                             type=int if option.kind == "int" else str)

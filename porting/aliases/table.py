@@ -211,13 +211,23 @@ def load_hipify_maps() -> tuple[dict[str, Mapping[str, Any]], str]:
 
 
 def build_table(overrides: str | Path | None = None,
-                maps: Mapping[str, Mapping[str, str]] | None = None) -> AliasTable:
-    """hipify's maps (or ``maps``, for tests) + overrides -> the table. Pure apart from reading files."""
+                maps: Mapping[str, Mapping[str, str]] | None = None,
+                extra_overrides: Iterable[str | Path] = ()) -> AliasTable:
+    """hipify's maps (or ``maps``, for tests) + overrides -> the table. Pure apart from reading files.
+
+    ``extra_overrides``: a user's files (``aliases.extra_overrides``), applied after the shipped
+    one: their aliases replace its entries for the same CUDA name, their const_type rules are
+    tried first."""
     torch_version = ""
     if maps is None:
         maps, torch_version = load_hipify_maps()
     path = Path(overrides) if overrides is not None else assets.overrides_file()
     ovr = load_overrides(path)
+    extra_overrides = list(extra_overrides)
+    for extra in extra_overrides:
+        user = load_overrides(extra)
+        ovr.aliases += user.aliases
+        ovr.const_types = user.const_types + ovr.const_types
 
     entries: dict[str, Alias] = {}
     skipped = 0
@@ -240,5 +250,6 @@ def build_table(overrides: str | Path | None = None,
             if rule is not None:
                 entries[cuda] = Alias(alias.cuda, alias.hip, "const", alias.origin, rule.type,
                                       alias.min_hip, alias.reason, alias.source)
-    return AliasTable(entries=entries, torch_version=torch_version, overrides_file=str(path),
+    files = ", ".join(map(str, [path, *extra_overrides]))
+    return AliasTable(entries=entries, torch_version=torch_version, overrides_file=files,
                       skipped=skipped)

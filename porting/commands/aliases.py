@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..config import add_option_flag
 from ..errors import InputError, ProblemsFound, UsageError
 
 HELP = "generate CUDA->HIP aliases for Rust sources and the portable gpu_runtime.h header"
@@ -15,6 +16,7 @@ HELP = "generate CUDA->HIP aliases for Rust sources and the portable gpu_runtime
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overrides", metavar="FILE", default=None,
                         help="alias overrides (default: hip_aliases/overrides.toml shipped with rocm-port)")
+    add_option_flag(parser, "aliases.extra_overrides", "--extra-overrides")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--include-dir", action="store_true",
                        help="print the include directory of hip_aliases/gpu_runtime.h (for -I) and exit")
@@ -70,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
     from ..aliases.table import build_table
     from ..config import load_config
 
-    load_config(config_file=args.config)  # a broken config is reported the same way by every command
-    table = build_table(args.overrides)
+    config = load_config(cli={"aliases.extra_overrides": args.extra_overrides}, config_file=args.config)
+    table = build_table(args.overrides, extra_overrides=config["aliases.extra_overrides"])
     return {"scan": _scan, "generate": _generate, "table": _table}[action](args, table)
 
 

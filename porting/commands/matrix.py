@@ -7,9 +7,15 @@ import os
 import uuid
 from pathlib import Path
 
+from ..config import add_option_flag
 from ..errors import InputError, ProblemsFound, UsageError
 
 HELP = "run the certification matrix (actor, rdma, sharding, supervision) and write JUnit"
+# What a matrix run imports beyond `pip install rocm-port`: the runner, and what the shipped
+# packs and their helpers import (module names; the distributions are pyproject.toml's
+# `matrix` extra).
+RUNNER_MODULES = ("pytest", "xdist")
+SUBJECT_MODULES = ("monarch", "psutil", "cloudpickle")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pytest-xdist workers: a number, 'auto' or 0 for none (default: matrix.workers)")
     parser.add_argument("--matrix-dir", metavar="DIR", default=None,
                         help="the matrix packs (default: the test_matrix/ shipped with rocm-port)")
+    add_option_flag(parser, "matrix.packs", "--pack")
+    add_option_flag(parser, "matrix.exemptions", "--exemptions")
     parser.add_argument("--run-id", metavar="ID", default=None,
                         help="run id shared by the shards of one run (default: a new uuid)")
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER,
@@ -29,25 +37,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id: str) -> list[str]:
     """The pytest command line `port matrix` runs (without the interpreter)."""
+    from .. import assets
+    from ..matrix.exemptions import registry_files
     from ..matrix.selection import parse_shard
 
     extra = list(args.pytest_args or [])
     if extra and extra[0] == "--":
         extra = extra[1:]
-    from .. import assets
 
     matrix_dir = Path(args.matrix_dir) if args.matrix_dir else assets.matrix_dir()
     if not matrix_dir.is_dir():
         raise InputError(f"--matrix-dir {matrix_dir}: matrix directory not found")
-    exemptions = config["matrix.exemptions"] or str(matrix_dir / "exemptions.toml")
+    packs = [Path(p) for p in config["matrix.packs"]]
+    for pack in packs:
+        if not pack.is_dir():
+            raise InputError(f"matrix.packs: {pack}: pack directory not found")
+    exemptions = [f"--port-exemptions={f}" for f in registry_files(config, matrix_dir)]
     workers = str(args.workers if args.workers is not None else config["matrix.workers"]).strip()
     if workers not in ("auto", "logical") and not workers.isdigit():
         raise UsageError(f"--workers {workers!r}: expected a number, 'auto' or 0")
     # rootdir = the packs' parent, wherever they are installed: node ids (and so exemption
     # patterns and JUnit names) read test_matrix/... from a checkout and from a wheel alike.
-    out = [str(matrix_dir), "--port-matrix", f"--junitxml={junit_file}", f"--port-run-id={run_id}",
-           f"--rootdir={matrix_dir.resolve().parent}",
-           f"--port-exemptions={exemptions}", "-p", "no:cacheprovider",
+    out = [str(matrix_dir), *map(str, packs), "--port-matrix", f"--junitxml={junit_file}",
+           f"--port-run-id={run_id}", f"--rootdir={matrix_dir.resolve().parent}", *exemptions, "-p", "no:cacheprovider",
            "--import-mode=importlib", "-o", "junit_family=xunit2", "-q", "-rfEs"]
     if getattr(args, "config", None):
         out.append(f"--port-config={Path(args.config).resolve()}")  # detection in the plugin uses it too
@@ -67,12 +79,24 @@ def junit_path(directory: Path, run_id: str, shard: str | None) -> Path:
     return directory / f"matrix-{run_id[:12]}-shard{index}of{total}.xml"
 
 
+def missing_modules(shipped_packs: bool) -> list[str]:
+    import importlib.util
+
+    names = RUNNER_MODULES + (SUBJECT_MODULES if shipped_packs else ())
+    return [name for name in names if importlib.util.find_spec(name) is None]
+
+
 def run(args: argparse.Namespace) -> int:
+    missing = missing_modules(shipped_packs=args.matrix_dir is None)
+    if missing:
+        raise UsageError(f"port matrix needs the certification subjects: pip install 'rocm-port[matrix]' "
+                         f"(not importable: {', '.join(missing)})")
     import pytest
 
     from ..config import load_config
 
-    config = load_config(env=os.environ, config_file=args.config)
+    config = load_config(cli={"matrix.packs": args.packs, "matrix.exemptions": args.exemptions},
+                         env=os.environ, config_file=args.config)
     run_id = args.run_id or os.environ.get("PORT_MATRIX_RUN_ID") or uuid.uuid4().hex
     junit_dir = Path(args.junit) if args.junit else Path(config["out_dir"]) / "junit"
     junit_file = junit_path(junit_dir, run_id, args.shard)

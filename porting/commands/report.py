@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..config import add_option_flag
 from ..errors import InputError, UsageError
 
 HELP = "merge JUnit runs into a parity matrix, a verdict and report artifacts"
@@ -22,8 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--label", action="append", default=[], metavar="FILE=PLATFORM",
                         help="platform of a file without port.* properties: cpu, cuda-13.0, rocm-7.0.2/gfx942")
     parser.add_argument("--min-rocm", default=None, metavar="VERSION", help="lowest ROCm that can certify (7.0)")
-    parser.add_argument("--exemptions", default=None, metavar="FILE",
-                        help="exemption registry (default: matrix.exemptions)")
+    add_option_flag(parser, "matrix.exemptions", "--exemptions")
     parser.add_argument("--incomplete", action="append", default=[], metavar="REASON",
                         help="mark the report partial with this reason (used by `port certify`)")
     parser.add_argument("--no-evidence-ok", action="store_true",
@@ -68,19 +68,20 @@ def _labels(specs: list[str], files: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import assets
     from ..config import load_config
+    from ..matrix.exemptions import registry_files
     from ..report import build_report, write_artifacts
 
     config = load_config(cli={"out_dir": args.out, "report.reference": args.reference,
                               "min_rocm": args.min_rocm, "matrix.exemptions": args.exemptions},
                          env=os.environ, config_file=args.config)
-    if args.exemptions and not Path(args.exemptions).is_file():
-        raise InputError(f"--exemptions {args.exemptions}: no such file")
+    for path in args.exemptions or []:
+        if not Path(path).is_file():
+            raise InputError(f"--exemptions {path}: no such file")
     files, notes = _expand(args.inputs)
     labels = _labels(args.label, files)
     report = build_report(files, labels=labels, reference=config["report.reference"], min_rocm=config["min_rocm"],
-                          baseline=args.baseline, exemptions=config["matrix.exemptions"] or assets.exemptions_file(),
+                          baseline=args.baseline, exemptions=registry_files(config),
                           extra_reasons=[*args.incomplete, *notes])
     try:
         paths = write_artifacts(report, config["out_dir"])

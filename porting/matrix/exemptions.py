@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,7 +141,7 @@ def parse(data: dict[str, Any], where: str) -> Registry:
     return Registry(path=None, exemptions=items)
 
 
-def load(path: str | Path) -> Registry:
+def load(path: str | os.PathLike[str]) -> Registry:
     """Read the registry; a missing file is an empty registry."""
     from ..config import _load_toml  # the project's one TOML reader (ConfigError naming the file)
 
@@ -150,3 +151,35 @@ def load(path: str | Path) -> Registry:
     reg = parse(_load_toml(p), str(p))
     reg.path = p
     return reg
+
+
+def load_all(paths: Iterable[str | os.PathLike[str]]) -> Registry:
+    """Several registries as one (the shipped one, then a user's); an id used in two files is
+    a ConfigError naming both. A missing file is empty, as for ``load``."""
+    merged = Registry(path=None)
+    origin: dict[str, Path] = {}
+    for path in paths:
+        reg = load(path)
+        merged.path = merged.path or reg.path
+        for e in reg.exemptions:
+            if e.id in origin:
+                raise ConfigError(f"{path}: exemption id '{e.id}' is already used in {origin[e.id]}")
+            origin[e.id] = Path(path)
+            merged.exemptions.append(e)
+    return merged
+
+
+def registry_files(config: Any, matrix_dir: Path | None = None) -> list[Path]:
+    """The registries of a run, in order: the packs' own ``exemptions.toml`` (the shipped
+    test_matrix/ unless ``matrix_dir``), each added pack's (``matrix.packs``), then the user's
+    files (``matrix.exemptions``), which must exist."""
+    from .. import assets
+
+    primary = (matrix_dir or assets.matrix_dir()) / "exemptions.toml"
+    packs = [Path(p) / "exemptions.toml" for p in config["matrix.packs"]]
+    user = [Path(p) for p in config["matrix.exemptions"]]
+    for path in user:
+        if not path.is_file():
+            raise ConfigError(f"matrix.exemptions: {path}: no such file")
+    files = [primary, *(p for p in packs if p.is_file()), *user]
+    return list(dict.fromkeys(f.resolve() for f in files))

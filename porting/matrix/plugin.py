@@ -45,8 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--port-matrix", action="store_true", default=False,
                     help="activate the certification-matrix plugin (implied by paths under test_matrix/)")
     group.addoption("--port-shard", default=None, metavar="I/N", help="run only shard I of N (1-based)")
-    group.addoption("--port-exemptions", default=None, metavar="FILE",
-                    help="exemption registry (default: test_matrix/exemptions.toml under rootdir)")
+    group.addoption("--port-exemptions", action="append", default=None, metavar="FILE",
+                    help="exemption registry, repeatable: applied together "
+                         "(default: test_matrix/exemptions.toml under rootdir)")
     group.addoption("--port-run-id", default=None, metavar="ID", help="run id shared by the shards of one run")
     group.addoption("--port-config", default=None, metavar="FILE",
                     help="port config file for detection (default: ./port.toml, else [tool.port] in pyproject.toml)")
@@ -109,8 +110,8 @@ class MatrixState:
             shard = config.getoption("port_shard")
             if shard:
                 self.shard = parse_shard(shard)
-            path = config.getoption("port_exemptions") or str(Path(config.rootpath) / MATRIX_DIR / "exemptions.toml")
-            self.registry = ex.load(path)
+            paths = config.getoption("port_exemptions") or [Path(config.rootpath) / MATRIX_DIR / "exemptions.toml"]
+            self.registry = ex.load_all(paths)
             if self.worker:
                 self.facts = facts_for_process(os.environ)
             else:

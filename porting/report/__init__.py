@@ -59,7 +59,7 @@ def build_report(
     reference: str = "auto",
     min_rocm: str = "7.0",
     baseline: str | os.PathLike[str] | None = None,
-    exemptions: str | os.PathLike[str] | None = None,
+    exemptions: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
     extra_reasons: Sequence[str] = (),
     today: dt.date | None = None,
 ) -> Report:
@@ -73,13 +73,14 @@ def _build_report(inputs, labels, reference, min_rocm, baseline, exemptions, ext
     runs = [read_run(path, labels.get(str(path))) for path in inputs]
     matrix = build_matrix(runs)
     matrix.problems.extend(f"certify: {r}" for r in extra_reasons)
-    verdict = decide(matrix, reference, min_rocm, load_exemptions(exemptions) if exemptions else [], today)
+    registries = [exemptions] if isinstance(exemptions, (str, os.PathLike)) else list(exemptions or [])
+    verdict = decide(matrix, reference, min_rocm, load_exemptions(registries), today)
     warnings = [f"{Path(run.file).name}: {w}" for col in matrix.columns for run in col.runs for w in run.warnings]
     ref_name, _ = reference_columns(matrix, reference)
     report = Report(matrix=matrix, verdict=verdict, reference=ref_name, min_rocm=min_rocm,
                     generated=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                     warnings=warnings,
-                    exemptions_file=str(exemptions) if exemptions and Path(exemptions).is_file() else None)
+                    exemptions_file=", ".join(str(p) for p in registries if Path(p).is_file()) or None)
     if baseline is not None:
         report.baseline = diff_against(matrix, load_parity(baseline), str(baseline))
     return report

@@ -1,5 +1,5 @@
 """The exemption registry as the report reads it: ``porting.matrix.exemptions`` (the matrix
-plugin's registry, ``matrix.exemptions`` = test_matrix/exemptions.toml) seen from JUnit.
+plugin's registries: the shipped test_matrix/exemptions.toml plus ``matrix.exemptions``) seen from JUnit.
 
 The registry's patterns are over pytest node ids (``test_matrix/rdma/test_x.py::TestC::test_y``);
 JUnit ids are ``classname::name`` (``test_matrix.rdma.test_x.TestC::test_y``), so each pattern
@@ -9,10 +9,11 @@ is matched in both spellings. Invalid registries are ``ConfigError``s from the r
 from __future__ import annotations
 
 import fnmatch
-from pathlib import Path
+import os
+from collections.abc import Iterable
 from typing import Any
 
-from ..matrix.exemptions import Exemption, load
+from ..matrix.exemptions import Exemption, load_all
 
 
 def nodeid_to_junit(pattern: str) -> str:
@@ -40,6 +41,6 @@ def exemption_json(ex: Exemption) -> dict[str, Any]:
             "link": ex.tracking, "expires": ex.expires.isoformat(), "action": ex.action}
 
 
-def load_exemptions(path: str | Path) -> list[Exemption]:
-    """The registry's exemptions; a missing file is an empty registry."""
-    return load(path).exemptions
+def load_exemptions(paths: Iterable[str | os.PathLike[str]]) -> list[Exemption]:
+    """The registries' exemptions (the shipped one and a user's); a missing file is empty."""
+    return load_all(paths).exemptions

@@ -6,6 +6,7 @@ import datetime as dt
 
 import pytest
 
+from porting import assets
 from porting.errors import ConfigError
 from porting.matrix import exemptions as ex
 
@@ -101,8 +102,7 @@ def test_invalid_toml_is_a_config_error(tmp_path):
 
 
 def test_repository_registry_is_valid_and_live():
-    from pathlib import Path
 
-    reg = ex.load(Path(__file__).resolve().parents[2] / "test_matrix" / "exemptions.toml")
+    reg = ex.load(assets.exemptions_file())
     assert reg.exemptions, "the registry documents the known failures"
     assert all(e.tracking and e.reason for e in reg.exemptions)

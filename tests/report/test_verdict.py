@@ -145,6 +145,17 @@ expires = {expires}
     return path
 
 
+def test_user_registry_is_applied_with_the_shipped_one(write_junit, jx, tmp_path):
+    from porting import assets
+
+    rocm = [GREEN[0], ("tests.rdma.m::b", "failed", "no NIC"), GREEN[2]]
+    paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    assert report(paths, exemptions=[assets.exemptions_file()]).verdict.status == "not certified"
+    r = report(paths, exemptions=[assets.exemptions_file(), _registry(tmp_path)])
+    assert r.verdict.status == "certified" and [e.test_id for e in r.verdict.exempted] == ["tests.rdma.m::b"]
+    assert r.exemptions_file == f"{assets.exemptions_file()}, {tmp_path / 'exemptions.toml'}"
+
+
 def test_unexpired_exemption_unblocks(write_junit, jx, tmp_path):
     rocm = [GREEN[0], ("tests.rdma.m::b", "failed", "no NIC"), GREEN[2]]
     paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
