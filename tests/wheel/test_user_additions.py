@@ -81,7 +81,8 @@ def test_extra_overrides_replace_shipped_entries_and_add_names(tmp_path):
                  'reason = "ours"\nsource = "https://example.invalid"\n')
     table = build_table(extra_overrides=[user])
     assert "cudaMyVendorThing" not in shipped and table.entries["cudaMyVendorThing"].hip == "hipMyVendorThing"
-    assert shipped.entries["cudaMalloc"].hip == "hipMalloc" and table.entries["cudaMalloc"].hip == "hipMallocManagedByUs"
+    assert shipped.entries["cudaMalloc"].hip == "hipMalloc"
+    assert table.entries["cudaMalloc"].hip == "hipMallocManagedByUs"
     assert str(user) in table.overrides_file
 
     # The same through config and the command line.
