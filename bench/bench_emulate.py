@@ -9,7 +9,9 @@ plain C++ loop (the baseline: what the CPU does without GPU semantics).
   barrier       blocks of 256 threads, each thread K times `s[t] += t; __syncthreads();`:
                 barrier crossings/s (one per thread per barrier) vs the native double loop
 
-Best of --repeat, at warp 32 and 64. Nothing here ran on a GPU.
+Best of --repeat, at warp 32 and 64 with the hand-rolled x86-64 fiber switch, and at warp 32
+with the portable ucontext switch (the fallback on other architectures) for comparison.
+Nothing here ran on a GPU.
 
     .venv/bin/python bench/bench_emulate.py [--threads 1048576] [--iters 200] [--repeat 3] [--json out.json]
 """
@@ -93,20 +95,28 @@ int main(int argc, char** argv) {
 """
 
 
-def measure(warp: int, args: argparse.Namespace, work: Path) -> dict:
-    from porting.emulate import Request, emulate
+def measure(warp: int, args: argparse.Namespace, work: Path, switch: str = "asm") -> dict:
+    """One run of the program through `port emulate`'s own build and run steps."""
+    from porting.emulate import build, run
 
     src = work / "bench_emulate.cu"
     src.write_text(PROGRAM)
-    result = emulate(Request(sources=[src], out_dir=work / "out", warps=[warp],
-                             program_args=[str(args.threads), str(args.iters), str(args.repeat), str(args.blocks)]))
-    [run] = result.runs
-    if run.exit != 0:
-        raise SystemExit(f"benchmark program failed at warp {warp}: exit {run.exit}\n{run.stderr}")
-    m = json.loads(run.stdout)
+    tool = build.Toolchain(extra=("-DEMU_UCONTEXT",) if switch == "ucontext" else ())
+    program = build.prepare([src], [], [], tool, work / "src")
+    [compiled] = build.compile_all(program, tool, [warp], work / "cache").values()
+    if compiled.binary is None:
+        raise SystemExit(f"benchmark program does not compile: {compiled.error}")
+    workdir = work / f"run-{warp}-{switch}"
+    run.prepare_workdir(workdir, None)
+    argv = [str(args.threads), str(args.iters), str(args.repeat), str(args.blocks)]
+    result = run.run_binary(compiled.binary, warp, argv, workdir, None, 3600.0, [])
+    if result.exit != 0:
+        raise SystemExit(f"benchmark program failed at warp {warp}: exit {result.exit}\n{result.stderr}")
+    m = json.loads(result.stdout)
     crossings = args.blocks * 256 * args.iters
     row = {
         "warp": warp,
+        "switch": switch,
         "threads": args.threads,
         "emulated_threads_per_s": args.threads / m["emu_saxpy_s"],
         "native_iterations_per_s": args.threads / m["native_saxpy_s"],
@@ -134,12 +144,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-emulate-") as tmp:
         for warp in (32, 64):
             rows.append(measure(warp, args, Path(tmp)))
+        rows.append(measure(32, args, Path(tmp), switch="ucontext"))
     print(f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}; "
           f"best of {args.repeat}; g++ -O2; native = the same loop as plain C++ in the same process")
-    print(f"{'warp':>4} {'grid-stride threads/s':>22} {'native it/s':>12} {'slowdown':>9} {'1M-thread s':>11}"
+    print(f"{'warp':>4} {'switch':>8} {'grid-stride threads/s':>22} {'native it/s':>12} {'slowdown':>9} {'1M-thread s':>11}"
           f" {'barrier crossings/s':>20} {'native it/s':>12} {'slowdown':>9}")
     for r in rows:
-        print(f"{r['warp']:>4} {r['emulated_threads_per_s']:>22.3e} {r['native_iterations_per_s']:>12.3e}"
+        print(f"{r['warp']:>4} {r['switch']:>8} {r['emulated_threads_per_s']:>22.3e} {r['native_iterations_per_s']:>12.3e}"
               f" {r['saxpy_slowdown']:>8.0f}x {r['saxpy_kernel_s']:>11.3f}"
               f" {r['emulated_crossings_per_s']:>20.3e} {r['native_iterations_per_s_barrier']:>12.3e}"
               f" {r['barrier_slowdown']:>8.0f}x")

@@ -37,9 +37,10 @@ class Toolchain:
     cxx: str = "g++"
     std: str = "c++17"
     opt: str = "-O2"
+    extra: tuple[str, ...] = ()  # more flags for runtime and program (-DEMU_UCONTEXT: the portable switch)
 
     def base_flags(self, warp: int) -> list[str]:
-        return [f"-std={self.std}", self.opt, f"-DEMU_WARP={warp}", "-pthread", "-w"]
+        return [f"-std={self.std}", self.opt, f"-DEMU_WARP={warp}", "-pthread", "-w", *self.extra]
 
 
 @dataclass
@@ -102,7 +103,7 @@ def prepare(sources: list[Path], include_dirs: list[Path], defines: list[str], t
         if not target.is_file() or target.read_bytes() != data:
             write_bytes(target, data, durable=False)
         h.update(str(path).encode() + b"\0" + data + b"\0")
-    for flag in [*map(str, dirs), *defines, tool.cxx, tool.std, tool.opt]:
+    for flag in [*map(str, dirs), *defines, tool.cxx, *tool.base_flags(0)]:
         h.update(flag.encode() + b"\0")
     mirrored_dirs = [_mirrored(mirror, d) for d in dirs]
     return Program(sources=[_mirrored(mirror, s.resolve()) for s in sources],
@@ -220,7 +221,7 @@ def _finish(job: _Job, proc: subprocess.Popen | None, tmp: Path, began: float) -
 _NOT_DECLARED = re.compile(r"[‘'](\w+)[’'] (?:was not declared in this scope|has not been declared"
                            r"|is not a member of|does not name a type)")
 _NO_HEADER = re.compile(r"fatal error: ([^:]+): No such file or directory")
-_GPU_NAME = re.compile(r"^(?:cuda|hip|cu|nv|__)\w*")
+_GPU_NAME = re.compile(r"^(?:cuda|hip|cu|CU|nv|__)\w*")
 
 
 def explain_compile_error(stderr: str) -> str:

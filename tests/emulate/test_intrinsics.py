@@ -171,3 +171,19 @@ def test_the_table_itself_differs_between_widths():
     a, b = expected(32, False), expected(64, False)
     differs = {name for (name, tid) in a if a[(name, tid)] != b[(name, tid)]}
     assert {"activemask", "lane_id", "ballot", "shfl_down5", "reduce_add", "branch_ballot"} <= differs
+
+
+def test_the_portable_ucontext_switch_gives_the_same_table(tmp_path, emu_cache):
+    """Other architectures than x86-64 switch fibers with ucontext: same semantics."""
+    from porting.emulate import build, run
+
+    tool = build.Toolchain(extra=("-DEMU_UCONTEXT",))
+    program = build.prepare([PROGRAM], [], [], tool, tmp_path / "src")
+    compiled = build.compile_all(program, tool, [32, 64], emu_cache)
+    for width, c in compiled.items():
+        assert c.binary is not None, c.error
+        workdir = tmp_path / f"run{width}"
+        workdir.mkdir()
+        result = run.run_binary(c.binary, width, ["partial"], workdir, None, 300.0, [])
+        assert result.exit == 0, result.stderr
+        assert parse(result.stdout) == expected(width, partial=True)
