@@ -42,3 +42,12 @@ def test_reading_an_exited_lane_warns_and_returns_own_value(emulate_program):
     [run] = result.runs
     assert run.stdout.split()[:4] == ["0", "0", "6", "9"]  # lanes 0, 2, 3 read exited lane 1: their own t*3
     assert run.stderr.count("__shfl_sync: lane 0 reads lane 1, which is not active") == 1  # once per call site
+
+
+def test_toolkit_include_guards_and_device_attributes(emulate_program):
+    result = emulate_program(RUNTIME / "toolkit_guards.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    assert result.runs[0].stdout.splitlines() == [
+        "device 0, 1 multiprocessor(s)",
+        "cudaSetDevice(3): cudaErrorInvalidDevice, then last error cudaErrorInvalidDevice",
+    ]

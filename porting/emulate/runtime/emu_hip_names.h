@@ -187,3 +187,7 @@ inline hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* sym, size_t n,
   return hipMemcpyFromSymbol(dst, sym, n, off, k);
 }
 inline hipError_t hipGetSymbolAddress(void** p, const void* sym) { *p = const_cast<void*>(sym); return hipSuccess; }
+#define hipDeviceAttributeComputeMode cudaDevAttrComputeMode
+#define hipComputeModeDefault cudaComputeModeDefault
+#define hipComputeModeProhibited cudaComputeModeProhibited
+#define hipDeviceAttributeMaxSharedMemoryPerMultiprocessor cudaDevAttrMaxSharedMemoryPerMultiprocessor

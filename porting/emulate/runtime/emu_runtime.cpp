@@ -659,8 +659,15 @@ cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int d) {
     case cudaDevAttrMaxThreadsPerMultiProcessor: *v = p.maxThreadsPerMultiProcessor; break;
     case cudaDevAttrL2CacheSize: *v = p.l2CacheSize; break;
     case cudaDevAttrIntegrated: *v = p.integrated; break;
-    case cudaDevAttrCooperativeLaunch: *v = 0; break;
-    default: *v = 1; break;  // concurrent kernels, managed memory, unified addressing
+    case cudaDevAttrCooperativeLaunch: case cudaDevAttrCooperativeMultiDeviceLaunch: *v = 0; break;
+    case cudaDevAttrComputeMode: *v = cudaComputeModeDefault; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *v = p.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor: *v = p.regsPerMultiprocessor; break;
+    case cudaDevAttrKernelExecTimeout: case cudaDevAttrEccEnabled: case cudaDevAttrTccDriver:
+    case cudaDevAttrPciBusId: case cudaDevAttrPciDeviceId: case cudaDevAttrMaxPersistingL2CacheSize:
+      *v = 0;
+      break;
+    default: *v = 1; break;  // capabilities a CPU process has: managed memory, host atomics, ...
   }
   return cudaSuccess;
 }

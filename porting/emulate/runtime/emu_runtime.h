@@ -41,11 +41,24 @@
 #define __CUDACC__ 1
 #endif
 #define CUDART_VERSION 12000
+#define CUDA_VERSION 12000
 #define __CUDART_API_VERSION 12000
+#define __CUDACC_VER_MAJOR__ 12
+#define __CUDACC_VER_MINOR__ 0
+// the include guards of the toolkit's headers: programs test them (cuda-samples' helper_cuda.h
+// defines checkCudaErrors only #ifdef __DRIVER_TYPES_H__, findCudaDevice #ifdef __CUDA_RUNTIME_H__)
+#define __CUDA_RUNTIME_H__
+#define __CUDA_RUNTIME_API_H__
+#define __DRIVER_TYPES_H__
+#define __VECTOR_TYPES_H__
+#define __HOST_DEFINES_H__
+#define __DEVICE_LAUNCH_PARAMETERS_H__
 #endif
 #if defined(EMU_HIP) || EMU_WARP == 64
 #define __HIP_PLATFORM_AMD__ 1
 #define __HIP_PLATFORM_HCC__ 1
+#define HIP_INCLUDE_HIP_HIP_RUNTIME_H
+#define HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
 #define __AMDGCN_WAVEFRONT_SIZE EMU_WARP
 #define HIP_VERSION_MAJOR 7
 #define HIP_VERSION_MINOR 1
@@ -136,8 +149,19 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxThreadsPerMultiProcessor, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
   cudaDevAttrL2CacheSize, cudaDevAttrConcurrentKernels, cudaDevAttrManagedMemory,
   cudaDevAttrCooperativeLaunch, cudaDevAttrMaxSharedMemoryPerBlockOptin, cudaDevAttrMemoryClockRate,
-  cudaDevAttrGlobalMemoryBusWidth, cudaDevAttrUnifiedAddressing, cudaDevAttrIntegrated
+  cudaDevAttrGlobalMemoryBusWidth, cudaDevAttrUnifiedAddressing, cudaDevAttrIntegrated,
+  cudaDevAttrComputeMode, cudaDevAttrCanMapHostMemory, cudaDevAttrAsyncEngineCount,
+  cudaDevAttrKernelExecTimeout, cudaDevAttrEccEnabled, cudaDevAttrPciBusId, cudaDevAttrPciDeviceId,
+  cudaDevAttrTccDriver, cudaDevAttrConcurrentManagedAccess, cudaDevAttrPageableMemoryAccess,
+  cudaDevAttrHostNativeAtomicSupported, cudaDevAttrDirectManagedMemAccessFromHost,
+  cudaDevAttrCooperativeMultiDeviceLaunch, cudaDevAttrMaxBlocksPerMultiprocessor,
+  cudaDevAttrMaxRegistersPerMultiprocessor, cudaDevAttrMemoryPoolsSupported,
+  cudaDevAttrMaxPersistingL2CacheSize, cudaDevAttrStreamPrioritiesSupported,
+  cudaDevAttrGlobalL1CacheSupported, cudaDevAttrLocalL1CacheSupported, cudaDevAttrComputePreemptionSupported,
+  cudaDevAttrCanUseHostPointerForRegisteredMem, cudaDevAttrSingleToDoublePrecisionPerfRatio
 };
+enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1, cudaComputeModeProhibited = 2,
+                       cudaComputeModeExclusiveProcess = 3 };
 enum cudaFuncCache { cudaFuncCachePreferNone, cudaFuncCachePreferShared, cudaFuncCachePreferL1, cudaFuncCachePreferEqual };
 enum cudaSharedMemConfig { cudaSharedMemBankSizeDefault, cudaSharedMemBankSizeFourByte, cudaSharedMemBankSizeEightByte };
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8, cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
