@@ -49,7 +49,8 @@ FEATURES: tuple[Feature, ...] = (
        r"\b(?:cuda|hip)(?:Malloc3?DArray|MallocArray|Array_t|MemcpyToArray|Memcpy2DToArray)\b"),
     _f("cooperative groups grid sync", r"\bthis_grid\s*\(|\bgrid_group\b|\b(?:cuda|hip)LaunchCooperativeKernel\w*"
        r"|\bthis_multi_grid\s*\("),
-    _f("cooperative groups", r"\bcooperative_groups\b", r"(?:^|/)cooperative_groups(?:\.h|/)"),
+    _f("cooperative groups labeled/binary partitions or clusters",
+       r"\b(?:labeled_partition|binary_partition|cluster_group|this_cluster)\s*[(<]"),
     _f("tensor-core WMMA", r"\bwmma::|\b__hmma\w*", r"^mma\.h$"),
     _f("asynchronous copy pipelines", r"\b__pipeline_\w+\s*\(|\bmemcpy_async\s*\(", r"^cuda_pipeline"),
     _f("CUDA graphs", r"\b(?:cuda|hip)Graph\w*|\b(?:cuda|hip)StreamBeginCapture\b"),

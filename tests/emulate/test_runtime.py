@@ -51,3 +51,19 @@ def test_toolkit_include_guards_and_device_attributes(emulate_program):
         "device 0, 1 multiprocessor(s)",
         "cudaSetDevice(3): cudaErrorInvalidDevice, then last error cudaErrorInvalidDevice",
     ]
+
+
+def test_cooperative_groups_at_block_and_tile_scope(emulate_program):
+    result = emulate_program(RUNTIME / "cooperative_groups.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    lines = result.runs[0].stdout.splitlines()
+    assert lines[0] == f"sum {sum(i % 17 for i in range(5000))}"
+    cells = dict(cell.split(":", 1) for cell in lines[1].split())
+    for t in range(20):
+        rank = t % 16
+        base = t - rank
+        scan = sum((u % 5) for u in range(base, t + 1)) * 100 + rank
+        ballot = sum(1 << (u - base) for u in range(base, base + 16) if u % 3 == 0)
+        any7 = int(base <= 7 < base + 16)
+        assert cells[str(t)] == f"{scan}:{ballot + (any7 << 20) + (1 << 21):x}", t
+    assert lines[2] == f"counter {sum(1 for t in range(128) if t % 3 != 1)}, slots unique"

@@ -1,0 +1,3 @@
+// port emulate: part of cooperative_groups.h
+#pragma once
+#include "../cooperative_groups.h"

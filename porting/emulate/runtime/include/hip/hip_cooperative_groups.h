@@ -1,0 +1,3 @@
+// port emulate: HIP's name for cooperative_groups.h
+#pragma once
+#include "../cooperative_groups.h"
