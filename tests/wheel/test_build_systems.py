@@ -142,3 +142,24 @@ def test_cmake_module_hipifies_at_build_time_and_adds_our_include_dir(tmp_path):
     assert "-2000" in hipified.read_text()
     count = int(run([str(build / "demo")]).stdout.split()[1])
     assert count >= 0 or count == -2100
+
+
+def test_cargo_package_accepts_the_crate_offline(tmp_path):
+    """`cargo package --offline` with its verification build (no --no-verify); --allow-dirty
+    because a working tree under test may hold uncommitted edits: the contents are checked here."""
+    cargo = shutil.which("cargo") or str(Path.home() / ".cargo" / "bin" / "cargo")
+    if not os.access(cargo, os.X_OK):
+        pytest.skip("no cargo")
+    crate = Path(run([str(port_command(tmp_path)), "aliases", "--crate-dir"]).stdout.strip())
+    assert crate == assets.rust_crate()
+    env = {**os.environ, "CARGO_TARGET_DIR": str(tmp_path / "target"), "PORT_GPU_PLATFORM": "none"}
+    proc = subprocess.run([cargo, "package", "--offline", "--allow-dirty", "--package", "hip-aliases"],
+                          cwd=crate, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "Verifying hip-aliases" in proc.stderr
+    [packed] = (tmp_path / "target" / "package").glob("hip-aliases-*.crate")
+    import tarfile
+
+    with tarfile.open(packed) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames()}
+    assert {"Cargo.toml", "README.md", "build.rs", "src/lib.rs", "src/build.rs", "src/table.rs"} <= names
