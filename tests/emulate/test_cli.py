@@ -100,3 +100,15 @@ def test_usage_errors(capsys, out_dir, argv, message):
     assert code == 2
     assert message in err and "Traceback" not in err
     assert not out_dir.exists()
+
+
+def test_a_program_of_several_files_with_include_dirs_and_defines(capsys, out_dir):
+    src = Path(__file__).parent / "programs" / "multifile"
+    code, out, err = port(capsys, "emulate", str(src / "kernels.cu"), str(src / "main.cpp"), "-I", str(src / "include"),
+                          "-D", "OFFSET=5", "--out", str(out_dir), "--json")
+    assert code == 0, err
+    record = json.loads(out)
+    assert record["launch_sites"] == 2  # the one in kernels.cu and the template's in scale.cuh
+    assert str(src / "include" / "scale.cuh") in record["files"]
+    n = 1000
+    assert record["runs"][0]["stdout"] == f"sum {3 * sum(range(5, n + 5))} first 15 last {3 * (n + 4)}\n"

@@ -98,6 +98,7 @@ def test_wheel_and_sdist_carry_every_asset_and_the_sdist_builds_the_same_wheel(d
                 if p.is_file() and not ANYWHERE_SKIP & set(p.relative_to(assets.root()).parts)}
     assert {n.split("/", 2)[2] for n in shipped} == checkout  # all of them, and no build outputs
     assert "porting/schemas/detect-1.schema.json" in wheel and "porting/report/parity.schema.json" in wheel
+    assert "porting/emulate/runtime/emu_runtime.cpp" in wheel and "porting/schemas/emulate-1.schema.json" in wheel
     import tarfile
 
     with tarfile.open(dists["sdist"]) as tar:
