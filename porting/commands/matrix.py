@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import uuid
 from pathlib import Path
 
@@ -86,6 +87,16 @@ def missing_modules(shipped_packs: bool) -> list[str]:
     return [name for name in names if importlib.util.find_spec(name) is None]
 
 
+def _no_bytecode_in_installed_packs(args: argparse.Namespace) -> None:
+    """Running the packs of an installed wheel must not write pytest's rewritten .pyc files into
+    site-packages (a run writes only its output directory); xdist workers inherit the variable."""
+    from .. import assets
+
+    if args.matrix_dir is None and not assets.is_checkout():
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        sys.dont_write_bytecode = True
+
+
 def run(args: argparse.Namespace) -> int:
     missing = missing_modules(shipped_packs=args.matrix_dir is None)
     if missing:
@@ -102,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
     junit_file = junit_path(junit_dir, run_id, args.shard)
     pytest_args = build_pytest_args(args, config, junit_file, run_id)
     junit_dir.mkdir(parents=True, exist_ok=True)
+    _no_bytecode_in_installed_packs(args)
     print(f"port matrix: pytest {' '.join(pytest_args)}", flush=True)
     code = int(pytest.main(pytest_args))
     written = junit_file.is_file()

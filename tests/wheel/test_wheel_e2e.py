@@ -241,6 +241,8 @@ def test_installed_wheel_runs_every_command_outside_a_checkout(dists, tmp_path):
     venv.add_overlay("matrix", _overlay(tmp_path / "matrix", _closure(_requires(meta, "matrix"))))
     venv.pip_install(f"{dists['wheel']}[matrix]")  # --no-index: the extra's closure must be all there
     venv.port(work, "matrix", "-n", "0", "--junit", "junit", "--", "-k", "test_native_copy")
+    shipped = venv.site / "porting" / assets.PACKAGED
+    assert not [p for p in shipped.rglob("*") if p.suffix == ".pyc"]  # the run wrote nothing into site-packages
     [junit] = (work / "junit").glob("*.xml")
     cases = _junit_cases(junit)
     assert cases and all(c.startswith("test_matrix.rdma.test_native_copy") for c in cases)
