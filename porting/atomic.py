@@ -44,6 +44,15 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, mode: int | None = No
 def write_at(dir_fd: int, name: str, data: bytes, *, mode: int | None = None, durable: bool = True,
              shown: str | None = None) -> None:
     """Atomically write the file ``name`` in the directory ``dir_fd``; errors name ``shown``."""
+    tmp = stage_at(dir_fd, name, data, mode=mode, durable=durable, shown=shown)
+    commit_at(dir_fd, tmp, name, shown=shown)
+
+
+def stage_at(dir_fd: int, name: str, data: bytes, *, mode: int | None = None, durable: bool = True,
+             shown: str | None = None) -> str:
+    """The first half of ``write_at``: the complete temporary file beside ``name`` (its name is
+    returned; ``commit_at`` publishes it, ``discard_at`` removes it). Everything that can fail
+    for lack of space, permission or a directory in the way fails here, before any rename."""
     shown = shown or name
     keep = _existing_mode(dir_fd, name, shown) if mode is None else None
     fd, tmp = _create_temp(dir_fd, name, 0o666 if mode is None else mode)
@@ -55,16 +64,27 @@ def write_at(dir_fd: int, name: str, data: bytes, *, mode: int | None = None, du
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())
-        try:
-            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except OSError as exc:  # name the target, not the temporary file
-            raise type(exc)(exc.errno, exc.strerror, shown) from None
     except BaseException:
-        try:
-            os.unlink(tmp, dir_fd=dir_fd)
-        except FileNotFoundError:
-            pass
+        discard_at(dir_fd, tmp)
         raise
+    return tmp
+
+
+def commit_at(dir_fd: int, tmp: str, name: str, shown: str | None = None) -> None:
+    try:
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException as exc:
+        discard_at(dir_fd, tmp)
+        if isinstance(exc, OSError):  # name the target, not the temporary file
+            raise type(exc)(exc.errno, exc.strerror, shown or name) from None
+        raise
+
+
+def discard_at(dir_fd: int, tmp: str) -> None:
+    try:
+        os.unlink(tmp, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
 
 
 def _existing_mode(dir_fd: int, name: str, shown: str) -> int | None:

@@ -239,6 +239,8 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
     certify can then not vouch for the evidence end to end."""
     from .atomic import write_json
     from .errors import UsageError
+    from .paths import OutputDir
+    from .report import ARTIFACTS
 
     progress = progress or Progress()
     out = Path(out_dir).resolve()
@@ -301,7 +303,9 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         reasons.append("stage detect gave no path")
     junit_dir.mkdir(parents=True, exist_ok=True)
     parity = out / "parity.json"
-    parity.unlink(missing_ok=True)
+    outdir = OutputDir(out)
+    for name in ARTIFACTS:  # a report that fails must not leave an earlier run's artifacts listed
+        outdir.unlink(name)
     args = [*common, str(junit_dir), "--out", str(out), *(report_args or [])]
     for reason in reasons:
         args += ["--incomplete", reason]
@@ -324,5 +328,6 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         progress.say("done", f"path {record.path or '?'}; no report (stage report {rep.status}); "
                              "verdict: NOT CERTIFIED")
     write_json(out / "certify.json", record.to_json())
-    progress.say("done", f"artifacts in {out}: index.html parity.md parity.json chart.svg certify.json logs/")
+    written = [name for name in (*ARTIFACTS, "certify.json") if (out / name).is_file()]
+    progress.say("done", f"artifacts in {out}: {' '.join(written)} logs/")
     return record

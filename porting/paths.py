@@ -24,7 +24,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from .errors import InputError
@@ -130,6 +130,35 @@ class OutputDir:
         finally:
             os.close(fd)
         return full
+
+    def publish(self, files: Mapping[str, bytes]) -> dict[str, str]:
+        """Write several files all or none: each is staged as a complete temporary file before
+        any is renamed into place, so a blocked path (a directory in the way, no space, no
+        permission) fails naming that file and leaves every earlier version as it was.
+        Returns path -> absolute path written."""
+        from .atomic import commit_at, discard_at, stage_at
+
+        staged: list[tuple[int, str, str, str]] = []  # (dir fd, temporary name, name, shown path)
+        try:
+            for path, data in files.items():
+                try:
+                    fd, name = self.dir_fd(path)
+                except PathRefused as exc:
+                    self.refuse(path, exc)
+                    raise
+                full = os.path.join(self.root, *self.parts(path))
+                try:
+                    staged.append((fd, stage_at(fd, name, data, shown=full), name, full))
+                except BaseException:
+                    os.close(fd)
+                    raise
+            for fd, tmp, name, full in staged:
+                commit_at(fd, tmp, name, shown=full)
+        finally:
+            for fd, tmp, _name, _full in staged:
+                discard_at(fd, tmp)  # a no-op for the committed ones
+                os.close(fd)
+        return {path: os.path.join(self.root, *self.parts(path)) for path in files}
 
     def write_text(self, path: object, text: str, encoding: str = "utf-8") -> str:
         return self.write_bytes(path, text.encode(encoding))

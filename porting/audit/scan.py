@@ -106,11 +106,10 @@ def _audit_one(item: tuple[str, str, SymbolSets]) -> FileResult:
 def _run(files: list[tuple[str, str]], jobs: int, sets: SymbolSets) -> list[FileResult]:
     if jobs <= 1 or len(files) < 16:
         return [audit_file(p, lang, sets=sets) for p, lang in files]
-    from concurrent.futures import ProcessPoolExecutor
-
     from ..hipify.convert import mp_context
+    from ..workers import worker_pool
     hipify_map()  # load once, shared with forked workers
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp_context()) as pool:
+    with worker_pool(jobs, mp_context()) as pool:
         return list(pool.map(_audit_one, [(p, lang, sets) for p, lang in files],
                              chunksize=max(1, len(files) // (jobs * 8))))
 

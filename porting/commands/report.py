@@ -85,8 +85,9 @@ def run(args: argparse.Namespace) -> int:
                           extra_reasons=[*args.incomplete, *notes])
     try:
         paths = write_artifacts(report, config["out_dir"])
-    except OSError as exc:
-        raise UsageError(f"{config['out_dir']}: cannot write the report there ({exc.strerror or exc})") from None
+    except OSError as exc:  # nothing was replaced (write_artifacts publishes all or none)
+        where = exc.filename or config["out_dir"]
+        raise UsageError(f"{where}: cannot write the report ({exc.strerror or exc}); no artifact was written") from None
     m, v = report.matrix, report.verdict
     for reason in m.partial_reasons():
         print(f"port: warning: {reason}", file=sys.stderr)

@@ -19,6 +19,7 @@ from .. import __version__
 from ..atomic import write_json
 from ..errors import InputError, UsageError
 from ..paths import OutputDir, PathRefused
+from ..workers import close_pool, new_pool
 from . import engine, worker
 from .includes import Decision, FileFacts, TreeContext, walk
 from .manifest import FileEntry, Manifest
@@ -72,16 +73,15 @@ class _Runner:
     def __enter__(self) -> _Runner:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if self.pool is not None:  # interrupted or failing: the workers are killed, not awaited
+            close_pool(self.pool, failed=exc_type is not None)
 
     def run(self, tasks: list[worker.Task]) -> list[worker.Result]:
         if self.jobs <= 1 or len(tasks) < 2:
             return [worker.run_task(t) for t in tasks]
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=mp_context(),
-                                            initializer=worker.init, initargs=(worker.CONTEXT, worker.HIP_CLANG_LAUNCH))
+            self.pool = new_pool(self.jobs, mp_context(), worker.init, (worker.CONTEXT, worker.HIP_CLANG_LAUNCH))
         chunk = max(1, min(16, len(tasks) // (self.jobs * 4)))
         return list(self.pool.map(worker.run_task, tasks, chunksize=chunk))
 

@@ -86,23 +86,32 @@ def _build_report(inputs, labels, reference, min_rocm, baseline, exemptions, ext
     return report
 
 
+# The files `port report` writes into its output directory (certify lists the ones that exist).
+ARTIFACTS = ("parity.json", "parity.md", "chart.svg", "index.html")
+
+
 def write_artifacts(report: Report, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
-    """Write parity.json, parity.md, index.html and chart.svg atomically into out_dir."""
-    from ..atomic import write_json, write_text
+    """Write parity.json, parity.md, index.html and chart.svg into out_dir, all or none: every
+    artifact is rendered, then staged, before any replaces its previous version."""
+    import json
+
+    from ..paths import OutputDir
     from .parity_json import report_to_json
     from .render_html import render_html
     from .render_md import render_md
     from .render_svg import render_chart
 
-    out = Path(out_dir)
     with _gc_paused():
         chart = render_chart(report)
-        return {
-            "parity.json": write_json(out / "parity.json", report_to_json(report), indent=None),
-            "parity.md": write_text(out / "parity.md", render_md(report)),
-            "chart.svg": write_text(out / "chart.svg", chart),
-            "index.html": write_text(out / "index.html", render_html(report, chart)),
+        rendered = {
+            "parity.json": json.dumps(report_to_json(report), indent=None) + "\n",
+            "parity.md": render_md(report),
+            "chart.svg": chart,
+            "index.html": render_html(report, chart),
         }
+    assert tuple(sorted(rendered)) == tuple(sorted(ARTIFACTS))
+    written = OutputDir(out_dir).publish({name: text.encode("utf-8") for name, text in rendered.items()})
+    return {name: Path(path) for name, path in written.items()}
 
 
-__all__ = ["Report", "build_report", "write_artifacts", "load_parity"]
+__all__ = ["ARTIFACTS", "Report", "build_report", "write_artifacts", "load_parity"]
