@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import assets
-from ..atomic import write_bytes
 from ..errors import InputError
+from ..paths import OutputDir
 from ..process_group import stop_group
 from ..sources import classify
 from .rewrite import rewrite
@@ -95,13 +95,14 @@ def prepare(sources: list[Path], include_dirs: list[Path], defines: list[str], t
     defines = [*defines, "EMU_HIP=1"] if language == "hip" else list(defines)
     h = hashlib.sha256()
     launches = 0
+    out = OutputDir(mirror)  # writes stay inside the mirror, whatever symlinks appear in it
     for path in sorted(files):
         result = rewrite(path.read_text(encoding="utf-8", errors="replace"), str(path))
         launches += result.launches
         data = result.text.encode("utf-8")
         target = _mirrored(mirror, path)
         if not target.is_file() or target.read_bytes() != data:
-            write_bytes(target, data, durable=False)
+            out.write_bytes(str(target.relative_to(mirror)), data, durable=False)
         h.update(str(path).encode() + b"\0" + data + b"\0")
     for flag in [*map(str, dirs), *defines, tool.cxx, *tool.base_flags(0)]:
         h.update(flag.encode() + b"\0")

@@ -112,3 +112,11 @@ def test_a_program_of_several_files_with_include_dirs_and_defines(capsys, out_di
     assert str(src / "include" / "scale.cuh") in record["files"]
     n = 1000
     assert record["runs"][0]["stdout"] == f"sum {3 * sum(range(5, n + 5))} first 15 last {3 * (n + 4)}\n"
+
+
+def test_a_program_that_compiles_at_one_width_only_diverges(capsys, out_dir):
+    code, out, err = port(capsys, "emulate", str(CLI / "ffs_ballot.cu"), "--out", str(out_dir))
+    assert code == 1
+    assert "warp 32: ran, exit 0" in out and "warp 64: build-failed" in out
+    assert "DIVERGED: status: warp 32: exit 0 | warp 64: build-failed (" in out
+    assert "ffs_ballot.cu:7:" in out and "__ffs" in out and str(out_dir) not in out
