@@ -59,6 +59,8 @@ def _ignore(root: Path):
         skip = {n for n in names if n in ANYWHERE_SKIP or n.endswith(".egg-info")}
         if Path(directory) == root:
             skip |= {n for n in names if n in TOP_LEVEL_SKIP}
+        if Path(directory) == root / "bench":
+            skip.add("out")  # benchmark results
         return skip
     return ignore
 
