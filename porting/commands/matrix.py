@@ -59,8 +59,13 @@ def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id
         raise UsageError(f"--workers {workers!r}: expected a number, 'auto' or 0")
     # rootdir = the packs' parent, wherever they are installed: node ids (and so exemption
     # patterns and JUnit names) read test_matrix/... from a checkout and from a wheel alike.
+    # No ini file (-c devnull) and no conftest.py above the packs: a pytest.ini, pyproject.toml
+    # or conftest.py that happens to sit above site-packages (a venv inside a project) must not
+    # change the run; every option the packs need is given here.
+    root = matrix_dir.resolve().parent
     out = [str(matrix_dir), *map(str, packs), "--port-matrix", f"--junitxml={junit_file}",
-           f"--port-run-id={run_id}", f"--rootdir={matrix_dir.resolve().parent}", *exemptions, "-p", "no:cacheprovider",
+           f"--port-run-id={run_id}", f"--rootdir={root}", "-c", os.devnull, f"--confcutdir={root}",
+           *exemptions, "-p", "no:cacheprovider",
            "--import-mode=importlib", "-o", "junit_family=xunit2", "-q", "-rfEs"]
     if getattr(args, "config", None):
         out.append(f"--port-config={Path(args.config).resolve()}")  # detection in the plugin uses it too

@@ -36,6 +36,11 @@ def port(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_user_pack_and_exemptions_run_with_the_primary_packs(tmp_path):
+    # An ini file in the packs' parent and a conftest.py above it (a venv inside a project)
+    # do not change the run.
+    write(tmp_path / "conftest.py", "raise RuntimeError('a conftest above the packs was imported')\n")
+    tmp_path = tmp_path / "proj"
+    write(tmp_path / "pytest.ini", "[pytest]\naddopts = --no-such-option\n")
     write(tmp_path / "test_matrix" / "base" / "test_base.py", "def test_base():\n    pass\n")
     write(tmp_path / "mine" / "test_mine.py", PASS_FAIL)
     write(tmp_path / "mine" / "exemptions.toml", exemption("MINE-1", "*mine/test_mine.py::test_broken"))
