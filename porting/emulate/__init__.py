@@ -133,3 +133,9 @@ def _raise_if_unrunnable(runs: list[run.Run]) -> None:
         raise InputError(f"does not compile: {runs[0].fault}")
     if statuses == {"timeout"}:
         raise InputError(f"every run took longer than the timeout ({runs[0].seconds:.0f} s)")
+    if len(runs) > 1 and all(r.status == "ran" and (r.fault or (r.exit or 0) < 0) for r in runs):
+        # crashed or faulted at every width: nothing width-dependent to compare
+        first = runs[0]
+        why = first.fault or f"killed by signal {-(first.exit or 0)}"
+        raise InputError(f"the program fails at every width, so the widths cannot be compared: "
+                         f"warp {first.warp}: {why}")

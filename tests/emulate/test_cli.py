@@ -120,3 +120,10 @@ def test_a_program_that_compiles_at_one_width_only_diverges(capsys, out_dir):
     assert "warp 32: ran, exit 0" in out and "warp 64: build-failed" in out
     assert "DIVERGED: status: warp 32: exit 0 | warp 64: build-failed (" in out
     assert "ffs_ballot.cu:7:" in out and "__ffs" in out and str(out_dir) not in out
+
+
+def test_a_program_that_faults_at_every_width_could_not_run(capsys, out_dir):
+    code, _, err = port(capsys, "emulate", str(Path(__file__).parent / "programs" / "runtime" / "lockstep.cu"),
+                        "--out", str(out_dir), "--", "mask")
+    assert code == 2
+    assert "the program fails at every width" in err and "names lane 1" in err
