@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .cli import COMMANDS
-from .process_group import stop_group
+from .process_group import spawn, stop_group
 
 KIND = "rocm-port.certify"
 SCHEMA = 1
@@ -118,9 +118,8 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         out = open(stdout_path, "wb") if stdout_path else None
         try:
-            proc = subprocess.Popen(command, stdout=out or subprocess.PIPE,
-                                    stderr=subprocess.PIPE if out else subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True)
+            proc = spawn(command, stdout=out or subprocess.PIPE, stderr=subprocess.PIPE if out else subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL, env=env, cwd=cwd)
             stream = proc.stderr if out else proc.stdout
             assert stream is not None
 
@@ -159,6 +158,7 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
             except BaseException:  # Ctrl-C / SIGTERM of certify: do not leave the stage running
                 stop_group(proc)
                 raise
+            stop_group(proc)  # the stage is done: nothing it started outlives it
             reader.join(timeout=10)
         finally:
             if out:

@@ -102,13 +102,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "_module", None) is None:
             parser.print_help()
             return 2
-        return int(args._module.run(args) or 0)
+        from .process_group import owner
+
+        with owner():  # every child in its own group, ended with the command (signals too)
+            return int(args._module.run(args) or 0)
     except PortError as exc:
         print(f"port: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("port: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # process_group.Interrupted for SIGTERM/SIGHUP/SIGINT
+        signame = getattr(exc, "signame", "SIGINT")
+        print(f"port: interrupted ({signame})", file=sys.stderr)
+        return int(getattr(exc, "exit_code", 130))
     except OSError as exc:  # a file the command could not read or write, not caught closer to it
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"port: error: {where}{exc.strerror or exc}", file=sys.stderr)

@@ -15,7 +15,6 @@ Nested TOML tables map to dotted keys: ``[tool.port.audit] fail_on = "warning"``
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
 
 class Option(Record, frozen=True):
     key: str
-    kind: str  # "str" | "int" | "bool" | "list"
+    kind: str  # "str" | "int" | "bool" | "list" | "workers" (a count, auto or logical)
     default: Any
     help: str
     env: str | None = None
@@ -66,7 +65,8 @@ OPTIONS: dict[str, Option] = _opts(
            "PORT_MATRIX_PACKS"),
     Option("aliases.extra_overrides", "list", [], "your alias overrides files, applied over the shipped "
            "hip_aliases/overrides.toml", "PORT_ALIASES_EXTRA_OVERRIDES"),
-    Option("matrix.workers", "str", "auto", "pytest-xdist workers (-n)", "PORT_MATRIX_WORKERS"),
+    Option("matrix.workers", "workers", "auto", "pytest-xdist workers (-n): a number, auto or logical",
+           "PORT_MATRIX_WORKERS"),
     Option("report.reference", "str", "auto", "reference platform for parity", None, ("auto", "cuda", "cpu")),
     Option("emulate.warps", "list", ["32", "64"], "warp widths `port emulate` runs at", "PORT_EMULATE_WARPS"),
     Option("emulate.std", "str", "c++17", "C++ standard emulated programs compile as", None, ("c++17", "c++20")),
@@ -107,20 +107,9 @@ class Config(Record):
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}") from None
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: config file is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    from .parsing import load_toml  # the one TOML reader (deep nesting, bad UTF-8: one line)
+
+    return load_toml(path, ConfigError, "config file")
 
 
 def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -134,8 +123,30 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+def workers_value(value: Any) -> str | None:
+    """pytest-xdist's ``-n``: a count (an integer, or its digits as a string), 'auto' or
+    'logical', as the string pytest takes; None when it is none of these."""
+    from .parsing import bounded_int
+
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if 0 <= value <= 4096 else None
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if text in ("auto", "logical"):
+        return text
+    count = bounded_int(text, 4)
+    return str(count) if count is not None else None
+
+
 def _check_type(option: Option, value: Any, where: str) -> Any:
     kind = option.kind
+    if kind == "workers":
+        workers = workers_value(value)
+        if workers is None:
+            raise ConfigError(f"{where}: key '{option.key}' must be a number of workers, 'auto' or 'logical', "
+                              f"got {type(value).__name__} {value!r}")
+        return workers
     ok = (
         (kind == "str" and isinstance(value, str))
         or (kind == "int" and isinstance(value, int) and not isinstance(value, bool))

@@ -7,18 +7,29 @@ import re
 from .errors import UsageError
 from .records import Record
 
-_VERSION = re.compile(r"(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+# ASCII digits (\d also matches other scripts' digits), at most FIELD_DIGITS per field, and not
+# a piece of a longer number: a 26-digit major is no version at all, never one that passes a gate.
+FIELD_DIGITS = 6
+_FIELD = f"([0-9]{{1,{FIELD_DIGITS}}})"
+_VERSION = re.compile(rf"(?<![0-9.]){_FIELD}(?:\.{_FIELD})?(?:\.{_FIELD})?(?![0-9])")
 _REQUIRE = re.compile(r"^\s*(rocm|cuda|torch|hip)\s*(>=|<=|==|!=|>|<)\s*([0-9][0-9.]*)\s*$")
 
 
-def parse_version(text: str | None) -> tuple[int, ...] | None:
-    """'7.0.2-56' -> (7, 0, 2); '13.0' -> (13, 0); None/garbage -> None."""
+def parse_version(text: str | None, anchored: bool = False) -> tuple[int, ...] | None:
+    """'7.0.2-56' -> (7, 0, 2); '13.0' -> (13, 0); None/garbage -> None. ``anchored``: the
+    version must start the text (after blanks), as in a label or a ``.info/version`` file."""
     if not text:
         return None
-    m = _VERSION.search(text)
+    m = _VERSION.match(text.lstrip()) if anchored else _VERSION.search(text)
     if not m:
         return None
     return tuple(int(g) for g in m.groups() if g is not None)
+
+
+def version_prefix(text: str | None, fields: int = 2) -> str | None:
+    """The version that starts ``text`` with at least ``fields`` fields ('7.0.2-56' -> '7.0.2')."""
+    v = parse_version(text, anchored=True)
+    return format_version(v) if v is not None and len(v) >= fields else None
 
 
 def format_version(v: tuple[int, ...] | None) -> str | None:
@@ -49,8 +60,10 @@ class Requirement(Record, frozen=True):
                 f"--require {text!r}: expected NAME OP VERSION with NAME in rocm|hip|cuda|torch "
                 "and OP in >=,<=,==,!=,>,< (e.g. 'rocm>=7.0')")
         name, op, ver = m.groups()
-        version = parse_version(ver)
-        assert version is not None
+        version = parse_version(ver, anchored=True)
+        if version is None:
+            raise UsageError(f"--require {text[:60]!r}: version {ver[:20]!r}... is not a version (at most "
+                             f"{FIELD_DIGITS} digits per field)")
         return cls(name="rocm" if name == "hip" else name, op=op, version=version)
 
     def __str__(self) -> str:

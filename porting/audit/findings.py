@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -94,13 +93,10 @@ class Baseline:
 
     @classmethod
     def load(cls, path: str | Path) -> Baseline:
+        from ..parsing import load_json  # one line for bad JSON, bad UTF-8 and nesting too deep
+
         p = Path(path)
-        try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise InputError(f"{p}: cannot read baseline: {exc.strerror or exc}") from None
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise InputError(f"{p}: baseline is not valid JSON ({exc})") from None
+        data = load_json(p, InputError, "baseline")
         if not isinstance(data, dict) or data.get("schema") not in (BASELINE_SCHEMA, SCHEMA):
             raise InputError(f"{p}: not an audit baseline (expected schema {BASELINE_SCHEMA})")
         items = data.get("findings", [])

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .. import assets
+from .. import assets, process_group
 from ..atomic import write_json
 from ..errors import UsageError
 from .backends import BACKENDS, Backend, BuildContext, find_compiler
@@ -40,7 +40,7 @@ def read_record(path: str, build_dir: str | os.PathLike[str]) -> BuildRecord | N
     file = record_path(path, build_dir)
     try:
         return BuildRecord.from_json(json.loads(file.read_text()), str(file))
-    except (FileNotFoundError, ValueError):
+    except (FileNotFoundError, ValueError, RecursionError):
         return None
 
 
@@ -57,8 +57,7 @@ def _locked(out_dir: Path) -> Iterator[None]:
 
 def _version(compiler: str) -> str | None:
     try:
-        proc = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=60,
-                              env=dict(os.environ, HIP_PLATFORM="amd"))
+        proc = process_group.run([compiler, "--version"], timeout=60, env=dict(os.environ, HIP_PLATFORM="amd"))
     except (OSError, subprocess.TimeoutExpired):
         return None
     lines = [ln.strip() for ln in (proc.stdout or "").splitlines() if ln.strip()]

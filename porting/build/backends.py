@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from .. import process_group
 from .convert import convert_tree, converted_include_dirs, converted_path
 from .record import Step
 from .sources import LIBRARY_NAME, Unit, header_files, units_for
@@ -82,7 +83,7 @@ def _link(ctx: BuildContext, argv_head: list[str], objs: list[Path], tail: list[
 
 def _accepts(argv: list[str], env: dict[str, str] | None = None) -> bool:
     try:
-        proc = subprocess.run(argv, capture_output=True, env=env, timeout=120)
+        proc = process_group.run(argv, env=env, timeout=120, text=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return proc.returncode == 0
@@ -124,7 +125,7 @@ class CudaBackend:
     def archs(self, ctx: BuildContext) -> list[str]:
         wanted = [a if a.startswith("sm_") else f"sm_{a}" for a in ctx.gpu_archs] or list(DEFAULT_CUDA_ARCHS)
         try:
-            proc = subprocess.run([ctx.compiler, "--list-gpu-code"], capture_output=True, text=True, timeout=60)
+            proc = process_group.run([ctx.compiler, "--list-gpu-code"], timeout=60)
             known = set(proc.stdout.split()) if proc.returncode == 0 else set()
         except (OSError, subprocess.TimeoutExpired):
             known = set()

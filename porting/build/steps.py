@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import process_group
 from .record import Step
 
 OUTPUT_TAIL = 8000
@@ -79,7 +79,7 @@ def _run_one(cmd: Command) -> tuple[Step, str]:
         argv = [str(tmp) if a == str(cmd.output) else a for a in argv]
     started = time.monotonic()
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=env)
+        proc = process_group.run(argv, env=env)
         code, text = proc.returncode, (proc.stdout or "") + (proc.stderr or "")
     except OSError as exc:
         code, text = 127, f"{argv[0]}: {exc.strerror or exc}"
@@ -98,8 +98,11 @@ def _run_one(cmd: Command) -> tuple[Step, str]:
 def run_commands(commands: list[Command], jobs: int) -> list[Step]:
     """Run independent commands in parallel; raise StepFailed for the first failure (in order)."""
     workers = max(1, min(jobs or os.cpu_count() or 1, len(commands) or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         results = list(pool.map(_run_one, commands))
+    finally:  # interrupted (a signal, an error): queued commands are not started
+        pool.shutdown(wait=True, cancel_futures=True)
     for step, text in results:
         if step.returncode != 0:
             exc = StepFailed(step, text)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 
 HELP = "run every stage end to end (detect, audit, hipify, build, matrix, report) and print the verdict"
 
@@ -43,14 +42,9 @@ def run(args: argparse.Namespace) -> int:
     if args.no_evidence_ok:
         report_args.append("--no-evidence-ok")
 
-    def on_sigterm(signum: int, _frame: object) -> None:
-        raise SystemExit(128 + signum)  # unwinds through run_stage, which stops the running stage
-
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        record = certify(config["out_dir"], list(config["sources"]), config_file=args.config,
-                         stage_timeout=args.stage_timeout, progress=Progress(interval=args.progress_interval),
-                         report_args=report_args, skip=set(args.skip))
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    # A signal raises process_group.Interrupted (the CLI's owner), which unwinds through
+    # run_stage: it stops the running stage's process group.
+    record = certify(config["out_dir"], list(config["sources"]), config_file=args.config,
+                     stage_timeout=args.stage_timeout, progress=Progress(interval=args.progress_interval),
+                     report_args=report_args, skip=set(args.skip))
     return record.exit_code

@@ -39,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id: str) -> list[str]:
     """The pytest command line `port matrix` runs (without the interpreter)."""
     from .. import assets
+    from ..config import workers_value
     from ..matrix.exemptions import registry_files
     from ..matrix.selection import parse_shard
 
@@ -54,9 +55,11 @@ def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id
         if not pack.is_dir():
             raise InputError(f"matrix.packs: {pack}: pack directory not found")
     exemptions = [f"--port-exemptions={f}" for f in registry_files(config, matrix_dir)]
-    workers = str(args.workers if args.workers is not None else config["matrix.workers"]).strip()
-    if workers not in ("auto", "logical") and not workers.isdigit():
-        raise UsageError(f"--workers {workers!r}: expected a number, 'auto' or 0")
+    workers = config["matrix.workers"]  # validated where it was read (file and key named)
+    if args.workers is not None:
+        workers = workers_value(args.workers)
+        if workers is None:
+            raise UsageError(f"--workers {args.workers!r}: expected a number, 'auto' or 0")
     # rootdir = the packs' parent, wherever they are installed: node ids (and so exemption
     # patterns and JUnit names) read test_matrix/... from a checkout and from a wheel alike.
     # No ini file (-c devnull) and no conftest.py above the packs: a pytest.ini, pyproject.toml

@@ -47,7 +47,12 @@ def run(args: argparse.Namespace) -> int:
                     quorum_every=args.quorum_every, faults=[k.strip() for k in args.faults.split(",") if k.strip()],
                     step_period_s=args.step_period, timeout_s=args.timeout, seed=args.seed,
                     warm_spare=not args.cold_restart).validate()
-    record = soak(spec, out, os.environ)
+    try:
+        record = soak(spec, out, os.environ)
+    except KeyboardInterrupt:  # a signal: soak() wrote what there is, marked incomplete
+        if (out / "soak.json").is_file():
+            print(f"soak interrupted: wrote {out / 'soak.json'} and {out / 'soak.xml'}, marked incomplete")
+        raise
     data = record.to_json()
     print(f"soak: {spec.replicas} replicas, {len(data['faults'])} faults, {data['steps_committed']} steps "
           f"committed, {data['steps_lost']} step attempts lost; max downtime {data['downtime']['max_s']:.3g} s "

@@ -22,6 +22,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from .. import process_group
 from ..atomic import write_json
 from ..errors import InputError, ToolError
 from ..probe.toolcache import cache_dir, cached_version
@@ -45,7 +46,7 @@ def _resource_dir(compiler: str) -> str | None:
     """clang's resource dir: ROCm's amd_hip_runtime.h includes <include/cuda_wrappers/...> from
     it, as hipcc puts it on the include path."""
     try:
-        out = subprocess.run([compiler, "-print-resource-dir"], check=False, capture_output=True, text=True, timeout=60)
+        out = process_group.run([compiler, "-print-resource-dir"], timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None
@@ -93,15 +94,14 @@ def _still_valid(fingerprints: Mapping[str, list]) -> bool:
 
 
 def _run(argv: list[str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return process_group.spawn(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def _finish(proc: subprocess.Popen[bytes], what: str) -> str:
     try:
         out, err = proc.communicate(timeout=_TIMEOUT)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
+        process_group.stop_group(proc, 2.0)  # the compiler and whatever it started
         raise ToolError(f"{what}: the compiler did not finish within {_TIMEOUT}s") from None
     if proc.returncode != 0:
         first = next((ln for ln in err.decode(errors="replace").splitlines() if "error" in ln), "")
@@ -119,9 +119,7 @@ def _parse(argv: list[str], tu: str, roots: list[str], markers: list[str], what:
             ast_text, pre_text = _finish(ast, what), _finish(pre, what)
         finally:
             for proc in (ast, pre):
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
+                process_group.stop_group(proc, 2.0)
     wanted = astjson.under_roots(roots)
     decls = astjson.collect(ast_text, wanted, tuple(roots) + tuple(markers))
     macro_decls, files = macros.collect(pre_text, wanted)
@@ -173,7 +171,7 @@ def declared_names(headers: Sequence[str], *, include_dirs: Sequence[str | os.Pa
 
 def _clang_version(tool: str) -> str | None:
     try:
-        out = subprocess.run([tool, "--version"], check=False, capture_output=True, text=True, timeout=60).stdout
+        out = process_group.run([tool, "--version"], timeout=60).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     return out.splitlines()[0].strip() if out.strip() else None

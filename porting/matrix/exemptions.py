@@ -178,8 +178,10 @@ def registry_files(config: Any, matrix_dir: Path | None = None) -> list[Path]:
     primary = (matrix_dir or assets.matrix_dir()) / "exemptions.toml"
     packs = [Path(p) / "exemptions.toml" for p in config["matrix.packs"]]
     user = [Path(p) for p in config["matrix.exemptions"]]
+    origin = config.origin.get("matrix.exemptions", "default")
+    where = {"cli": "--exemptions"}.get(origin, origin.replace("file:", "", 1).replace("env:", "", 1))
     for path in user:
-        if not path.is_file():
-            raise ConfigError(f"matrix.exemptions: {path}: no such file")
+        if not path.is_file():  # named by the user: a typo must not silently drop exemptions
+            raise ConfigError(f"{where}: matrix.exemptions: {path}: no such file")
     files = [primary, *(p for p in packs if p.is_file()), *user]
     return list(dict.fromkeys(f.resolve() for f in files))

@@ -62,7 +62,7 @@ def facts_for_process(env: Mapping[str, str]) -> Facts:
     if raw:
         try:
             return Facts.from_json(json.loads(raw))
-        except (ValueError, TypeError, AttributeError):
+        except (ValueError, TypeError, AttributeError, RecursionError):
             pass
     return detect_facts(env)
 

@@ -136,8 +136,8 @@ def library_path(path: str, build_dir: str | os.PathLike[str] | None = None) -> 
         data = json.loads(record.read_text())
     except FileNotFoundError:
         raise NativeError(f"{record}: no build record; run `port build --path {path}`", "not-found") from None
-    except (OSError, ValueError) as exc:
-        raise NativeError(f"{record}: unreadable build record: {exc}") from None
+    except (OSError, ValueError, RecursionError) as exc:
+        raise NativeError(f"{record}: unreadable build record: {exc.__class__.__name__}") from None
     if not isinstance(data, dict) or not data.get("ok") or not data.get("library"):
         raise NativeError(f"{record}: the last `port build --path {path}` did not succeed", "not-found")
     lib = Path(data["library"])

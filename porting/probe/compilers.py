@@ -40,9 +40,10 @@ class HipPlatform(Record):
 def _ask_version(compiler: str) -> str | None:
     import subprocess
 
+    from .. import process_group
+
     try:
-        out = subprocess.run([compiler, "-dumpfullversion", "-dumpversion"], capture_output=True,
-                             text=True, timeout=10).stdout.strip()
+        out = process_group.run([compiler, "-dumpfullversion", "-dumpversion"], timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return out.splitlines()[0] if out else None

@@ -6,12 +6,14 @@ Version sources, cheapest first: ``version.json``, ``CUDA_VERSION`` in ``include
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..errors import PortError
+from ..parsing import bounded_int, loads_json
 from ..records import Record, asdict
+from ..versions import format_version, parse_version, version_prefix
 from . import fs
 
 DRIVER_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64",
@@ -39,10 +41,13 @@ def version_from_json(root: Path, home: str) -> tuple[str | None, str]:
     if text is None:
         return None, f"{path}: absent"
     try:
-        version = json.loads(text)["cuda"]["version"]
-    except (ValueError, KeyError, TypeError):
+        version = loads_json(text, path)["cuda"]["version"]
+    except (PortError, KeyError, TypeError):  # bad JSON, too deep, or another shape
         return None, f"{path}: unparseable"
-    return ".".join(str(version).split(".")[:2]), path
+    v = parse_version(str(version), anchored=True)
+    if v is None or len(v) < 2:
+        return None, f"{path}: unparseable"
+    return format_version(v[:2]), path
 
 
 def version_from_header(root: Path, home: str) -> tuple[str | None, str]:
@@ -51,10 +56,10 @@ def version_from_header(root: Path, home: str) -> tuple[str | None, str]:
     text = fs.read_text(root, path, limit=64 << 10)
     if text is None:
         return None, f"{path}: absent"
-    m = re.search(r"#define\s+CUDA_VERSION\s+(\d+)", text)
-    if not m:
+    m = re.search(r"#define\s+CUDA_VERSION\s+([0-9]+)", text)
+    v = bounded_int(m.group(1)) if m else None
+    if v is None:
         return None, f"{path}: no CUDA_VERSION define"
-    v = int(m.group(1))
     return f"{v // 1000}.{(v % 1000) // 10}", path
 
 
@@ -64,12 +69,15 @@ def version_from_nvcc(root: Path, nvcc: str | None) -> tuple[str | None, str]:
         return None, "nvcc --version: not run"
     import subprocess
 
+    from .. import process_group
+
     try:
-        out = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=20).stdout
+        out = process_group.run([nvcc, "--version"], timeout=20).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"{nvcc} --version: failed ({exc})"
-    m = re.search(r"release (\d+\.\d+)", out)
-    return (m.group(1), f"{nvcc} --version") if m else (None, f"{nvcc} --version: unparseable")
+    m = re.search(r"release ([0-9.]+)", out)
+    version = version_prefix(m.group(1)) if m else None
+    return (version, f"{nvcc} --version") if version else (None, f"{nvcc} --version: unparseable")
 
 
 def wrapper_target(root: Path, nvcc: str) -> str | None:

@@ -7,10 +7,12 @@ or chains deeper than ``MAX_LINKS`` are reported instead of raising.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 MAX_LINKS = 40
+READ_LIMIT = 1 << 20  # probe files are small (version files, sysfs); more is not one of them
 
 
 class LinkError(Exception):
@@ -64,14 +66,44 @@ def resolve(root: Path, path: str) -> str:
     return "/" + "/".join(done)
 
 
-def read_text(root: Path, path: str, limit: int = 1 << 20) -> str | None:
-    """Read a small text file; None when missing, unreadable, a loop or not text."""
+def read_bounded(real: str, limit: int = READ_LIMIT) -> bytes | None:
+    """The first ``limit`` bytes of the regular file ``real``; None for anything else.
+
+    The one way probes read files. The open is non-blocking (a FIFO with no writer would block
+    in open(); a device could block in read()) and the descriptor is checked with fstat before
+    any read, so a FIFO, socket or device planted where a version file is expected is "absent",
+    never a hang; a file that grows forever is read up to ``limit``.
+    """
     try:
-        with open(_real(str(root), resolve(root, path)), "rb") as handle:
-            data = handle.read(limit)
-    except (OSError, LinkError):
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
         return None
-    return data.decode("utf-8", errors="replace")
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        left = limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_text(root: Path, path: str, limit: int = READ_LIMIT) -> str | None:
+    """Read a small text file; None when missing, unreadable, a loop or not a regular file."""
+    try:
+        real = _real(str(root), resolve(root, path))
+    except LinkError:
+        return None
+    data = read_bounded(real, limit)
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 def exists(root: Path, path: str) -> bool:

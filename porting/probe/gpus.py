@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..parsing import bounded_int
 from ..records import Record, asdict
 from . import fs
 
@@ -38,9 +39,12 @@ class GpuInfo(Record):
         return [g for g in self.gpus if g.vendor == vendor]
 
 
-def gfx_name(target_version: int) -> str:
-    """KFD ``gfx_target_version`` (major*10000 + minor*100 + stepping) -> ``gfx942`` / ``gfx90a``."""
+def gfx_name(target_version: int) -> str | None:
+    """KFD ``gfx_target_version`` (major*10000 + minor*100 + stepping) -> ``gfx942`` / ``gfx90a``.
+    None unless every field fits the name: major 1..99, minor and stepping one hex digit each."""
     major, minor, stepping = target_version // 10000, (target_version // 100) % 100, target_version % 100
+    if not (1 <= major <= 99 and 0 <= minor <= 15 and 0 <= stepping <= 15):
+        return None
     return f"gfx{major}{minor:x}{stepping:x}"
 
 
@@ -48,8 +52,9 @@ def _properties(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) == 2 and parts[1].lstrip("-").isdigit():
-            out[parts[0]] = int(parts[1])
+        value = bounded_int(parts[1], 20, signed=True) if len(parts) == 2 else None
+        if value is not None:  # KFD values are 64-bit at most; '²' or 5000 digits are skipped
+            out[parts[0]] = value
     return out
 
 
@@ -61,13 +66,16 @@ def probe_amd(root: Path, info: GpuInfo) -> None:
     if not nodes:
         info.evidence.append(f"{KFD_NODES}: absent")
         return
-    for node in sorted(nodes, key=lambda n: int(n) if n.isdigit() else 0):
+    for node in sorted(nodes, key=lambda n: bounded_int(n) or 0):
         path = f"{KFD_NODES}/{node}/properties"
         props = _properties(fs.read_text(root, path) or "")
         target = props.get("gfx_target_version", 0)
         if target <= 0:
             continue  # a CPU node
         arch = gfx_name(target)
+        if arch is None:
+            info.problems.append(f"{path}: gfx_target_version {target} is not a GPU architecture; node ignored")
+            continue
         name = (fs.read_text(root, f"{KFD_NODES}/{node}/name") or arch).strip() or arch
         info.gpus.append(Gpu("amd", arch, name, path))
         info.evidence.append(f"{path}: gfx_target_version {target} -> {arch}")

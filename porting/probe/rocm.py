@@ -11,12 +11,15 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..parsing import bounded_int
 from ..records import Record, asdict
+from ..versions import FIELD_DIGITS, version_prefix
 from . import fs
 
-_DEFINE = re.compile(r"#define\s+HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)")
-_KV = re.compile(r"^HIP_VERSION_(MAJOR|MINOR|PATCH)=(\d+)", re.M)
+_DEFINE = re.compile(r"#define\s+HIP_VERSION_(MAJOR|MINOR|PATCH)\s+([0-9]+)")
+_KV = re.compile(r"^HIP_VERSION_(MAJOR|MINOR|PATCH)=([0-9]+)", re.M)
 _LIBDIRS = ("lib", "lib64", "../lib/x86_64-linux-gnu")
+HIPCONFIG_TIMEOUT_S = 10.0
 
 
 class RocmInfo(Record):
@@ -35,7 +38,10 @@ class RocmInfo(Record):
 
 def _triple(found: dict[str, str]) -> str | None:
     if "MAJOR" in found and "MINOR" in found:
-        return f"{int(found['MAJOR'])}.{int(found['MINOR'])}.{int(found.get('PATCH', '0'))}"
+        fields = [bounded_int(found[k], FIELD_DIGITS) for k in ("MAJOR", "MINOR")]
+        fields.append(bounded_int(found.get("PATCH", "0"), FIELD_DIGITS))
+        if None not in fields:  # a field of thousands of digits is no version, not a traceback
+            return ".".join(str(f) for f in fields)
     return None
 
 
@@ -45,10 +51,10 @@ def version_from_info(root: Path, home: str) -> tuple[str | None, str]:
     text = fs.read_text(root, path)
     if text is None:
         return None, f"{path}: absent"
-    m = re.match(r"\s*(\d+\.\d+(?:\.\d+)?)", text)
-    if not m:
+    version = version_prefix(text)
+    if version is None:
         return None, f"{path}: unparseable {text.strip()[:40]!r}"
-    return m.group(1), path
+    return version, path
 
 
 def _version_from_defines(root: Path, path: str, pattern: re.Pattern[str], what: str) -> tuple[str | None, str]:
@@ -77,13 +83,14 @@ def version_from_hipconfig(root: Path, home: str, env: Mapping[str, str]) -> tup
         return None, f"{path}: not run"
     import subprocess
 
-    try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
-                             env=dict(env)).stdout
+    from .. import process_group
+
+    try:  # a hanging hipconfig (a script: perl, its children) is ended with its whole group
+        out = process_group.run([path, "--version"], timeout=HIPCONFIG_TIMEOUT_S, env=env).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"{path} --version: failed ({exc})"
-    m = re.match(r"\s*(\d+\.\d+(?:\.\d+)?)", out)
-    return (m.group(1), f"{path} --version") if m else (None, f"{path} --version: unparseable {out[:40]!r}")
+    version = version_prefix(out)
+    return (version, f"{path} --version") if version else (None, f"{path} --version: unparseable {out[:40]!r}")
 
 
 def version_from_runtime(root: Path, library: str | None) -> tuple[str | None, str]:
@@ -174,6 +181,7 @@ def probe_rocm(root: Path, env: Mapping[str, str]) -> RocmInfo:
         else:
             version, note = version_from_hipconfig(root, home, env)
             if version is None:
+                info.evidence.append(note)  # e.g. a hipconfig that hung and was ended
                 version, note = version_from_runtime(root, library)
             info.evidence.append(note if version is None else f"{note}: {version}")
         if version is None:

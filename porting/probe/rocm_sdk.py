@@ -10,11 +10,12 @@ device-links HIP code for gfx942/gfx950; there is no runtime, so nothing built w
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..errors import PortError
+from ..parsing import loads_json
 from ..records import Record, asdict
 from . import fs
 from .rocm import version_from_header
@@ -70,8 +71,8 @@ def _read_sdk(root: Path, sdk: str, info: RocmSdkInfo) -> bool:
         return False
     text = fs.read_text(root, f"{sdk}/SOURCE.json")
     try:
-        source = json.loads(text) if text is not None else {}
-    except ValueError:
+        source = loads_json(text, f"{sdk}/SOURCE.json") if text is not None else {}
+    except PortError:  # not JSON, or nested too deeply
         source = {}
         info.problems.append(f"{sdk}/SOURCE.json: not JSON; the headers' origin is unknown")
     if text is None:
@@ -81,6 +82,7 @@ def _read_sdk(root: Path, sdk: str, info: RocmSdkInfo) -> bool:
         info.problems.append(f"{sdk}/lib lacks {', '.join(libs)}: no device link")
     info.sdk, info.include_dir, info.hip_version = sdk, f"{sdk}/include", version
     info.device_lib_dir = None if libs else f"{sdk}/lib"
+    source = source if isinstance(source, dict) else {}
     info.source = {k: source[k] for k in ("kind", "origin", "wheel", "sha256", "hip_version") if k in source}
     return True
 

@@ -8,9 +8,12 @@ Failures to read or write the cache are ignored (the tool is simply run).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
+
+from ..errors import PortError
+from ..parsing import loads_json
+from .fs import read_bounded
 
 FILE = "tool-versions.json"
 
@@ -37,12 +40,12 @@ def cached_version(binary: str, ask: Callable[[], str | None], env: Mapping[str,
     if key is None:
         return ask()
     path = os.path.join(cache_dir(env), FILE)
+    raw = read_bounded(path)  # the cache path comes from the environment: no FIFO may hang us
     try:
-        with open(path, encoding="utf-8") as handle:
-            table = json.load(handle)
-        if not isinstance(table, dict):
-            table = {}
-    except (OSError, ValueError):
+        table = loads_json(raw, path) if raw is not None else {}
+    except PortError:
+        table = {}
+    if not isinstance(table, dict):
         table = {}
     if key in table:
         return table[key]

@@ -3,7 +3,6 @@ and ``parity.schema.json`` beside this module)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,13 +50,10 @@ def report_to_json(report: Report) -> dict[str, Any]:
 
 def load_parity(path: str | Path) -> dict[str, Any]:
     """Read an earlier parity.json (for --baseline); InputError if it is not one."""
+    from ..parsing import load_json  # one line for bad JSON, bad UTF-8 and nesting too deep
+
     file = Path(path)
-    try:
-        data = json.loads(file.read_bytes())
-    except OSError as exc:
-        raise InputError(f"{file}: cannot read baseline: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise InputError(f"{file}: baseline is not JSON ({exc})") from None
+    data = load_json(file, InputError, "baseline")
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise InputError(f"{file}: not a parity.json (kind must be {KIND!r})")
     if data.get("schema") != SCHEMA:

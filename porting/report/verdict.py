@@ -16,7 +16,6 @@ when there is no ROCm run at all. CPU-only evidence can never certify.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,14 +29,6 @@ CERTIFIED = "certified"
 NOT_CERTIFIED = "not certified"
 NO_EVIDENCE = "no evidence"
 EXIT_CODES = {CERTIFIED: 0, NOT_CERTIFIED: 1, NO_EVIDENCE: 3}
-
-
-def _version(text: str) -> tuple[int, ...] | None:
-    m = re.match(r"\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?", text or "")
-    if not m:
-        return None
-    parts = tuple(int(g) for g in m.groups() if g is not None)
-    return parts + (0,) * (3 - len(parts))
 
 
 @dataclass
@@ -126,7 +117,7 @@ def decide(matrix: Matrix, reference: str = "auto", min_rocm: str = "7.0",
         return verdict
     judged: list[Column] = []
     for col in rocm_all:
-        v = _version(col.version)
+        v = parse_version(col.version, anchored=True)
         if v is None:
             reasons.append(f"{col.key}: ROCm version unknown (need >= {min_rocm})")
         elif compare(v, "<", gate):

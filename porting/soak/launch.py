@@ -16,11 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .. import process_group
 from ..atomic import write_json
 from ..errors import PlatformError, ToolError
-from ..process_group import stop_group
+from . import outdir
 from .invariants import check
-from .metrics import analyse, load_raw
+from .metrics import analyse, load_raw, read_jsonl
 from .record import SoakRecord
 from .spec import (
     SoakSpec,
@@ -39,7 +40,7 @@ def netns_prefix() -> list[str]:
     """The ``unshare`` invocation that gives a child its own network namespace, or raise."""
     for prefix in (["unshare", "--net"], ["unshare", "--net", "--map-root-user"]):
         try:
-            probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, timeout=20)
+            probe = process_group.run([*prefix, "true"], timeout=20)
         except (OSError, subprocess.SubprocessError):
             continue
         if probe.returncode == 0:
@@ -56,14 +57,7 @@ def driver_budget_s(spec: SoakSpec) -> float:
 
 def run_driver(spec: SoakSpec, out: Path, env: Mapping[str, str], log: Path) -> int:
     spec.validate()
-    prefix = netns_prefix()  # before touching anything
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in ("run.json", "supervisor.jsonl"):
-        (out / stale).unlink(missing_ok=True)
-    for sub in ("steps", "ctl", "logs"):
-        if (out / sub).is_dir():
-            for f in (out / sub).iterdir():
-                f.unlink()
+    prefix = netns_prefix()
     write_json(out / "spec.json", spec.to_json())
     child_env = dict(env)
     child_env.update({"PORT_SOAK_NETNS": "1", "HYPERACTOR_MESH_SUPERVISION_POLL_FREQUENCY": SUPERVISION_POLL,
@@ -72,15 +66,13 @@ def run_driver(spec: SoakSpec, out: Path, env: Mapping[str, str], log: Path) -> 
     child_env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     argv = [*prefix, sys.executable, "-m", "porting.soak.driver", str(out)]
     with open(log, "wb") as fh:
-        proc = subprocess.Popen(argv, stdout=fh, stderr=subprocess.STDOUT, env=child_env, start_new_session=True)
+        proc = process_group.spawn(argv, stdout=fh, stderr=subprocess.STDOUT, env=child_env)
         try:
             return proc.wait(timeout=driver_budget_s(spec))
         except subprocess.TimeoutExpired:
             return -1
-        except KeyboardInterrupt:
-            raise
-        finally:
-            stop_group(proc)  # the driver's session must not outlive the command
+        finally:  # also on a signal (process_group.Interrupted): the driver's session goes too
+            process_group.stop_group(proc)
 
 
 def build_record(spec: SoakSpec, out: Path, driver_rc: int, wall_s: float) -> SoakRecord:
@@ -101,18 +93,66 @@ def build_record(spec: SoakSpec, out: Path, driver_rc: int, wall_s: float) -> So
 
 
 def soak(spec: SoakSpec, out: Path, env: Mapping[str, str]) -> SoakRecord:
-    """Run the soak and write soak.json, soak.png and soak.xml into ``out``."""
+    """Run the soak and write soak.json, soak.png and soak.xml into ``out`` (also when a signal
+    stops it: then marked incomplete, and the signal's ``KeyboardInterrupt`` is re-raised)."""
+    began = time.time()
+    outdir.claim(out)  # refuses a directory that is not a soak's; deletes only a soak's files
+    try:
+        rc = run_driver(spec, out, env, out / "driver.log")
+    except KeyboardInterrupt as exc:  # Ctrl-C, or process_group.Interrupted (SIGTERM, SIGHUP)
+        # the driver's group is stopped (run_driver); what it left is the result, marked incomplete
+        _write(interrupted_record(spec, out, str(exc) or "SIGINT received", time.time() - began), out, env)
+        outdir.record(out)
+        raise
+    try:
+        if not (out / "run.json").is_file():
+            raise ToolError(f"port soak: the driver stopped without writing {out / 'run.json'} "
+                            f"(exit status {rc}); see {out / 'driver.log'}")
+        record = build_record(spec, out, rc, time.time() - began)
+        _write(record, out, env)
+    finally:
+        outdir.record(out)
+    return record
+
+
+def _write(record: SoakRecord, out: Path, env: Mapping[str, str]) -> None:
     from .junit import write_junit
     from .plot import write_plot
 
-    began = time.time()
-    rc = run_driver(spec, out, env, out / "driver.log")
-    if not (out / "run.json").is_file():
-        raise ToolError(f"port soak: the driver stopped without writing {out / 'run.json'} "
-                        f"(exit status {rc}); see {out / 'driver.log'}")
-    record = build_record(spec, out, rc, time.time() - began)
     data = record.to_json()
     write_json(out / "soak.json", data)
     write_plot(data, out / "soak.png")
     write_junit(data, out / "soak.xml", env)
-    return record
+
+
+def interrupted_record(spec: SoakSpec, out: Path, why: str, wall_s: float) -> SoakRecord:
+    """The record of a soak stopped by a signal: what the replicas logged so far, analysed as far
+    as it goes, with ``run.errors`` (so the JUnit says ``port.complete=false``) and a failed
+    ``soak_completed`` invariant (so ``ok`` is false)."""
+    reason = f"interrupted: {why} after {wall_s:.1f} s; the driver and its replicas were stopped"
+    try:
+        raw = load_raw_partial(out, spec)
+        result = analyse(raw)
+        invariants = [i.to_json() for i in check(spec, result, raw["run"])]
+    except Exception as exc:  # noqa: BLE001 - partial logs of a killed run; keep the record regardless
+        raw, result, invariants = {"run": {}}, {}, []
+        reason += f" (partial analysis failed: {exc.__class__.__name__}: {exc})"
+    run = {**raw["run"], "errors": [*raw["run"].get("errors", []), reason], "wall_s": round(wall_s, 3)}
+    invariants.insert(0, {"name": "soak_completed", "ok": False, "detail": reason})
+    bounds = {"downtime_s": downtime_bound_s(spec), "detect_s": detect_bound_s(spec), "hold_s": hold_bound_s(spec),
+              "join_timeout_s": join_timeout_s(spec), "heartbeat_timeout_s": heartbeat_timeout_s(spec)}
+    return SoakRecord(spec=spec.to_json(), schedule=[f.to_json() for f in make_schedule(spec)], bounds=bounds,
+                      run=run, result=result, invariants=invariants)
+
+
+def load_raw_partial(out: Path, spec: SoakSpec) -> dict[str, Any]:
+    """``load_raw`` for a run that did not finish: no run.json yet is an empty run."""
+    from ..parsing import load_json
+
+    run_json = out / "run.json"
+    run = load_json(run_json) if run_json.is_file() else {}
+    events: list[dict[str, Any]] = []
+    for r in range(spec.replicas):
+        events.extend(read_jsonl(out / "steps" / f"r{r}.jsonl"))
+    return {"spec": spec.to_json(), "run": run if isinstance(run, dict) else {},
+            "supervisor": read_jsonl(out / "supervisor.jsonl"), "events": events}

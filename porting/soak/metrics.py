@@ -28,7 +28,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     for line in text.splitlines():
         try:
             rec = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(rec, dict):
             out.append(rec)
@@ -42,8 +42,8 @@ def load_raw(out: Path, replicas: int) -> dict[str, Any]:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise InputError(f"{path}: missing (the soak driver did not finish)") from None
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{path}: unreadable: {exc}") from None
+        except (OSError, ValueError, RecursionError) as exc:
+            raise InputError(f"{path}: unreadable: {exc.__class__.__name__}: {exc}") from None
         if not isinstance(data, dict):
             raise InputError(f"{path}: expected a JSON object")
         return data

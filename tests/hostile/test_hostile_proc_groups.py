@@ -1,0 +1,108 @@
+"""Issue 11, item 7 (hipconfig part) and the process-group owner: a child that hangs or is
+abandoned takes its whole process tree with it, at a time-out and at a signal."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from porting import process_group
+from porting.probe import rocm
+
+
+def test_hanging_hipconfig_is_killed_with_its_children(tmp_path: Path, hp, monkeypatch) -> None:
+    home = tmp_path / "rocm"
+    pidfile = tmp_path / "grandchild.pid"
+    hp.hanging_script(home / "bin" / "hipconfig", pidfile)
+    monkeypatch.setattr(rocm, "HIPCONFIG_TIMEOUT_S", 1.0)
+    version, note = rocm.version_from_hipconfig(Path("/"), str(home), {"PATH": "/usr/bin:/bin"})
+    grandchild = int(hp.wait_for_file(pidfile))
+    try:
+        assert version is None and "timed out" in note
+        assert hp.wait_dead(grandchild), "hipconfig's child outlived the probe's time-out"
+    finally:
+        hp.kill_quietly(grandchild)
+
+
+def test_run_kills_what_an_exited_child_left_behind(tmp_path: Path, hp) -> None:
+    pidfile = tmp_path / "daemon.pid"
+    proc = process_group.run(["/bin/sh", "-c", f"sleep 600 & echo $! > '{pidfile}'; echo done"], timeout=60)
+    daemon = int(pidfile.read_text())
+    try:
+        assert proc.returncode == 0 and proc.stdout.strip() == "done"
+        assert hp.wait_dead(daemon), "a probe's background child survived it"
+    finally:
+        hp.kill_quietly(daemon)
+
+
+def test_run_time_out_is_subprocess_timeout(tmp_path: Path) -> None:
+    with pytest.raises(subprocess.TimeoutExpired):
+        process_group.run(["/bin/sh", "-c", "sleep 600"], timeout=0.5)
+
+
+def test_run_decodes_hostile_output_without_raising() -> None:
+    proc = process_group.run(["/bin/sh", "-c", "printf '\\377\\376 7.0'"], timeout=60)
+    assert proc.stdout.endswith(" 7.0")
+
+
+OWNER_SCRIPT = textwrap.dedent("""
+    import sys, threading
+    from concurrent.futures import ThreadPoolExecutor
+    from porting import process_group
+
+    pidfile = sys.argv[1]
+
+    def job(i):
+        return process_group.run(["/bin/sh", "-c", f"sleep 600 & echo $! >> {pidfile}; wait"])
+
+    try:
+        with process_group.owner():
+            pool = ThreadPoolExecutor(2)
+            futures = [pool.submit(job, i) for i in range(2)]
+            print("ready", flush=True)
+            process_group.run(["/bin/sh", "-c", f"sleep 600 & echo $! >> {pidfile}; wait"])
+    except process_group.Interrupted as exc:
+        pool.shutdown(wait=True, cancel_futures=True)
+        print(f"interrupted {exc.signame}", flush=True)
+        sys.exit(exc.exit_code)
+""")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_signal_ends_every_group_even_from_worker_threads(tmp_path: Path, hp, sig: int) -> None:
+    pidfile = tmp_path / "pids"
+    proc = subprocess.Popen([sys.executable, "-c", OWNER_SCRIPT, str(pidfile)], env=hp.port_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pids: list[int] = []
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        for _ in range(600):  # all three grandchildren started (a liveness guard)
+            pids = [int(x) for x in pidfile.read_text().split()] if pidfile.exists() else []
+            if len(pids) == 3:
+                break
+            subprocess.run(["sleep", "0.05"])
+        assert len(pids) == 3
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 128 + sig, err
+        assert f"interrupted {signal.Signals(sig).name}" in out
+        assert all(hp.wait_dead(p) for p in pids), "a child group outlived the signalled command"
+    finally:
+        proc.kill()
+        for p in pids:
+            hp.kill_quietly(p)
+
+
+def test_nothing_starts_after_the_signal(tmp_path: Path) -> None:
+    handler = process_group._Handler()
+    with process_group.owner():
+        with pytest.raises(process_group.Interrupted):
+            handler(signal.SIGTERM, None)
+        with pytest.raises(process_group.Interrupted):
+            process_group.run(["/bin/true"])
+    assert process_group.run(["/bin/true"]).returncode == 0  # the next command starts afresh
