@@ -55,9 +55,9 @@ def driver_budget_s(spec: SoakSpec) -> float:
             + 120 + 15 + 60)  # stop_all, reaping, interpreter start-up and imports
 
 
-def run_driver(spec: SoakSpec, out: Path, env: Mapping[str, str], log: Path) -> int:
+def run_driver(spec: SoakSpec, out: Path, env: Mapping[str, str], log: Path, prefix: list[str] | None = None) -> int:
     spec.validate()
-    prefix = netns_prefix()
+    prefix = prefix or netns_prefix()
     write_json(out / "spec.json", spec.to_json())
     child_env = dict(env)
     child_env.update({"PORT_SOAK_NETNS": "1", "HYPERACTOR_MESH_SUPERVISION_POLL_FREQUENCY": SUPERVISION_POLL,
@@ -96,9 +96,11 @@ def soak(spec: SoakSpec, out: Path, env: Mapping[str, str]) -> SoakRecord:
     """Run the soak and write soak.json, soak.png and soak.xml into ``out`` (also when a signal
     stops it: then marked incomplete, and the signal's ``KeyboardInterrupt`` is re-raised)."""
     began = time.time()
+    outdir.check(out)  # a directory that is not a soak's is refused before anything else
+    prefix = netns_prefix()  # before touching anything
     outdir.claim(out)  # refuses a directory that is not a soak's; deletes only a soak's files
     try:
-        rc = run_driver(spec, out, env, out / "driver.log")
+        rc = run_driver(spec, out, env, out / "driver.log", prefix)
     except KeyboardInterrupt as exc:  # Ctrl-C, or process_group.Interrupted (SIGTERM, SIGHUP)
         # the driver's group is stopped (run_driver); what it left is the result, marked incomplete
         _write(interrupted_record(spec, out, str(exc) or "SIGINT received", time.time() - began), out, env)

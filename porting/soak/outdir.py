@@ -54,25 +54,34 @@ def _ours(rel: str) -> bool:
     return (len(parts) == 1 and parts[0] in TOP) or (len(parts) == 2 and parts[0] in SUBDIRS)
 
 
-def claim(out: Path) -> None:
-    """Make ``out`` ready for a run (see the module docstring); raise ``UsageError`` if it is not ours."""
+def check(out: Path) -> list[str]:
+    """The soak's files to delete before a run; raise ``UsageError`` (touching nothing) when
+    ``out`` holds anything that is not a soak's (see the module docstring)."""
     names = os.listdir(out) if out.is_dir() else []
-    if names and not _is_regular(out / MARKER):
+    if not names:
+        return []
+    if not _is_regular(out / MARKER):
         raise UsageError(f"--out {show(out)}: not empty and not a `port soak` output directory (no {MARKER}); "
                          "choose a new or empty directory")
-    owned = OutputDir(out)
-    for rel in {*TOP, *_listed(out)}:
-        if _ours(rel):
-            owned.unlink(rel)
+    listed = {rel for rel in _listed(out) if _ours(rel)}
     for sub in SUBDIRS:
         here = out / sub
         if here.is_dir() and not here.is_symlink():
-            stray = sorted(os.listdir(here))
+            stray = sorted(n for n in os.listdir(here) if f"{sub}/{n}" not in listed)
             if stray:
                 raise UsageError(f"--out {show(out)}: {show(here / stray[0])} was not written by a previous "
                                  f"`port soak` (not in {MARKER}); move it away or choose another directory")
         elif os.path.lexists(here):
             raise UsageError(f"--out {show(out)}: {show(here)} is not a directory `port soak` made")
+    return sorted({*TOP, *listed})
+
+
+def claim(out: Path) -> None:
+    """Make ``out`` ready for a run: ``check``, then delete the soak's files (only through
+    ``OutputDir``: never outside ``out``, never through a link) and write the marker."""
+    owned = OutputDir(out)
+    for rel in check(out):
+        owned.unlink(rel)
     out.mkdir(parents=True, exist_ok=True)
     record(out)
 
