@@ -106,3 +106,43 @@ def test_nothing_starts_after_the_signal(tmp_path: Path) -> None:
         with pytest.raises(process_group.Interrupted):
             process_group.run(["/bin/true"])
     assert process_group.run(["/bin/true"]).returncode == 0  # the next command starts afresh
+
+
+FAKE_CXX = """#!/bin/sh
+# A compiler that answers --version and then hangs in every compile, with a child of its own.
+case "$*" in *--version*|*-dump*) echo "fake-c++ 1.0"; exit 0;; esac
+sleep 600 &
+echo $! >> '{pids}'
+echo $$ >> '{pids}'
+wait
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_to_port_build_ends_every_running_compiler(tmp_path: Path, hp, sig: int) -> None:
+    bindir, pids = tmp_path / "bin", tmp_path / "compiler.pids"
+    bindir.mkdir()
+    for name in ("c++", "g++", "clang++"):
+        (bindir / name).write_text(FAKE_CXX.format(pids=pids))
+        (bindir / name).chmod(0o755)
+    env = hp.port_env(PATH=f"{bindir}:/usr/bin:/bin")
+    proc = subprocess.Popen([sys.executable, "-m", "porting", "build", "--path", "cpu", "--jobs", "2",
+                             "--build-dir", str(tmp_path / "build")], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started: list[int] = []
+    try:
+        for _ in range(1200):  # both parallel compiles (and their children) are running: a liveness guard
+            started = [int(x) for x in pids.read_text().split()] if pids.exists() else []
+            if len(started) >= 4 or proc.poll() is not None:
+                break
+            subprocess.run(["sleep", "0.05"])
+        assert len(started) >= 4, proc.communicate(timeout=60)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 128 + sig and "Traceback" not in err, err[-3000:]
+        assert all(hp.wait_dead(p) for p in started), "a compiler (or its child) outlived `port build`"
+        assert not (pids.read_text().split()[4:] if pids.exists() else [])  # no compile started after
+    finally:
+        proc.kill()
+        for p in started:
+            hp.kill_quietly(p, "sleep", "c++", "sh")
