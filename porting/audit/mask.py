@@ -16,14 +16,18 @@ from dataclasses import dataclass, field
 
 from .tokenize import tokenize
 
-# Every branch starts with one of / # R " ' so the regex engine skips other text in C.
+# Every alternative starts with a literal (/ # R " '), and none is wrapped in a group: then the
+# regex engine gets a first-character set and skips other text at C speed (a top-level named group
+# per alternative hides that set and made this scan 5-10x slower). The kind is read off the
+# match's first characters (_KIND).
 _C_SKIP = re.compile(
-    r"(?P<comment>//[^\n]*|/\*.*?(?:\*/|\Z))"
-    r"|(?P<inc>\#[ \t]*(?:include|include_next|import)[ \t]*(?:<[^>\n]*>|\"[^\"\n]*\"))"
-    r"|(?P<raw>R\"(?P<d>[^()\\\s\"]{0,16})\(.*?(?:\)(?P=d)\"|\Z))"
-    r"|(?P<string>\"(?:[^\"\\\n]|\\.)*(?:\"|$))"
-    r"|(?P<char>'(?:[^'\\\n]|\\.)*(?:'|$))",
+    r"//[^\n]*|/\*.*?(?:\*/|\Z)"
+    r"|\#[ \t]*(?:include|include_next|import)[ \t]*(?:<[^>\n]*>|\"[^\"\n]*\")"
+    r"|R\"(?P<d>[^()\\\s\"]{0,16})\(.*?(?:\)(?P=d)\"|\Z)"
+    r"|\"(?:[^\"\\\n]|\\.)*(?:\"|$)"
+    r"|'(?:[^'\\\n]|\\.)*(?:'|$)",
     re.DOTALL | re.MULTILINE)
+_KIND = {"/": "comment", "#": "inc", "R": "raw", '"': "string", "'": "char"}
 _WORDCHAR = re.compile(r"\w")
 _NOT_NL = re.compile(r"[^\n]")
 _QUOTED = re.compile(r"^(?:u8|u|U|L|b|br|r|bR)?(?:R\"[^(]*\(|r#*\"|\")(.*?)(?:\)[^)\"]*\"|\"#*)?$", re.DOTALL)
@@ -91,7 +95,7 @@ def _mask_c(text: str) -> Masked:
         restart = False
         for m in _C_SKIP.finditer(text, pos):
             start, end = m.span()
-            kind = m.lastgroup
+            kind = _KIND[text[start]]
             if kind == "inc":
                 if text[text.rfind("\n", 0, start) + 1:start].strip(" \t"):
                     pos, restart = start + 1, True  # '#' not at the start of a line: not a directive
