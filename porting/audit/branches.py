@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 NEUTRAL, HIP, CUDA = 0, 1, 2
 
-_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b((?:[^\n\\]|\\.)*)",
-                        re.MULTILINE | re.DOTALL)
+# starts at '#' (a literal the regex engine can skip to); "only indentation before it" is checked by hand
+_DIRECTIVE = re.compile(r"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b((?:[^\n\\]|\\.)*)", re.DOTALL)
 _WORD = re.compile(r"(!?\s*(?:defined\s*\(?\s*)?)([A-Za-z_]\w*)")
 # Platform macros: the HIP compiler's own, the common project spellings, and AMD GPU arch macros.
 _HIP_MACRO = re.compile(r"__HIP_PLATFORM_(?:AMD|HCC)__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|__HIP_ROCclr__"
@@ -38,6 +38,7 @@ class VersionCheck:
     offset: int  # of the macro name in the directive
     macro: str
     directive: str  # "if", "ifdef", ...
+    hip_aware: bool = False  # the condition also tests a HIP macro: ROCm's branch was chosen on purpose
 
 
 def _polarity(directive: str, cond: str) -> tuple[int, int]:
@@ -58,6 +59,8 @@ def _polarity(directive: str, cond: str) -> tuple[int, int]:
     # `!HIP && X`: its #else runs on HIP and on CUDA without X, so it is not HIP-only
     rest_open = others and "&&" in cond
     if signs == {True}:
+        if others and "||" in cond:
+            return NEUTRAL, CUDA  # `CUDA_ARCH >= 300 || HIP`: code both platforms compile
         return HIP, NEUTRAL if rest_open else CUDA
     if signs == {False}:
         return CUDA, NEUTRAL if rest_open else HIP
@@ -73,21 +76,28 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
     if "#" not in code:
         return side, []
     checks: list[VersionCheck] = []
-    stack: list[list[int]] = []  # per open #if: [side of the current branch, side a later branch implies]
+    # per open #if: [side of the current branch, side a later branch implies, 1 if the chain tests HIP]
+    stack: list[list[int]] = []
     line = 1
     pos = 0
     events: list[tuple[int, int]] = []  # (line, side from this line on)
     for m in _DIRECTIVE.finditer(code):
+        if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
+            continue  # '#' inside a line (token pasting, a stray character): not a directive
         line += code.count("\n", pos, m.start())
         pos = m.start()
         kind, cond = m.group(1), m.group(2)
         if kind in ("if", "ifdef", "ifndef", "elif"):
+            # an #elif of a chain that tested HIP first (#if HIP ... #elif CUDART_VERSION) is CUDA-only
+            aware = (kind == "elif" and bool(stack) and stack[-1][2] == 1) or any(
+                _HIP_MACRO.fullmatch(w.group(2)) and not _NOT_HIP.fullmatch(w.group(2)) for w in _WORD.finditer(cond))
             for v in VERSION_MACRO.finditer(cond):
-                checks.append(VersionCheck(m.start(2) + v.start(), v.group(1), kind))
+                checks.append(VersionCheck(m.start(2) + v.start(), v.group(1), kind, aware))
         if kind in ("if", "ifdef", "ifndef"):
-            stack.append(list(_polarity(kind, cond)))
+            stack.append([*_polarity(kind, cond), int(aware)])
         elif kind in ("elif", "else") and stack:
             own, own_rest = _polarity("if", cond) if kind == "elif" else (NEUTRAL, NEUTRAL)
+            stack[-1][2] |= int(kind == "elif" and aware)
             rest = stack[-1][1]
             stack[-1][0] = own if own != NEUTRAL else rest
             if rest == NEUTRAL:

@@ -65,6 +65,8 @@ class FileFacts:
 
     defined: set[str] = field(default_factory=set)  # names the file defines (Rust: aliases under cfg(use_rocm))
     width_names: set[str] = field(default_factory=set)  # names it uses as the warp width
+    # input: the tree's constants equal to 32 or 5 (None: unknown, look at every name)
+    width_candidates: frozenset[str] | None = None
     pending: list[Finding] = field(default_factory=list)  # warp constants, kept if the tree uses them as widths
 
 
@@ -72,28 +74,48 @@ class FileFacts:
 ROCM7_RULES = frozenset({"hip-deprecated", "rocm7-removed", "hip-error-ignored", "warpsize-not-constexpr",
                          "warp-mask-32bit", "rocm7-hiprtc-link", "hipify-hang"})
 _C_DEFINE = re.compile(r"#[ \t]*define[ \t]+(\w+)")
-# User types and typedefs with CUDA-like names (a project's own CUTThread, cudaShim_t...)
-_C_TYPE_DEF = re.compile(r"(?:struct|class|union|enum|using)\s+((?:cu|CU|nv)\w*)"
-                         r"|typedef\b[^;{}]*?\b((?:cu|CU|nv)\w*)\s*;")
+_TYPE_KEYWORD_BEFORE = re.compile(r"\b(?:struct|class|union|enum(?:\s+class)?|using)\s+\Z")
+_SEMI_AFTER = re.compile(r"\w*\s*;")
 _RUST_ALIAS = re.compile(r"#\[cfg\(use_rocm\)\][^;\n]*?(?:\b(?:type|const|static|fn)\s+(\w+)|\bas\s+(\w+)\s*;)"
                          r"|\brocm_compat!\s*\(\s*(\w+)")
-_HIP_IDENT = re.compile(r"(?<![\w.>$])hip[A-Z]\w*")
+_HIP_IDENT = re.compile(r"hip[A-Z]\w*")
 _CALL_START = re.compile(r"((?:cuda|cu|hip)[A-Z]\w*)\s*\(")
+_FUNC_BODY = re.compile(r"\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:const\s*)?\{")
+# "(args);" with up to three levels of parentheses in the arguments, matched at the call's '('
+_ARGS_THEN_SEMI = re.compile(r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\s*;")
 _GUARD = re.compile(r"\b(?:if|for|while|switch)\s*\Z")
 _SKIP_RULES_IN_RUST = frozenset({"string-cuda-name"})
 
 
 def _define_names(code: str) -> set[str]:
-    """Macros the file defines, and types/typedefs with CUDA-like names (a definition starts a
-    line: '#' after indentation)."""
+    """Macros the file defines (a definition starts a line: '#' after indentation). Types and
+    functions with CUDA API names are recognised where they are defined (see _identifiers)."""
     out = set()
     for m in _C_DEFINE.finditer(code):
         if not code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
             out.add(m.group(1))
-    for m in _C_TYPE_DEF.finditer(code):
-        if not _after_word(code, m.start()):
-            out.add(m.group(1) or m.group(2))
     return out
+
+
+def _defines_type(code: str, at: int) -> bool:
+    """Is the name at ``at`` being defined as a type (struct X, using X =, typedef ... X;)?"""
+    if _TYPE_KEYWORD_BEFORE.search(code, max(0, at - 40), at):
+        return True
+    if _SEMI_AFTER.match(code, at + 1) is None:
+        return False
+    start = _statement_begin(code, at)
+    if not code[start:at].strip() and code[start - 1:start] == "}":  # typedef struct { ... } X;
+        depth = 0
+        for i in range(start - 1, max(-1, start - 8000), -1):
+            depth += (code[i] == "}") - (code[i] == "{")
+            if depth == 0:
+                start = _statement_begin(code, i)
+                break
+    return code[start:at].lstrip().startswith("typedef")
+
+
+def _statement_begin(code: str, at: int) -> int:
+    return max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at)) + 1
 
 
 def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
@@ -103,7 +125,8 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
     sets = sets or SymbolSets()
     facts = facts if facts is not None else FileFacts()
     side, checks = branches.regions(m.code)
-    if branches.hip_file([inc.text for inc in m.includes if side[m.position(inc.start)[0]] == branches.NEUTRAL]):
+    if branches.hip_file([inc.text for inc in m.includes]) and branches.hip_file(
+            [inc.text for inc in m.includes if side[m.position(inc.start)[0]] == branches.NEUTRAL]):
         side = bytearray([branches.HIP]) * len(side)
     facts.defined |= _define_names(m.code)
     seen: set[tuple[int, str]] = set()
@@ -196,6 +219,8 @@ def _hip_names(m: Masked, path: str, code: str, sets: SymbolSets) -> Iterator[Fi
     if "hip" not in code:
         return
     for hit in _HIP_IDENT.finditer(code):
+        if _after_word(code, hit.start()) or code[hit.start() - 1:hit.start()] in (".", ">", "$"):
+            continue
         name = hit.group()
         msg = sets.deprecated.get(name)
         if msg is not None:
@@ -207,18 +232,21 @@ def _hip_names(m: Masked, path: str, code: str, sets: SymbolSets) -> Iterator[Fi
 
 def _statement_start(code: str, at: int) -> bool:
     """Does a statement start at ``at`` (so a call there discards its result)?"""
-    before = code[max(0, at - 200):at].rstrip()
-    if not before or before[-1] in ";{}:":
-        return not before.endswith("::")
-    if before.endswith("else"):
+    i = at - 1
+    while i >= 0 and code[i] in " \t\r\n":
+        i -= 1
+    if i < 0 or code[i] in ";{}":
         return True
-    if before[-1] == ")":
+    if code[i] == ":":
+        return code[i - 1:i] != ":"  # a label or case, not a scope (ns::f)
+    if code[i] == "e" and code.endswith("else", 0, i + 1) and not _after_word(code, i - 3):
+        return True
+    if code[i] == ")":  # if (...) f(); for (...) f(); while (...) f();
         depth = 0
-        for i in range(len(before) - 1, -1, -1):
-            depth += before[i] == ")"
-            depth -= before[i] == "("
+        for j in range(i, max(-1, i - 400), -1):
+            depth += (code[j] == ")") - (code[j] == "(")
             if depth == 0:
-                return bool(_GUARD.search(before[:i]))
+                return bool(_GUARD.search(code, max(0, j - 12), j))
     return False
 
 
@@ -233,9 +261,8 @@ def _ignored_errors(m: Masked, path: str, code: str, table, sets: SymbolSets) ->
         start = hit.start() - 2 if code[hit.start() - 2:hit.start()] == "::" else hit.start()
         if hip is None or hip not in sets.nodiscard or not _statement_start(code, start):
             continue
-        args_end = _close_paren(code, hit.end() - 1)
-        if args_end < 0 or code[args_end + 1:args_end + 40].lstrip()[:1] != ";":
-            continue
+        if _ARGS_THEN_SEMI.match(code, hit.end() - 1) is None:
+            continue  # the call is part of an expression, or its arguments nest too deep to tell
         via = f"{name} (hipify: {hip})" if hip != name else name
         yield _finding(m, path, hit.start(1), "hip-error-ignored",
                        f"result of {via} ignored: ROCm 7 declares hipError_t [[nodiscard]], so C++17 builds warn "
@@ -244,18 +271,10 @@ def _ignored_errors(m: Masked, path: str, code: str, table, sets: SymbolSets) ->
                        symbol=name, hip=hip)
 
 
-def _close_paren(code: str, open_at: int) -> int:
-    depth = 0
-    for i in range(open_at, min(len(code), open_at + 4000)):
-        depth += code[i] == "("
-        depth -= code[i] == ")"
-        if depth == 0:
-            return i
-    return -1
-
-
 def _versions(m: Masked, path: str, checks: list[branches.VersionCheck], table) -> Iterator[Finding]:
     for v in checks:
+        if v.hip_aware:
+            continue  # `#if !defined(USE_HIP) && CUDART_VERSION >= ...`: ROCm's side is decided explicitly
         mapped = table.get(v.macro)
         if mapped:
             what = (f"hipify rewrites {v.macro} to {mapped}, a HIP/ROCm version that is not comparable with "
@@ -294,11 +313,23 @@ def _hip_guess(name: str) -> str:
     return ""
 
 
+def _defines_function(code: str, name: str) -> bool:
+    """Does ``code`` define a function ``name`` (``name(...) {``)? Checked at each occurrence of
+    the name (str.find), not with a regex over the whole file per name."""
+    at = code.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if not _after_word(code, at) and _FUNC_BODY.match(code, end):
+            return True
+        at = code.find(name, end)
+    return False
+
+
 def _unmapped(m: Masked, path: str, start: int, name: str, sets: SymbolSets) -> Finding | None:
     """cuda-unmapped: a name the CUDA headers declare that hipify does not rename and ROCm 7 does not declare."""
     if not sets.have_cuda or name not in sets.cuda or name in sets.rocm:
         return None
-    if re.search(r"\b" + name + r"\s*\([^;{}]*\)\s*(?:const\s*)?\{", m.code):
+    if _defines_function(m.code, name):
         return None  # the file defines a function of that name itself: the user's
     guess = _hip_guess(name)
     if sets.have_rocm and guess in sets.rocm:
@@ -324,8 +355,9 @@ def _mapped(m: Masked, path: str, start: int, name: str, hip: str, sets: SymbolS
                             f"({msg or 'no message'}): a -Wdeprecated-declarations warning, an error under -Werror",
                             "port to the replacement the message names", symbol=name, hip=hip)
         gone = sets.unavailable.get(hip)
-        if gone is not None or (hip.startswith(("hip", "HIP_")) and not hip.startswith(HIP_LIBRARY_PREFIXES)
-                                and hip not in sets.rocm and not rust):
+        base = hip.split()[0].rstrip("*")  # hipify writes CUarray as "hipArray *"
+        if gone is not None or (base.startswith(("hip", "HIP_")) and not base.startswith(HIP_LIBRARY_PREFIXES)
+                                and base not in sets.rocm and not rust):
             return _finding(m, path, start, "rocm7-removed",
                             f"hipify rewrites {name} to {hip}, which ROCm 7's headers do not declare"
                             f"{' (' + gone + ')' if gone else ''}: the hipified code does not compile",
@@ -355,12 +387,13 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
                 yield _finding(m, path, start, "cuda-only-library", f"{name} is part of {lib[0]}, which is CUDA-only",
                                f"port to {lib[3]}; see {lib[4]}")
             continue
-        if not rust and _directive_line(code, start):
-            continue  # `#ifdef cudaX` / `#if CUDART_VERSION`: tested, not used (see cuda-version-check)
         hip = table.get(name)
+        if hip is None and name in sets.cuda and not rust and _defines_type(code, start):
+            macros.add(name)  # the tree defines this CUDA-named type itself (a shim): the user's, tree-wide
+            continue
         found = _unmapped(m, path, start, name, sets) if hip is None else _mapped(m, path, start, name, hip, sets, rust)
-        if found is not None:
-            yield found
+        if found is not None and (rust or not _directive_line(code, start)):
+            yield found  # (not `#ifdef cudaX` / `#if CUDART_VERSION`: tested, not used; see cuda-version-check)
 
 
 def _directive_line(code: str, at: int) -> bool:
@@ -370,11 +403,11 @@ def _directive_line(code: str, at: int) -> bool:
 
 
 def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding]:
-    for gen in (warp.lane_math(code), warp.shuffle_widths(code), warp.masks(code), warp.ballots(code)):
+    derived = warp.Derivation(code)  # one memo per file, shared by the rules that ask
+    for gen in (warp.lane_math(code, derived), warp.shuffle_widths(code), warp.masks(code), warp.ballots(code)):
         for offset, rule, message, suggestion, symbol in gen:
             yield _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
-    derived = warp.derived_names(code)
-    facts.width_names |= warp.width_names(code, derived)
+    facts.width_names |= warp.width_names(code, derived, facts.width_candidates)
     for (offset, rule, message, suggestion, symbol), _name in warp.warp_constants(code):
         facts.pending.append(_finding(m, path, offset, rule, message, suggestion, symbol=symbol))
 

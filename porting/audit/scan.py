@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
-from . import checks
+from . import checks, warp
 from .findings import Baseline, Finding, suppressed_rules
 from .mask import mask
 from .rules import RULES, SEVERITIES
@@ -72,11 +72,11 @@ _TREE_DEFINED_RULES = frozenset({"cuda-unmapped", "rust-cuda-binding", "warp-mas
 FileResult = tuple[list[Finding], int, "str | None", checks.FileFacts]
 
 
-def audit_file(path: str, lang: str, display: str | None = None,
-               sets: SymbolSets | None = None) -> FileResult:
+def audit_file(path: str, lang: str, display: str | None = None, sets: SymbolSets | None = None,
+               width_candidates: frozenset[str] | None = None) -> FileResult:
     """Findings of one file (before suppression and tree-level filtering), its line count, a read
     problem if any, and the facts the tree-level pass needs."""
-    facts = checks.FileFacts()
+    facts = checks.FileFacts(width_candidates=width_candidates)
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
@@ -99,18 +99,32 @@ def audit_file(path: str, lang: str, display: str | None = None,
     return found, text.count("\n") + (not text.endswith("\n") and bool(text)), None, facts
 
 
-def _audit_one(item: tuple[str, str, SymbolSets]) -> FileResult:
-    return audit_file(item[0], item[1], sets=item[2])
+def _audit_one(item: tuple[str, str, SymbolSets, frozenset[str]]) -> FileResult:
+    return audit_file(item[0], item[1], sets=item[2], width_candidates=item[3])
+
+
+def _width_candidates(files: list[tuple[str, str]]) -> frozenset[str]:
+    """Names any C file defines as 32 or 5: the only names the warp-width rule has to follow."""
+    names: set[str] = set()
+    for path, lang in files:
+        if lang != "rust":
+            try:
+                names |= warp.constant_names(Path(path).read_bytes().decode("utf-8", "surrogateescape"))
+            except OSError:
+                continue  # reported when the file itself is audited
+    return frozenset(names)
 
 
 def _run(files: list[tuple[str, str]], jobs: int, sets: SymbolSets) -> list[FileResult]:
+    widths = _width_candidates(files)
     if jobs <= 1 or len(files) < 16:
-        return [audit_file(p, lang, sets=sets) for p, lang in files]
+        return [audit_file(p, lang, sets=sets, width_candidates=widths) for p, lang in files]
     from ..hipify.convert import mp_context
     from ..workers import worker_pool
     hipify_map()  # load once, shared with forked workers
     with worker_pool(jobs, mp_context()) as pool:
-        return list(pool.map(_audit_one, [(p, lang, sets) for p, lang in files],
+        # one tuple per file, but pickle stores the shared sets/widths once per chunk
+        return list(pool.map(_audit_one, [(p, lang, sets, widths) for p, lang in files],
                              chunksize=max(1, len(files) // (jobs * 8))))
 
 

@@ -20,7 +20,8 @@ ROCM7_HEADERS = ("hip/hip_runtime.h",)
 # HIP names of ROCm libraries whose headers the compile-only ROCm 7 SDK lacks: not judged by it.
 HIP_LIBRARY_PREFIXES = ("hipblas", "HIPBLAS", "hipsparse", "HIPSPARSE", "hipfft", "HIPFFT", "hiprand", "HIPRAND",
                         "hipsolver", "HIPSOLVER", "hipdnn", "miopen", "MIOPEN", "rccl", "hipcub", "rocblas",
-                        "rocprim", "hiprtc", "HIPRTC", "rocsparse", "hipGL", "hipGraphicsGL", "hipEGL")
+                        "rocprim", "hiprtc", "HIPRTC", "rocsparse", "hipGL", "hipGraphicsGL", "hipEGL", "hipFile",
+                        "hipfile", "HIPFILE")
 
 
 @dataclass(frozen=True)

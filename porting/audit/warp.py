@@ -28,17 +28,32 @@ _SYNC = (r"__shfl(?:_up|_down|_xor)?_sync|__ballot_sync|__any_sync|__all_sync|__
 _SYNC_CALL = re.compile(r"(" + _SYNC + r")\s*\(\s*([^,()]+?)\s*[,)]")
 _MASK32_LIT = re.compile(r"\(?\s*(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1|4294967295[uU]?)\s*\)?\Z")
 _LANE_OP = re.compile(r"(%|/|&|>>|==|<)\s*(32|31|0[xX]1[fF]|5)\b(?![.\w])")
-_SHIFT_LANE = re.compile(r"(?<![\w.])1[uU]?\s*<<\s*\(?\s*([A-Za-z_]\w*)")
-_ROOTS = re.compile(r"\b(?:threadIdx|blockDim|__lane_id|__lanemask\w*|laneid)\b")
+_LANE_NUM = re.compile(r"(?:3[12]|0[xX]1[fF]|5)(?![\w.])")
+_SHIFT_LANE = re.compile(r"1[uU]?\s*<<\s*\(?\s*([A-Za-z_]\w*)")
+_ROOT_WORDS = ("threadIdx", "blockDim", "__lane_id", "__lanemask", "laneid", "thread_rank")
+_ROOTS = re.compile(r"\b(?:threadIdx|blockDim|__lane_id|__lanemask\w*|laneid|thread_rank)\b")
 _WORDS = re.compile(r"[A-Za-z_]\w*")
+_ASSIGN_AT = re.compile(r"\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)([^;{}]*)")
+_SUBSCRIPT = re.compile(r"\[[^\[\]]*\]")
+_CALL_ARGS = re.compile(r"(?<=[\w>])\s*\([^()]*\)")  # the arguments of f(...) / tpl<T>(...)
 _TARGET = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)[^=]*\Z")
 _WARP_COUNT_NAME = re.compile(r"(?i)warps?(?:_?(?:num|count|cnt|per\w*))?$|num_?warps|n_?warps|nwarps")
-_CONST_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(32|5)[uU]?[ \t]*\)?[ \t]*$"
-                        r"|const(?:expr)?\b[^;=(){}]*?\b(\w+)\s*(?:=|\{)\s*\(?(32|5)[uU]?\)?\s*[;},]",
-                        re.MULTILINE)
+# two regexes, each starting with a literal, are several times faster than their alternation
+_DEFINE_32 = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(32|5)[uU]?[ \t]*\)?[ \t]*$", re.MULTILINE)
+# `const int NAME = 32;` found from the value (digits are rarer than the word const), then checked
+_VALUE_32 = re.compile(r"(32|5)[uU]?\)?\s*[;},]")
+_CONST_BEFORE = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*(?:=|\{)\s*\(?\Z")
+# looser than _DEFINE_32 (raw text: a comment may follow), it only has to include every definition
+_DEFINE_32_LOOSE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(?:32|5)[uU]?\b")
 _WIDTH_USE = re.compile(r"(%|/|>>)\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*[(.])")
+_LOOP_WIDTH = re.compile(r"=\s*\(?\s*([A-Za-z_]\w*)\s*(?:/\s*2|>>\s*1)\b|<=?\s*([A-Za-z_]\w*)\s*;")
 _SHFL = re.compile(r"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
-_FOR_HEAD = re.compile(r"\bfor\s*\(([^;()]*;[^;()]*;[^()]*)\)")
+# any shuffle, cooperative groups' tile.shfl_down(...) included: "a shuffle follows"
+_ANY_SHFL = re.compile(r"shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")  # no leading \b: it would disable skipping
+_FOR_HEAD = re.compile(r"for\s*\(([^;()]*;[^;()]*;[^()]*(?:\([^()]*\)[^()]*)*)\)")
+_LOOP32 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
+_WIDTH32 = re.compile(r",\s*32\s*\Z")
+_LAST_ARG = re.compile(r",\s*([A-Za-z_]\w*)\s*\Z")
 _BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask)\s*\(")
 _INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint)"
 _DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*\Z")
@@ -46,6 +61,10 @@ _POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")
 _MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$"
                        r"|const(?:expr)?\s+(?:const\s+)?(?:" + _INT32 + r")\s+(\w+)\s*=\s*"
                        r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1)\s*;", re.MULTILINE)
+
+
+def _after_word(code: str, at: int) -> bool:
+    return at > 0 and (code[at - 1].isalnum() or code[at - 1] in "_.")
 
 
 def _left_operand(code: str, at: int) -> str:
@@ -80,27 +99,62 @@ def _call_args(code: str, open_at: int) -> str:
     return ""
 
 
-def derived_names(code: str) -> set[str]:
-    """Variables assigned from threadIdx/blockDim/lane ids, or from such variables (three hops)."""
-    derived: set[str] = set()
-    if "threadIdx" not in code and "blockDim" not in code and "lane" not in code:
-        return derived
-    frontier = _ROOTS
-    for _ in range(3):
-        new = set()
-        for m in frontier.finditer(code):
-            name = _assigned_name(code, m.start())
-            if name and name not in derived:
-                new.add(name)
-        if not new:
-            break
-        derived |= new
-        frontier = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(new))) + r")\b")
-    return derived
+class Derivation:
+    """Which names hold a thread/lane index: asked on demand (per operand the rules meet), by
+    following the name's assignments back to threadIdx/blockDim/lane ids, three hops at most.
+    A root inside a subscript or a call's arguments is data (``qh = x[threadIdx.x]``), not an index."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.memo: dict[str, bool] = {}
+        self.any_root = any(root in code for root in _ROOT_WORDS)  # str.find: far faster than a \b regex
+
+    def name(self, name: str, depth: int = 0) -> bool:
+        if not self.any_root or name in _KEYWORDS:
+            return False
+        known = self.memo.get(name)
+        if known is not None:
+            return known
+        if depth > 3:
+            return False
+        self.memo[name] = False  # cycle guard while this name is being resolved
+        code = self.code
+        at = code.find(name)
+        while at >= 0:  # str.find to each occurrence, then one precompiled match: no regex per name
+            end = at + len(name)
+            whole = not _after_word(code, at) and code[at - 1:at] != ">" and not (
+                end < len(code) and (code[end].isalnum() or code[end] == "_"))
+            m = _ASSIGN_AT.match(code, end) if whole else None
+            if m is not None and self.expr(_unindexed(m.group(1)), depth + 1):
+                self.memo[name] = True
+                return True
+            at = code.find(name, end)
+        return False
+
+    def expr(self, expr: str, depth: int = 0) -> bool:
+        if _ROOTS.search(expr):
+            return True
+        return any(self.name(w, depth) for w in dict.fromkeys(_WORDS.findall(expr)))
 
 
-def _is_derived(expr: str, derived: set[str]) -> bool:
-    return bool(_ROOTS.search(expr)) or bool(derived.intersection(_WORDS.findall(expr)))
+# never a thread index: keywords, casts, and the grid builtins (blockIdx / gridDim are not lanes)
+_KEYWORDS = frozenset({"int", "unsigned", "const", "auto", "long", "short", "char", "float", "double", "bool",
+                       "static_cast", "reinterpret_cast", "return", "sizeof", "true", "false", "x", "y", "z",
+                       "blockIdx", "gridDim", "warpSize", "int64_t", "uint32_t", "int32_t", "uint64_t", "size_t"})
+
+
+def _unindexed(expr: str) -> str:
+    """``expr`` without subscripts and call arguments (casts and plain parentheses kept)."""
+    prev = None
+    while prev != expr:
+        prev = expr
+        expr = _SUBSCRIPT.sub(" ", expr)
+        expr = _CALL_ARGS.sub(" ", expr)
+    return expr
+
+
+def _is_derived(expr: str, derived: Derivation) -> bool:
+    return derived.expr(expr)
 
 
 def _assigned_name(code: str, at: int) -> str:
@@ -110,20 +164,33 @@ def _assigned_name(code: str, at: int) -> str:
     return m.group(1) if m else ""
 
 
-def lane_math(code: str) -> Iterator[Hit]:
-    derived: set[str] | None = None
-    for m in _LANE_OP.finditer(code):
+def _lane_ops(code: str) -> Iterator[re.Match[str]]:
+    """The '<op> <32|31|0x1f|5>' sites: found from the numbers (rarer than operators), then the
+    operator just before each is checked."""
+    for n in _LANE_NUM.finditer(code):
+        if _after_word(code, n.start()):
+            continue
+        k = n.start() - 1
+        while k >= 0 and code[k] in " \t":
+            k -= 1
+        m = _LANE_OP.match(code, k - 1 if code[k - 1:k + 1] in (">>", "==") else k)
+        if m is None or m.end(2) != n.end():
+            continue
         if code[m.start() - 1:m.start()] in ("&", "|", "<", ">", "=", "!"):
             continue  # &&, ||, <<, >>=, ==, != ...
+        yield m
+
+
+def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
+    derived = derived or Derivation(code)
+    for m in _lane_ops(code):
         op, num = m.group(1), m.group(2).lower()
         pair = (op, "31" if num == "0x1f" else num)
         if pair not in (("%", "32"), ("/", "32"), ("&", "31"), (">>", "5"), ("==", "31"), ("<", "32")):
             continue
-        if derived is None:
-            derived = derived_names(code)
         operand = _left_operand(code, m.start())
         by_use = _is_derived(operand, derived)
-        if pair == ("<", "32") and not (by_use and _SHFL.search(code, m.end(), m.end() + 600)):
+        if pair == ("<", "32") and not (by_use and _ANY_SHFL.search(code, m.end(), m.end() + 600)):
             continue  # `tid < 32` is "the last warp" only when a shuffle follows
         if not by_use and not (pair in (("/", "32"), (">>", "5"))
                                and _WARP_COUNT_NAME.search(_assigned_name(code, m.start()))):
@@ -132,32 +199,77 @@ def lane_math(code: str) -> Iterator[Hit]:
         yield (m.start(), "warp-size-literal", f"'{text}' on a thread/lane index assumes 32-lane warps; "
                f"gfx942/gfx950 wavefronts have 64 lanes, so lane and warp ids come out wrong",
                f"use warpSize (or a per-architecture constant): lane = threadIdx.x % warpSize; {EMULATE}", "")
-    for m in _SHIFT_LANE.finditer(code):
-        if derived is None:
-            derived = derived_names(code)
-        if m.group(1) in derived or _ROOTS.fullmatch(m.group(1)):
+    for m in _SHIFT_LANE.finditer(code) if "<<" in code else ():
+        if _after_word(code, m.start()):
+            continue  # 31 << x, x1 << y
+        if derived.name(m.group(1)) or _ROOTS.fullmatch(m.group(1)):
             yield (m.start(), "warp-size-literal", f"'1 << {m.group(1)}' builds a lane bit in a 32-bit int: lanes "
                    "32-63 of a 64-lane wavefront shift out (undefined behaviour)",
                    f"use 1ull << lane and a 64-bit mask; {EMULATE}", "")
 
 
-def width_names(code: str, derived: set[str] | None = None) -> set[str]:
+def _shuffle_loops(code: str, intrinsics_only: bool) -> dict[int, str]:
+    """{offset of a `for`: its header} for the loops whose body (the next 300 characters) shuffles.
+    Found from the shuffles backwards, so a file with many loops and few shuffles stays cheap."""
+    out: dict[int, str] = {}
+    windows: list[list[int]] = []  # the 300 characters before each shuffle, overlapping ones merged
+    for s in (_SHFL if intrinsics_only else _ANY_SHFL).finditer(code):
+        lo = max(0, s.start() - 300)
+        if windows and lo <= windows[-1][1]:
+            windows[-1][1] = s.start()
+        else:
+            windows.append([lo, s.start()])
+    for lo, hi in windows:
+        for f in _FOR_HEAD.finditer(code, lo, hi):
+            if not _after_word(code, f.start()):
+                out[f.start()] = f.group(1)
+    return out
+
+
+def width_names(code: str, derived: Derivation | None = None, candidates: frozenset[str] | None = None) -> set[str]:
     """Names this file uses as the warp width: divisor/shift of a thread index, last argument of a
-    shuffle, or in the header of a loop whose body shuffles."""
+    shuffle, or the start/bound of a loop whose body shuffles. ``candidates`` (the tree's
+    constants equal to 32 or 5) limits the work to names that can matter."""
     out: set[str] = set()
-    if "threadIdx" not in code and "__shfl" not in code:
+    if ("threadIdx" not in code and "shfl" not in code) or candidates is not None and not candidates:
         return out
-    derived = derived_names(code) if derived is None else derived
-    for m in _WIDTH_USE.finditer(code) if derived else ():
-        if _is_derived(_left_operand(code, m.start()), derived):
-            out.add(m.group(2))
+    derived = derived or Derivation(code)
+    for m in _WIDTH_USE.finditer(code) if derived.any_root else ():
+        name = m.group(2)
+        if (candidates is None or name in candidates) and name not in out and _is_derived(
+                _left_operand(code, m.start()), derived):
+            out.add(name)
     for m in _SHFL.finditer(code) if "__shfl" in code else ():
-        last = re.search(r",\s*([A-Za-z_]\w*)\s*\Z", _call_args(code, m.end() - 1))
+        last = _LAST_ARG.search(_call_args(code, m.end() - 1))
         if last:
             out.add(last.group(1))
-    for m in _FOR_HEAD.finditer(code) if "__shfl" in code else ():
-        if _SHFL.search(code, m.end(), m.end() + 300):
-            out.update(_WORDS.findall(m.group(1)))
+    if "__shfl" in code:  # intrinsics only: a cooperative-groups tile's shuffles span the tile, not the warp
+        for head in _shuffle_loops(code, intrinsics_only=True).values():
+            out.update(name for pair in _LOOP_WIDTH.findall(head) for name in pair if name)
+    return out
+
+
+def constant_names(text: str) -> set[str]:
+    """Names a file defines as 32 or 5 (the candidates for warp-width constants)."""
+    if "32" not in text and "5" not in text:
+        return set()
+    return set(_DEFINE_32_LOOSE.findall(text)) | {name for _at, name, _value in _const_32(text)}
+
+
+def _const_32(code: str) -> list[tuple[int, str, str]]:
+    """(offset, name, value) of `const[expr] T NAME = 32;` (or 5) definitions."""
+    out: list[tuple[int, str, str]] = []
+    if "const" not in code:
+        return out
+    for v in _VALUE_32.finditer(code):
+        k = v.start() - 1
+        while k >= 0 and code[k] in " \t(":
+            k -= 1
+        if k < 0 or code[k] not in "={":
+            continue  # not an initialiser: 0.5, x + 32, f(32)
+        m = _CONST_BEFORE.search(code, max(0, v.start() - 120), v.start())
+        if m is not None:
+            out.append((m.start(1), m.group(1), v.group(1)))
     return out
 
 
@@ -167,10 +279,10 @@ def warp_constants(code: str) -> list[tuple[Hit, str]]:
     out: list[tuple[Hit, str]] = []
     if "32" not in code and "5" not in code:
         return out
-    for m in _CONST_DEF.finditer(code):
-        name, value = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    found = [(m.start(1), m.group(1), m.group(2)) for m in _DEFINE_32.finditer(code)] + _const_32(code)
+    for at, name, value in found:
         what = "log2 of a 32-lane warp" if value == "5" else "a 32-lane warp width"
-        out.append(((m.start(1) if m.group(1) else m.start(3), "warp-size-literal",
+        out.append(((at, "warp-size-literal",
                      f"{name} = {value} is used as {what} (lane math, shuffle width or shuffle loop); "
                      "gfx942/gfx950 wavefronts have 64 lanes",
                      f"derive it from warpSize at run time or a per-architecture constant (64 on CDNA); {EMULATE}",
@@ -180,19 +292,16 @@ def warp_constants(code: str) -> list[tuple[Hit, str]]:
 
 def shuffle_widths(code: str) -> Iterator[Hit]:
     """A literal 32 as a shuffle's width, and shuffle loops over 32 lanes (start 16 / bound 32)."""
-    if "__shfl" not in code:
+    if "shfl" not in code:
         return
-    for m in _SHFL.finditer(code):
-        if re.search(r",\s*32\s*\Z", _call_args(code, m.end() - 1)):
+    for m in _SHFL.finditer(code) if "__shfl" in code else ():
+        if _WIDTH32.search(_call_args(code, m.end() - 1)):
             yield (m.start(), "warp-size-literal", f"{m.group(1)} with width 32: on a 64-lane wavefront it shuffles "
                    "within halves, so a 'whole warp' reduction covers 32 of 64 lanes",
                    f"use warpSize as the width; {EMULATE}", "")
-    for m in _FOR_HEAD.finditer(code):
-        head = m.group(1)
-        if not re.search(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b", head):
-            continue
-        if _SHFL.search(code, m.end(), m.end() + 300):
-            yield (m.start(), "warp-size-literal", "shuffle loop over 32 lanes (offset 16 / bound 32): on a 64-lane "
+    for at, head in sorted(_shuffle_loops(code, intrinsics_only=False).items()):
+        if _LOOP32.search(head):
+            yield (at, "warp-size-literal", "shuffle loop over 32 lanes (offset 16 / bound 32): on a 64-lane "
                    "wavefront lanes 32-63 never join the reduction",
                    f"start at warpSize / 2 (or loop to warpSize); {EMULATE}", "")
 

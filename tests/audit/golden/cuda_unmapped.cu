@@ -1,4 +1,4 @@
-// Golden file: lines marked with an expectation comment must give exactly those findings; others none.
+// Golden file: lines marked with an expectation comment must give exactly those findings; others none.  audit-enable: cuda-version-check (opt-in)
 #include <cuda_runtime.h>
 #define CUDA_CHECK(x) do { cudaError_t e = (x); } while (0)
 void f(cudaStream_t s, void* p) {
@@ -27,4 +27,15 @@ void h() { cudaArrayGetMemoryRequirements(0, 0, 0); }  // the CUDA side of a por
 #endif
 #if CUDART_VERSION >= 12000  // expect: cuda-version-check
 void k() { cudaArrayGetMemoryRequirements(0, 0, 0); }  // false on ROCm: never compiled there
+#endif
+#if !defined(__HIP_PLATFORM_AMD__) && CUDART_VERSION >= 11070
+void m1() {}  // ROCm's side decided explicitly: not a version-check finding
+#endif
+#if defined(USE_ROCM)
+void m2() {}
+#elif CUDART_VERSION >= 12000
+void m3() {}  // an #elif after a HIP branch is CUDA-only
+#endif
+#ifdef __CUDA_ARCH__  // expect: cuda-version-check
+void m4() {}
 #endif
