@@ -36,9 +36,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="further pytest arguments (after --), e.g. -- -k actor")
 
 
+def packs_dir(args: argparse.Namespace) -> Path:
+    """The primary packs: --matrix-dir, else the test_matrix/ shipped with the package."""
+    from .. import assets
+
+    return Path(args.matrix_dir) if args.matrix_dir else assets.matrix_dir()
+
+
 def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id: str) -> list[str]:
     """The pytest command line `port matrix` runs (without the interpreter)."""
-    from .. import assets
     from ..config import workers_value
     from ..matrix.exemptions import registry_files
     from ..matrix.selection import parse_shard
@@ -47,7 +53,7 @@ def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id
     if extra and extra[0] == "--":
         extra = extra[1:]
 
-    matrix_dir = Path(args.matrix_dir) if args.matrix_dir else assets.matrix_dir()
+    matrix_dir = packs_dir(args)
     if not matrix_dir.is_dir():
         raise InputError(f"--matrix-dir {matrix_dir}: matrix directory not found")
     packs = [Path(p) for p in config["matrix.packs"]]
@@ -95,11 +101,20 @@ def missing_modules(shipped_packs: bool) -> list[str]:
     return [name for name in names if importlib.util.find_spec(name) is None]
 
 
-def _no_bytecode_in_installed_packs(args: argparse.Namespace) -> None:
-    """Running the packs of an installed wheel must not write pytest's rewritten .pyc files into
-    site-packages (a run writes only its output directory); xdist workers inherit the variable."""
+def _environment_of_the_run(args: argparse.Namespace) -> None:
+    """What xdist workers and the procs the packs spawn inherit.
+
+    * The packs' parent on PYTHONPATH: a pack's classes pickled by reference to a proc
+      (``test_matrix.actor.test_payloads.Colour``) must import there whatever the current
+      directory is (from a checkout's root it worked only because ``python -m`` puts the cwd
+      on sys.path; from an installed wheel, never).
+    * Running the packs of an installed wheel must not write pytest's rewritten .pyc files
+      into site-packages (a run writes only its output directory)."""
     from .. import assets
 
+    root = str(packs_dir(args).resolve().parent)
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = root + (os.pathsep + old if old else "")
     if args.matrix_dir is None and not assets.is_checkout():
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
         sys.dont_write_bytecode = True
@@ -121,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     junit_file = junit_path(junit_dir, run_id, args.shard)
     pytest_args = build_pytest_args(args, config, junit_file, run_id)
     junit_dir.mkdir(parents=True, exist_ok=True)
-    _no_bytecode_in_installed_packs(args)
+    _environment_of_the_run(args)
     print(f"port matrix: pytest {' '.join(pytest_args)}", flush=True)
     code = int(pytest.main(pytest_args))
     written = junit_file.is_file()

@@ -41,7 +41,12 @@ def test_user_pack_and_exemptions_run_with_the_primary_packs(tmp_path):
     write(tmp_path / "conftest.py", "raise RuntimeError('a conftest above the packs was imported')\n")
     tmp_path = tmp_path / "proj"
     write(tmp_path / "pytest.ini", "[pytest]\naddopts = --no-such-option\n")
-    write(tmp_path / "test_matrix" / "base" / "test_base.py", "def test_base():\n    pass\n")
+    # A process the pack starts elsewhere imports the pack's modules (pickling by reference).
+    write(tmp_path / "test_matrix" / "base" / "helper.py", "VALUE = 42\n")
+    write(tmp_path / "test_matrix" / "base" / "test_base.py",
+          "import subprocess, sys\n\ndef test_base():\n"
+          "    code = 'import test_matrix.base.helper as h; assert h.VALUE == 42'\n"
+          "    subprocess.run([sys.executable, '-c', code], cwd='/', check=True)\n")
     write(tmp_path / "mine" / "test_mine.py", PASS_FAIL)
     write(tmp_path / "mine" / "exemptions.toml", exemption("MINE-1", "*mine/test_mine.py::test_broken"))
     write(tmp_path / "port.toml", '[matrix]\npacks = ["mine"]\n')
