@@ -16,6 +16,9 @@ PASSTHROUGH = True
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..config import OPTIONS
 
+    parser.epilog = ("Everything after `--` is passed to the program: port emulate prog.cu -- ARGS. "
+                     "Exit 0: same results at every width; 1: diverged; 2: could not build or run "
+                     "(the unsupported feature named). See docs/emulate.md.")
     parser.add_argument("sources", metavar="SOURCE", nargs="+", help="the program's .cu/.hip/.cpp files")
     parser.add_argument("-I", dest="include_dirs", metavar="DIR", action="append", default=[],
                         help="include directory (repeatable)")

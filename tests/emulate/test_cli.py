@@ -127,3 +127,21 @@ def test_a_program_that_faults_at_every_width_could_not_run(capsys, out_dir):
                         "--out", str(out_dir), "--", "mask")
     assert code == 2
     assert "the program fails at every width" in err and "names lane 1" in err
+
+
+def _dead(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")  # killed; a zombie is only waiting to be reaped
+
+
+def test_a_run_past_its_timeout_is_stopped_with_its_children(capsys, out_dir):
+    hang = Path(__file__).parent / "programs" / "runtime" / "hang.cu"
+    code, _, err = port(capsys, "emulate", str(hang), "--out", str(out_dir), "--timeout", "3")
+    assert code == 2
+    assert "every run took longer than the timeout" in err
+    for w in (32, 64):
+        pid = int((out_dir / f"run-w{w}" / "child.pid").read_text())
+        assert _dead(pid), f"warp {w}: the program's child {pid} outlived the command"
