@@ -229,14 +229,42 @@ def _path_green(parity: dict[str, Any], path: str | None) -> str:
     return f"{label} red ({bad} failing{'' if complete else ', incomplete'})"
 
 
+def _reference_files(reference_dir: str | None, junit_dir: Path) -> list[Path]:
+    """The JUnit files of ``--reference DIR``; a bad DIR is a UsageError before any stage runs."""
+    from .errors import UsageError
+
+    if reference_dir is None:
+        return []
+    ref = Path(reference_dir).resolve()
+    if not ref.is_dir():
+        raise UsageError(f"--reference {reference_dir}: not a directory")
+    if ref == junit_dir or junit_dir in ref.parents or ref in junit_dir.parents:
+        # certify clears its own JUnit directory before the matrix runs: it must not hold the reference
+        raise UsageError(f"--reference {reference_dir}: must not overlap this run's JUnit directory {junit_dir}")
+    files = _junit_files(ref)
+    if not files:
+        raise UsageError(f"--reference {reference_dir}: no *.xml JUnit files in it")
+    return files
+
+
+def _describe_reference(path: Path) -> str:
+    """``name (cuda on host h, run r)``: what the reference file says about itself, at a glance."""
+    from .report.junit_reader import read_run
+
+    info = read_run(path).info
+    where = f"{info.platform or 'platform?'} on {info.host or 'host?'}" + (f", run {info.run_id[:12]}" if info.run_id else "")
+    return f"{path.name} ({where})"
+
+
 def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: str | None = None,
             stage_timeout: float = 1200.0, progress: Progress | None = None,
             report_args: list[str] | None = None, cwd: str | None = None,
-            skip: Collection[str] = ()) -> CertifyRecord:
+            skip: Collection[str] = (), reference_dir: str | None = None) -> CertifyRecord:
     """Run the pipeline; return the record (also written to OUT/certify.json).
 
     ``skip``: stages not to run (``--skip``); an omitted stage makes the report partial, since
-    certify can then not vouch for the evidence end to end."""
+    certify can then not vouch for the evidence end to end. ``reference_dir``: JUnit of a
+    reference run made elsewhere, read (never written) by the report next to this run's."""
     from .atomic import write_json
     from .errors import UsageError
     from .paths import OutputDir
@@ -244,6 +272,11 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
 
     progress = progress or Progress()
     out = Path(out_dir).resolve()
+    reference = _reference_files(reference_dir, out / "junit")
+    if reference:
+        progress.say("reference", f"{len(reference)} JUnit file(s) from {reference_dir}: "
+                                  + ", ".join(_describe_reference(p) for p in reference[:4])
+                                  + (f" (+{len(reference) - 4} more)" if len(reference) > 4 else ""))
     logs = out / "logs"
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -306,7 +339,7 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
     outdir = OutputDir(out)
     for name in ARTIFACTS:  # a report that fails must not leave an earlier run's artifacts listed
         outdir.unlink(name)
-    args = [*common, str(junit_dir), "--out", str(out), *(report_args or [])]
+    args = [*common, str(junit_dir), *(str(p) for p in reference), "--out", str(out), *(report_args or [])]
     for reason in reasons:
         args += ["--incomplete", reason]
     rep = run_stage("report", args, logs / "report.log", progress, stage_timeout, cwd=str(base),

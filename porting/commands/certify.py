@@ -17,7 +17,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress-interval", type=float, default=10.0, metavar="SECONDS",
                         help="seconds between progress lines while a stage runs (default 10)")
     parser.add_argument("--baseline", metavar="parity.json", default=None, help="passed to `port report`")
-    parser.add_argument("--reference", choices=("auto", "cuda", "cpu"), default=None, help="passed to `port report`")
+    parser.add_argument("--reference", metavar="DIR", default=None,
+                        help="JUnit of a reference run made elsewhere (e.g. the CUDA fleet's merged shards), "
+                             "merged into the report so that this machine alone can reach a verdict")
+    parser.add_argument("--reference-platform", choices=("auto", "cuda", "cpu"), default=None,
+                        help="reference platform, passed to `port report --reference` (default auto)")
     parser.add_argument("--skip", action="append", default=[], metavar="STAGE",
                         choices=("detect", "audit", "hipify", "build", "matrix"),
                         help="do not run STAGE (repeatable); the report is then marked partial")
@@ -37,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
     report_args: list[str] = []
     if args.baseline:
         report_args += ["--baseline", os.path.abspath(args.baseline)]
-    if args.reference:
-        report_args += ["--reference", args.reference]
+    if args.reference_platform:
+        report_args += ["--reference", args.reference_platform]
     if args.no_evidence_ok:
         report_args.append("--no-evidence-ok")
 
@@ -46,5 +50,5 @@ def run(args: argparse.Namespace) -> int:
     # run_stage: it stops the running stage's process group.
     record = certify(config["out_dir"], list(config["sources"]), config_file=args.config,
                      stage_timeout=args.stage_timeout, progress=Progress(interval=args.progress_interval),
-                     report_args=report_args, skip=set(args.skip))
+                     report_args=report_args, skip=set(args.skip), reference_dir=args.reference)
     return record.exit_code

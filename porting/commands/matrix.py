@@ -21,7 +21,9 @@ SUBJECT_MODULES = ("monarch", "psutil", "cloudpickle")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shard", metavar="I/N", default=None,
-                        help="run shard I of N (1-based; deterministic, for clusters)")
+                        help="run shard I of N (1-based; deterministic, for clusters). Default: from the "
+                             "scheduler (SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX "
+                             "with PORT_SHARD_COUNT), else the whole matrix")
     parser.add_argument("--junit", metavar="DIR", default=None,
                         help="directory for the JUnit XML of this run (default: <out_dir>/junit)")
     parser.add_argument("-n", "--workers", metavar="N", default=None,
@@ -120,6 +122,25 @@ def _environment_of_the_run(args: argparse.Namespace) -> None:
         sys.dont_write_bytecode = True
 
 
+def _shard_from_scheduler(args: argparse.Namespace):
+    """Without --shard, a Slurm array task or a Kubernetes Indexed Job pod runs its own shard;
+    say which variables decided it (sets ``args.shard``)."""
+    from ..matrix.scheduler import shard_from_env
+
+    if args.shard:
+        print(f"port matrix: shard {args.shard} (from --shard)", flush=True)
+        return None
+    scheduled = shard_from_env(os.environ)
+    if scheduled is None:
+        return None
+    if scheduled.run_id is None and not (args.run_id or os.environ.get("PORT_MATRIX_RUN_ID")):
+        raise UsageError(f"shard {scheduled.spec} from {scheduled.source}, but nothing ties the shards of this "
+                         f"run together: pass --run-id or set PORT_MATRIX_RUN_ID (ci/k8s/ sets it from the Job)")
+    args.shard = scheduled.spec
+    print(f"port matrix: shard {scheduled.spec} (from {scheduled.source})", flush=True)
+    return scheduled
+
+
 def run(args: argparse.Namespace) -> int:
     missing = missing_modules(shipped_packs=args.matrix_dir is None)
     if missing:
@@ -131,7 +152,9 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(cli={"matrix.packs": args.packs, "matrix.exemptions": args.exemptions},
                          env=os.environ, config_file=args.config)
-    run_id = args.run_id or os.environ.get("PORT_MATRIX_RUN_ID") or uuid.uuid4().hex
+    scheduled = _shard_from_scheduler(args)
+    run_id = (args.run_id or os.environ.get("PORT_MATRIX_RUN_ID") or (scheduled and scheduled.run_id)
+              or uuid.uuid4().hex)
     junit_dir = Path(args.junit) if args.junit else Path(config["out_dir"]) / "junit"
     junit_file = junit_path(junit_dir, run_id, args.shard)
     pytest_args = build_pytest_args(args, config, junit_file, run_id)

@@ -33,6 +33,7 @@ from ..errors import PortError
 from . import exemptions as ex
 from . import procs
 from .facts import FACTS_ENV, Facts, detect_facts, facts_for_process, unmet_requirement
+from .scheduler import runner_properties
 from .selection import parse_shard, select
 
 MATRIX_DIR = "test_matrix"
@@ -286,6 +287,7 @@ class MatrixState:
         collected = int(getattr(session, "testscollected", 0) or 0)
         complete, reason = self.completeness(collected)
         props = dict(self.facts.properties)
+        props.update(runner_properties(os.environ))  # which scheduler job made this file
         props["port.run_id"] = self.run_id
         props["port.shard"] = f"{self.shard[0]}/{self.shard[1]}"
         props["port.complete"] = "true" if complete else "false"

@@ -35,7 +35,7 @@ _PROPS = {"port.platform": "platform", "port.path": "path", "port.rocm_version":
           "port.gpu_arch": "gpu_arch", "port.torch_version": "torch_version",
           "port.torch_flavour": "torch_flavour", "port.monarch_version": "monarch_version",
           "port.rdma_backend": "rdma_backend", "port.host": "host", "port.run_id": "run_id",
-          "port.shard": "shard"}
+          "port.shard": "shard", "port.runner": "runner", "port.runner_detail": "runner_detail"}
 
 
 def parse_label(label: str) -> dict[str, str]:
@@ -223,6 +223,7 @@ def read_run(path: str | Path, label: str | None = None) -> Run:
                 if old != (prop.value or "") and prop.name in ("port.platform", "port.run_id"):
                     info.problems.append(f"conflicting {prop.name} values in one file: {old!r}, {prop.value!r}")
     _apply_properties(info, props, labelled=bool(label))
+    info.timestamp = next((t for t in (s._elem.get("timestamp") for s in [xml, *_suites(xml)]) if t), "")
 
     duplicates: list[str] = []
     crashed = nameless = 0

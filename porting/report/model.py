@@ -55,6 +55,9 @@ class RunInfo:
     host: str = ""
     run_id: str = ""
     shard: str = ""
+    runner: str = ""  # github-actions / slurm / kubernetes / local ("" = not recorded)
+    runner_detail: str = ""  # which job of which run on which runner
+    timestamp: str = ""  # when the run started (the testsuite's timestamp)
     collected: int | None = None
     source: str = "properties"  # properties / label / none
     complete: bool = True

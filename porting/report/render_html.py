@@ -15,7 +15,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from .model import MISSING, PASSED, STATUSES, Cell, pass_rate
-from .render_md import _URL, LIST_LIMIT
+from .render_md import _URL, LIST_LIMIT, runner_text
 
 if TYPE_CHECKING:
     from . import Report
@@ -97,10 +97,11 @@ def _summary(report: Report) -> list[str]:
     run_rows = [(col.key, r) for col in m.columns for r in col.runs]
     if run_rows:
         out.append(f"<h2>Runs ({len(run_rows)})</h2><table><thead><tr><th>file</th><th>platform</th><th>path</th>"
-                   "<th>shard</th><th>host</th><th>torch</th><th>monarch</th><th>rdma</th><th>tests</th>"
-                   "<th>complete</th></tr></thead><tbody>")
+                   "<th>shard</th><th>host</th><th>run</th><th>started</th><th>runner</th><th>torch</th>"
+                   "<th>monarch</th><th>rdma</th><th>tests</th><th>complete</th></tr></thead><tbody>")
         for key, r in run_rows[:LIST_LIMIT * 4]:
-            cells = (r.file, key, r.path, r.shard, r.host, r.torch_version, r.monarch_version, r.rdma_backend)
+            cells = (r.file, key, r.path, r.shard, r.host, r.run_id[:12], r.timestamp, runner_text(r),
+                     r.torch_version, r.monarch_version, r.rdma_backend)
             out.append("<tr>" + "".join(f"<td>{_e(c or '–')}</td>" for c in cells)
                        + f"<td class=n>{r.tests}</td><td>{'yes' if not r.problems else '<span class=partial>no</span>'}"
                        "</td></tr>")

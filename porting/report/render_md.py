@@ -15,6 +15,7 @@ from .verdict import CERTIFIED, NO_EVIDENCE
 
 if TYPE_CHECKING:
     from . import Report
+    from .model import RunInfo
 
 LIST_LIMIT = 50
 ICONS = {CERTIFIED: "✅", NO_EVIDENCE: "⚪"}
@@ -43,6 +44,13 @@ def _rate(counts: dict[str, int]) -> str:
 
 def _cut(items: list, shown: int) -> str:
     return f"\n_{len(items) - shown} more in parity.json._\n" if len(items) > shown else ""
+
+
+def runner_text(run: RunInfo) -> str:
+    """``slurm: job 41_2 on cluster c, ...``; ``–`` when the file does not say."""
+    if not run.runner:
+        return "–"
+    return run.runner + (f": {run.runner_detail}" if run.runner_detail else "")
 
 
 def render_md(report: Report) -> str:
@@ -107,12 +115,14 @@ def render_md(report: Report) -> str:
         lines.append(_cut(reasons, min(len(reasons), LIST_LIMIT)))
     runs = [(col.key, r) for col in m.columns for r in col.runs]
     if runs:
-        lines.append(f"## Runs ({len(runs)})")
-        lines.append("| file | platform | path | shard | host | torch | monarch | rdma | tests | complete |")
-        lines.append("|---|---|---|---|---|---|---|---|---:|---|")
+        lines.append(f"## Runs ({len(runs)}): where each column came from")
+        lines.append("| file | platform | path | shard | host | run | started | runner | torch | monarch | rdma "
+                     "| tests | complete |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---:|---|")
         for key, r in runs[:LIST_LIMIT]:
             lines.append(f"| {md(Path(r.file).name)} | {md(key)} | {md(r.path or '–')} | {md(r.shard or '–')} | "
-                         f"{md(r.host or '–')} | {md(r.torch_version or '–')} | {md(r.monarch_version or '–')} | "
+                         f"{md(r.host or '–')} | {md(r.run_id[:12] or '–')} | {md(r.timestamp or '–')} | "
+                         f"{md(runner_text(r))} | {md(r.torch_version or '–')} | {md(r.monarch_version or '–')} | "
                          f"{md(r.rdma_backend or '–')} | {r.tests} | {'no' if r.problems else 'yes'} |")
         lines.append(_cut(runs, min(len(runs), LIST_LIMIT)))
     components = sorted({c for t in totals.values() for c in t if c != "*"})

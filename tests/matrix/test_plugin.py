@@ -3,6 +3,8 @@ fingerprint properties (also under xdist), markers, exemptions, crashes, leftove
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 BASIC = """
@@ -24,7 +26,7 @@ def test_component():
 DETECTED = {"port.schema", "port.platform", "port.path", "port.rocm_version", "port.rocm_usable",
             "port.cuda_version", "port.gpu_arch", "port.torch_version", "port.torch_flavour",
             "port.monarch_version", "port.rdma_backend", "port.host", "port.run_id", "port.shard",
-            "port.complete", "port.incomplete_reason", "port.collected"}
+            "port.complete", "port.incomplete_reason", "port.collected", "port.runner", "port.runner_detail"}
 
 
 def _exemption(id_, pattern, action="xfail", expires="2099-12-31", platforms='["cpu", "cuda", "rocm"]'):
@@ -48,6 +50,9 @@ def test_fingerprint_and_testcase_properties(project):
     props = run.suite_properties()
     assert set(props) == DETECTED
     assert props["port.complete"] == "true" and props["port.collected"] == "6" and props["port.shard"] == "1/1"
+    from porting.matrix.scheduler import runner_properties
+
+    assert props["port.runner"] == runner_properties(os.environ)["port.runner"]  # "local" outside a scheduler
     from porting.fingerprint import current_properties
 
     here = current_properties()
