@@ -252,7 +252,9 @@ def _describe_reference(path: Path) -> str:
     from .report.junit_reader import read_run
 
     info = read_run(path).info
-    where = f"{info.platform or 'platform?'} on {info.host or 'host?'}" + (f", run {info.run_id[:12]}" if info.run_id else "")
+    where = f"{info.platform or 'platform?'} on {info.host or 'host?'}"
+    if info.run_id:
+        where += f", run {info.run_id[:12]}"
     return f"{path.name} ({where})"
 
 

@@ -8,8 +8,8 @@ Each function takes the environment as an argument (the caller passes ``os.envir
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from ..errors import UsageError
 

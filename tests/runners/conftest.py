@@ -16,8 +16,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 # Six cases: passes, a skip, an xfail, and one that fails only where PORT_TEST_ROLE=rocm (so a
-# run labelled ROCm has a blocking test and the reference does not). A case held on the
-# Slurm task PORT_TEST_HOLD_TASK until it is cancelled (bounded, in case nobody cancels it).
+# run labelled ROCm has a blocking test and the reference does not). Every case is held on the
+# Slurm task / Kubernetes completion index PORT_TEST_HOLD_TASK until it is cancelled (bounded,
+# in case nobody cancels it).
 PACK = '''
 import os, pathlib, time
 import pytest
@@ -25,7 +26,8 @@ import pytest
 
 def _hold():
     task = os.environ.get("PORT_TEST_HOLD_TASK")
-    if task is not None and os.environ.get("SLURM_ARRAY_TASK_ID") == task:
+    me = os.environ.get("SLURM_ARRAY_TASK_ID", os.environ.get("JOB_COMPLETION_INDEX"))
+    if task is not None and me == task:
         pathlib.Path(os.environ["PORT_TEST_HOLD_FLAG"]).touch()
         for _ in range(3000):
             time.sleep(0.1)

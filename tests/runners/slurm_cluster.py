@@ -102,7 +102,7 @@ class SlurmCluster:
         finally:
             log.close()
 
-    def start(self) -> "SlurmCluster":
+    def start(self) -> SlurmCluster:
         if self._procs:
             return self
         self._write_config()

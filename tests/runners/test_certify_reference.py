@@ -16,7 +16,8 @@ CUDA_JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 <property name="port.run_id" value="gh-8812-1"/><property name="port.shard" value="1/1"/>
 <property name="port.complete" value="true"/><property name="port.collected" value="2"/>
 <property name="port.runner" value="github-actions"/>
-<property name="port.runner_detail" value="https://github.com/o/r/actions/runs/8812 attempt 1, job shard, runner h100-3"/>
+<property name="port.runner_detail"
+ value="https://github.com/o/r/actions/runs/8812 attempt 1, job shard, runner h100-3"/>
 </properties>
 <testcase classname="test_matrix.test_small" name="test_ok[1]" time="0.01"/>
 <testcase classname="test_matrix.test_small" name="test_ok[2]" time="0.01"/>
@@ -41,7 +42,9 @@ def test_certify_merges_the_reference_and_says_where_it_came_from(tools, project
     proj, ref = project
     before = hashlib.sha256((ref / "matrix-gh-8812-1-shard1of1.xml").read_bytes()).hexdigest()
     out = tmp_path / "out"
-    proc = tools.port("certify", "--out", str(out), "--reference", str(ref), "--skip", "build", cwd=proj)
+    # build and matrix omitted: this checks the merge, not this machine's run (certify's own tests do)
+    proc = tools.port("certify", "--out", str(out), "--reference", str(ref), "--skip", "build", "--skip", "matrix",
+                      cwd=proj)
     assert proc.returncode == 3, proc.stdout + proc.stderr  # this CPU box has no ROCm run
     assert "reference: 1 JUnit file(s) from" in proc.stdout
     assert "matrix-gh-8812-1-shard1of1.xml (cuda on cuda-node-17, run gh-8812-1)" in proc.stdout
@@ -52,7 +55,7 @@ def test_certify_merges_the_reference_and_says_where_it_came_from(tools, project
     (run,) = cuda["runs"]
     assert (run["host"], run["run_id"], run["runner"]) == ("cuda-node-17", "gh-8812-1", "github-actions")
     assert run["timestamp"].startswith("2026-11-30T21:04:05")
-    assert {c["platform"] for c in parity["columns"]} == {"cuda", "cpu"}  # the local run is next to it
+    assert parity["partial"] is True  # stages omitted: never certified
     md = (out / "parity.md").read_text()
     assert "cuda-node-17" in md and "github-actions: https://github.com/o/r/actions/runs/8812" in md
     assert hashlib.sha256((ref / "matrix-gh-8812-1-shard1of1.xml").read_bytes()).hexdigest() == before

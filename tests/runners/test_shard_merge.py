@@ -30,7 +30,7 @@ def _matrix(tools, pack, junit, host: str | None, *args: str, **env: str):
     command = [sys.executable, "-m", "porting", "matrix", "--matrix-dir", str(pack), "--junit", str(junit),
                "-n", "0", *args]
     if host and _can_unshare():
-        command = ["unshare", "--uts", "sh", "-c", f'hostname "$0" && exec "$@"', host, *command]
+        command = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', host, *command]
     elif host:
         e["PORT_HOSTNAME"] = host
     proc = subprocess.run(command, cwd=tools.repo, env=e, capture_output=True, text=True, timeout=600)
