@@ -9,6 +9,8 @@ HELP = "run every stage end to end (detect, audit, hipify, build, matrix, report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..config import OPTIONS
+
     parser.add_argument("--out", metavar="DIR", default=None, help="artifact directory (default: out_dir, port-out)")
     parser.add_argument("--sources", action="append", default=None, metavar="DIR",
                         help="source dir to audit and hipify (default from config: native)")
@@ -20,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reference", metavar="DIR", default=None,
                         help="JUnit of a reference run made elsewhere (e.g. the CUDA fleet's merged shards), "
                              "merged into the report so that this machine alone can reach a verdict")
-    parser.add_argument("--reference-platform", choices=("auto", "cuda", "cpu"), default=None,
+    parser.add_argument("--reference-platform", choices=OPTIONS["report.reference"].choices, default=None,
                         help="reference platform, passed to `port report --reference` (default auto)")
     parser.add_argument("--skip", action="append", default=[], metavar="STAGE",
                         choices=("detect", "audit", "hipify", "build", "matrix"),
