@@ -19,7 +19,8 @@ for ((i = 0; i < PORT_SHARD_COUNT; i++)); do
   fi
 done
 set +e
-"$py" -m porting report "$run_dir/junit" --out "$run_dir/report" "${args[@]}" "$@"
+# "$@" first: `port report` takes its input paths before the options
+"$py" -m porting report "$run_dir/junit" "$@" --out "$run_dir/report" "${args[@]}"
 rc=$?
 set -e
 echo "port-merge: verdict exit $rc; report in $run_dir/report"

@@ -21,7 +21,7 @@ mkdir -p "$run_dir/junit" "$run_dir/done"
 py=${PORT_PYTHON:-}
 if [ -z "$py" ]; then
   python3 -m venv --system-site-packages /venv  # keeps the image's ROCm (or CUDA) torch
-  /venv/bin/python -m pip install -q --disable-pip-version-check -e '.[test]'
+  /venv/bin/python -m pip install -q --disable-pip-version-check -e '.[matrix]'
   py=/venv/bin/python
 fi
 if [ "${PORT_BUILD:-1}" = 1 ]; then

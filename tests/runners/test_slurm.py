@@ -14,11 +14,18 @@ import pytest
 pytestmark = pytest.mark.slow
 
 
-def _submit(cluster, tools, pack, results, **env: str) -> dict[str, str]:
+CUDA_REFERENCE = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="1">
+<properties><property name="port.platform" value="cuda"/><property name="port.cuda_version" value="13.0"/>
+<property name="port.host" value="h100-node-4"/><property name="port.run_id" value="cuda-fleet-9"/>
+<property name="port.shard" value="1/1"/><property name="port.collected" value="1"/></properties>
+<testcase classname="pack.test_small" name="test_skipped" time="0.1"/></testsuite></testsuites>"""
+
+
+def _submit(cluster, tools, pack, results, *extra: str, **env: str) -> dict[str, str]:
     run_env = tools.clean_env(PORT_PYTHON=sys.executable, **env)
     run_env["SLURM_CONF"] = str(cluster.conf)
     out = subprocess.run([str(tools.repo / "ci" / "slurm" / "submit"), "--shards", "2", "--no-build",
-                          "--workers", "0", "--results", str(results), "--", "--matrix-dir", str(pack)],
+                          "--workers", "0", "--results", str(results), *extra, "--", "--matrix-dir", str(pack)],
                          cwd=tools.repo, env=run_env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     fields = dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
@@ -34,7 +41,10 @@ def _exit_code(cluster, job: str) -> str:
 
 
 def test_array_shards_and_the_merge_job_make_one_report(slurm_cluster, tools, pack, tmp_path):
-    fields = _submit(slurm_cluster, tools, pack, tmp_path / "results")
+    reference = tmp_path / "cuda-fleet"  # JUnit of a reference run made elsewhere, merged in too
+    reference.mkdir()
+    (reference / "matrix-cuda-fleet-shard1of1.xml").write_text(CUDA_REFERENCE)
+    fields = _submit(slurm_cluster, tools, pack, tmp_path / "results", "--report-arg", str(reference))
     array, merge = fields["array_job"], fields["merge_job"]
     tools.wait_for_queue_empty(slurm_cluster, [array, merge])
     logs = tmp_path / "results" / "logs"
@@ -46,14 +56,15 @@ def test_array_shards_and_the_merge_job_make_one_report(slurm_cluster, tools, pa
 
     parity = tools.read_parity(tmp_path / "results" / f"slurm-{array}" / "report")
     assert parity["partial"] is False, parity["partial_reasons"]
-    (col,) = parity["columns"]
+    cuda, col = parity["columns"]  # ordered: cuda (the reference), then this cluster's cpu column
+    assert parity["reference"] == "cuda" and cuda["runs"][0]["host"] == "h100-node-4"
     runs = sorted(col["runs"], key=lambda r: r["shard"])
     assert [r["shard"] for r in runs] == ["1/2", "2/2"]
     assert {r["run_id"] for r in runs} == {f"slurm-porttest-{array}"}
     assert {r["runner"] for r in runs} == {"slurm"}
     assert f"job {array}_0 " in runs[0]["runner_detail"] and f"job {array}_1 " in runs[1]["runner_detail"]
     assert all(r["timestamp"] for r in runs)
-    assert len(parity["tests"]) == tools.pack_size
+    assert len(parity["tests"]) == tools.pack_size  # the reference's one case is one of them
     counts = parity["totals"][col["key"]]["*"]
     assert (counts["passed"], counts["skipped"], counts["xfailed"], counts["missing"]) == (4, 1, 1, 0)
     md = (tmp_path / "results" / f"slurm-{array}" / "report" / "parity.md").read_text()
