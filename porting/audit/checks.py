@@ -358,10 +358,13 @@ def _mapped(m: Masked, path: str, start: int, name: str, hip: str, sets: SymbolS
         base = hip.split()[0].rstrip("*")  # hipify writes CUarray as "hipArray *"
         if gone is not None or (base.startswith(("hip", "HIP_")) and not base.startswith(HIP_LIBRARY_PREFIXES)
                                 and base not in sets.rocm and not rust):
+            near = base[:-2] if base.endswith("__") and base[:-2] in sets.rocm else ""
+            fix = (f"hipify marks it unsupported ({hip}); ROCm 7 declares {near} with other semantics: port the call "
+                   "by hand" if near else
+                   f"find what replaced {base} in ROCm 7 (see {curated.ROCM7_CHANGES}) or guard the call")
             return _finding(m, path, start, "rocm7-removed",
                             f"hipify rewrites {name} to {hip}, which ROCm 7's headers do not declare"
-                            f"{' (' + gone + ')' if gone else ''}: the hipified code does not compile",
-                            f"find what replaced {hip} in ROCm 7 (see {curated.ROCM7_CHANGES}) or guard the call",
+                            f"{' (' + gone + ')' if gone else ''}: the hipified code does not compile", fix,
                             symbol=name, hip=hip)
     if rust:
         return _finding(m, path, start, "rust-cuda-binding",

@@ -33,29 +33,8 @@ DLOPEN_LIBRARIES: dict[str, str] = {
 DLOPEN_RE = re.compile(r"\blib(" + "|".join(sorted(map(re.escape, DLOPEN_LIBRARIES), key=len, reverse=True))
                        + r")(?:64)?\.so(?:\.[\w.]*)?\b")
 
-# HIP names that hipify produces but that ROCm documents as deprecated.
-# hip name -> (status, advice, source)
-_TEXTURE_REF = "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___texture_d.html"
-_DEPRECATED_LIST = "https://rocm.docs.amd.com/projects/HIP/en/docs-6.4.2/reference/deprecated_api_list.html"
-HIP_DEPRECATED: dict[str, tuple[str, str, str]] = {
-    **{name: ("deprecated texture-reference API (removed from CUDA 12; HIP 7.0 keeps it with changed error "
-              "codes)", "use texture objects "
-              "(hipCreateTextureObject / cudaCreateTextureObject)", _TEXTURE_REF)
-       for name in ("hipBindTexture", "hipBindTexture2D", "hipBindTextureToArray", "hipBindTextureToMipmappedArray",
-                    "hipUnbindTexture", "hipGetTextureReference", "hipGetTextureAlignmentOffset",
-                    "hipTexRefSetAddressMode", "hipTexRefSetArray", "hipTexRefSetFilterMode", "hipTexRefSetFlags",
-                    "hipTexRefSetFormat", "hipTexRefGetAddress", "hipTexRefSetAddress", "hipTexRefSetAddress2D")},
-    **{name: ("deprecated context API (deprecated since ROCm 1.9)", "use hipSetDevice / the primary context "
-              "and streams", _DEPRECATED_LIST)
-       for name in ("hipCtxCreate", "hipCtxDestroy", "hipCtxPopCurrent", "hipCtxPushCurrent", "hipCtxSetCurrent",
-                    "hipCtxGetCurrent", "hipCtxGetDevice", "hipCtxGetApiVersion", "hipCtxGetCacheConfig",
-                    "hipCtxSetCacheConfig", "hipCtxSetSharedMemConfig", "hipCtxGetSharedMemConfig",
-                    "hipCtxSynchronize", "hipCtxGetFlags", "hipCtxEnablePeerAccess", "hipCtxDisablePeerAccess")},
-    **{name: ("deprecated profiler control (deprecated since ROCm 3.0)", "use rocprofiler / roctx ranges",
-              _DEPRECATED_LIST) for name in ("hipProfilerStart", "hipProfilerStop")},
-    **{name: ("deprecated host allocation API", "use hipHostMalloc / hipHostFree", _DEPRECATED_LIST)
-       for name in ("hipMallocHost", "hipMemAllocHost", "hipFreeHost")},
-}
+# Deprecated HIP names are not listed here: ROCm 7's own headers say which names are deprecated
+# (HIP_DEPRECATED attributes), read by porting.audit.symbols.
 
 # ROCm 7.0 (HIP API 7.0) changes that break CUDA code ported with hipify. Source:
 ROCM7_CHANGES = "https://rocm.docs.amd.com/projects/HIP/en/latest/hip-7-changes.html"

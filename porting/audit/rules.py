@@ -25,7 +25,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("hip-deprecated", "warning", "HIP name that ROCm 7's headers mark deprecated",
          "ROCm 7's HIP headers declare this name (or the one hipify maps it to) with a deprecated attribute: "
          "builds warn (-Wdeprecated-declarations; an error under -Werror); port to the replacement the message names."),
-    Rule("rocm7-removed", "error", "name removed in ROCm 7 (absent from its headers)",
+    Rule("rocm7-removed", "error", "hipify's HIP name is absent from ROCm 7's headers (removed, or never in HIP)",
          "hipify rewrites the name to a HIP name that ROCm 7's headers no longer declare (or mark unavailable), "
          "or HIP 7.0 removed it (HIP API 7.0 changes page): the code does not compile on ROCm 7."),
     Rule("hip-error-ignored", "warning", "hipError_t result ignored (ROCm 7: [[nodiscard]])",
@@ -70,7 +70,7 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "hipify rewrites the string (e.g. \"cuInit\" -> \"hipInit\") but the library handle, versioned "
          "names (_v2) and entry-point tables stay CUDA's. Check the HIP symbol exists in libamdhip64 "
          "(nm -D) and load that library."),
-    Rule("string-cuda-name", "note", "CUDA name inside a string literal (opt-in)",
+    Rule("string-cuda-name", "note", "CUDA name inside a string literal",
          "hipify renames names inside strings too (log messages, symbol names, config keys). Off by default: "
          "in messages the rename is harmless; names looked up at run time are the dlsym-cuda-symbol rule. "
          "Measured precision on the labelled corpus (tests/audit/corpus): 0% (0 of 18 findings; all messages).",
