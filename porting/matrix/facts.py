@@ -68,13 +68,19 @@ def facts_for_process(env: Mapping[str, str]) -> Facts:
 
 
 def unmet_requirement(facts: Facts, device: str = "any", min_rocm: str | None = None,
-                      rdma: str = "any", world_size: int | None = None) -> str | None:
+                      rdma: str = "any", world_size: int | None = None, why: str | None = None) -> str | None:
     """Why a test with these requirements cannot run here, or None if it can.
 
     ``device``: any / cpu / gpu / cuda / rocm; ``min_rocm``: lowest ROCm version (only
     meaningful with a ROCm device); ``rdma``: any / ibverbs / tcp; ``world_size``: ranks needed
-    (GPU hosts need that many devices; CPU ranks are processes and always fit).
+    (GPU hosts need that many devices; CPU ranks are processes and always fit); ``why``: the
+    test's own sentence on what it needs, appended to the reason.
     """
+    reason = _unmet(facts, device, min_rocm, rdma, world_size)
+    return f"{reason} ({why})" if reason and why else reason
+
+
+def _unmet(facts: Facts, device: str, min_rocm: str | None, rdma: str, world_size: int | None) -> str | None:
     if device not in DEVICE_KINDS:
         raise ValueError(f"requires(device={device!r}): must be one of {', '.join(DEVICE_KINDS)}")
     if rdma not in RDMA_KINDS:

@@ -56,8 +56,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "component(name): the matrix component a test certifies")
-    config.addinivalue_line("markers", "requires(device='any', min_rocm=None, rdma='any', world_size=None): "
-                                       "skip unless this platform provides it")
+    config.addinivalue_line("markers", "requires(device='any', min_rocm=None, rdma='any', world_size=None, why=None): "
+                                       "skip unless this platform provides it (why: appended to the reason)")
     if _active(config):
         state = MatrixState(config)
         config.pluginmanager.register(state, "port_matrix_state")
