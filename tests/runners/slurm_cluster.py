@@ -4,13 +4,15 @@ Everything lives in one temporary directory: a munge key and a munged on its own
 (``AuthInfo=socket=...``, so the host's /etc/munge and /run/munge are neither read nor
 touched), slurm.conf on loopback with free ports, the controller's state and the node's
 spool. ``slurmctld``, ``slurmd`` and ``munged`` run in the foreground as children of the
-test process; ``stop()`` cancels every job, waits for the job steps to go, and stops the
-daemons (SIGTERM, then SIGKILL), so nothing is left running. ``start()`` on a started
+test process (and die with it, should it be killed before its finalisers run); ``stop()``
+cancels every job, waits for the job steps to go, and stops the daemons (SIGTERM, then
+SIGKILL), so nothing is left running. ``start()`` on a started
 cluster is a no-op.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -19,6 +21,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from porting.workers import die_with_parent
 
 DAEMONS = ("munged", "slurmctld", "slurmd", "mungekey")
 NODE = "portnode1"
@@ -97,8 +101,11 @@ class SlurmCluster:
     def _spawn(self, name: str, argv: list[str]) -> None:
         log = open(self.root / "log" / f"{name}.out", "ab")
         try:
+            # die_with_parent: if the test process is killed (a CI time-out), no finaliser runs,
+            # so the kernel ends the daemons with it (PR_SET_PDEATHSIG)
             self._procs[name] = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                                 env=self.env(), start_new_session=True)
+                                                 env=self.env(), start_new_session=True,
+                                                 preexec_fn=functools.partial(die_with_parent, os.getpid()))
         finally:
             log.close()
 

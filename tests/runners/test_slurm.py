@@ -11,9 +11,6 @@ import time
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
-
 CUDA_REFERENCE = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="1">
 <properties><property name="port.platform" value="cuda"/><property name="port.cuda_version" value="13.0"/>
 <property name="port.host" value="h100-node-4"/><property name="port.run_id" value="cuda-fleet-9"/>
@@ -40,6 +37,7 @@ def _exit_code(cluster, job: str) -> str:
     return m.group(1)
 
 
+@pytest.mark.slow
 def test_array_shards_and_the_merge_job_make_one_report(slurm_cluster, tools, pack, tmp_path):
     reference = tmp_path / "cuda-fleet"  # JUnit of a reference run made elsewhere, merged in too
     reference.mkdir()
@@ -71,6 +69,7 @@ def test_array_shards_and_the_merge_job_make_one_report(slurm_cluster, tools, pa
     assert f"slurm: job {array}\\_0" in md  # the Runs table says which job made each column's evidence
 
 
+@pytest.mark.slow
 def test_a_cancelled_task_is_a_missing_shard_never_passed(slurm_cluster, tools, pack, tmp_path):
     flag = tmp_path / "holding"
     fields = _submit(slurm_cluster, tools, pack, tmp_path / "results",
@@ -101,3 +100,18 @@ def test_a_cancelled_task_is_a_missing_shard_never_passed(slurm_cluster, tools, 
     shard2 = [r for c in parity["columns"] for r in c["runs"] if r["shard"] == "2/2"]
     for run in shard2:  # the JUnit port wrote on SIGTERM, if it got that far, says it is partial
         assert run["problems"], run
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--shards", "0", "--results", "R"], "--shards 0: expected a positive integer"),
+    (["--shards", "2"], "--results DIR is required"),
+    (["--gpus-per-task", "many", "--results", "R"], "--gpus-per-task many"),
+    (["--bogus"], "unknown argument --bogus"),
+])
+def test_submit_refuses_bad_arguments_before_submitting_anything(tools, tmp_path, args, message):
+    args = [str(tmp_path / "results") if a == "R" else a for a in args]
+    proc = subprocess.run([str(tools.repo / "ci" / "slurm" / "submit"), *args], cwd=tools.repo,
+                          env=tools.clean_env(SLURM_CONF=str(tmp_path / "no-such.conf")),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "results").exists()
