@@ -73,6 +73,11 @@ class Refusal:
         return f"{self.where}: {self.feature}, which port emulate does not emulate (see docs/emulate.md)"
 
 
+WARP_SYNCHRONOUS = "implicit warp-synchronous execution (a volatile view of shared memory without __syncwarp)"
+_SHARED_DECL = re.compile(r"\b__shared__\b[^;{}()]*?\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*;")
+_VOLATILE_SHARED = re.compile(r"\bvolatile\b[^;{}]*\b__shared__\b|\b__shared__\b[^;{}]*\bvolatile\b")
+
+
 def scan_text(text: str, path: str) -> list[Refusal]:
     masked = mask(text)
     found: list[Refusal] = []
@@ -81,7 +86,28 @@ def scan_text(text: str, path: str) -> list[Refusal]:
         if at is not None:
             line, _ = masked.position(at)
             found.append(Refusal(feature.name, f"{path}:{line}"))
+    at = _warp_synchronous(masked.code)
+    if at is not None:
+        found.append(Refusal(WARP_SYNCHRONOUS, f"{path}:{masked.position(at)[0]}"))
     return found
+
+
+def _warp_synchronous(code: str) -> int | None:
+    """Pre-Volta warp-synchronous code reads and writes shared memory through ``volatile`` and
+    relies on the lanes of a warp executing each statement together, with no __syncwarp. The
+    fibers run lanes one after another between collectives, so such code cannot be run
+    faithfully here: it is refused instead of reported as 'same' with a wrong answer."""
+    if "__syncwarp" in code:
+        return None
+    m = _VOLATILE_SHARED.search(code)
+    if m:
+        return m.start()
+    names = set(_SHARED_DECL.findall(code))
+    if not names:
+        return None
+    view = re.compile(r"\bvolatile\b[^;{}]*=[^;{}]*\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
+    m = view.search(code)
+    return m.start() if m else None
 
 
 def _first_use(feature: Feature, masked) -> int | None:
