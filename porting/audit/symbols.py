@@ -44,16 +44,17 @@ class SymbolSets:
 
 
 def rocm7_include(env: dict[str, str]) -> Path | None:
-    """The compile-only ROCm 7 SDK's include dir (ci/fetch-rocm7-sdk's layout), or a ROCm 7 install."""
-    cache = Path(env.get("XDG_CACHE_HOME") or Path(env.get("HOME", "~")).expanduser() / ".cache")
-    candidates = [Path(env["PORT_ROCM7_SDK"]) / "include"] if env.get("PORT_ROCM7_SDK") else []
-    candidates += sorted((cache / "rocm-port" / "rocm7-sdk").glob("*/include"), reverse=True)
-    candidates += [Path(env.get("ROCM_PATH", "/opt/rocm")) / "include"]
-    for inc in candidates:
-        version = inc / "hip" / "hip_version.h"
-        if version.is_file() and "HIP_VERSION_MAJOR 7" in version.read_text(errors="replace"):
-            return inc
-    return None
+    """ROCm 7's HIP include dir: the compile-only SDK as porting.probe.rocm_sdk finds it
+    (ci/fetch-rocm7-sdk, PORT_ROCM7_SDK), else a ROCm 7 install (ROCM_PATH, /opt/rocm)."""
+    from ..probe.rocm import version_from_header
+    from ..probe.rocm_sdk import probe_rocm_sdk
+
+    sdk = probe_rocm_sdk(Path("/"), env)
+    if sdk.include_dir and (sdk.hip_version or "").startswith("7."):
+        return Path(sdk.include_dir)
+    home = env.get("ROCM_PATH") or "/opt/rocm"
+    version, _note = version_from_header(Path("/"), home)
+    return Path(home) / "include" if version and version.split(".")[0] == "7" else None
 
 
 def cuda_include(env: dict[str, str]) -> Path | None:

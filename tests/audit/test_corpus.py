@@ -53,3 +53,9 @@ def test_opt_in_rules_state_their_measured_precision(scored) -> None:
         assert (int(stated.group(2)), int(stated.group(3))) == (scored.true_by_rule[rule.id],
                                                                 scored.total_by_rule[rule.id]), rule.id
         assert int(stated.group(1)) == round(100 * scored.precision(rule.id)), rule.id
+
+
+def test_parallel_run_finds_the_same() -> None:
+    one = audit_paths([CORPUS], jobs=1).findings
+    two = audit_paths([CORPUS], jobs=2).findings  # 35 files: the worker pool runs
+    assert [(f.path, f.line, f.rule, f.message) for f in one] == [(f.path, f.line, f.rule, f.message) for f in two]
