@@ -72,7 +72,7 @@ def _launch(text: str, code: str, chevrons: int, path: str) -> tuple[int, int, s
     line = code.count("\n", 0, chevrons) + 1
     where = f"{path}:{line}"
     start = _callee_start(code, chevrons)
-    if start == chevrons:
+    if not code[start:chevrons].strip():
         raise InputError(f"{where}: a '<<<' launch without a kernel name before it")
     close = _find_top_level(code, chevrons + 3, ">>>")
     if close < 0:
