@@ -21,6 +21,8 @@ NEUTRAL, HIP, CUDA = 0, 1, 2
 
 # starts at '#' (a literal the regex engine can skip to); "only indentation before it" is checked by hand
 _DIRECTIVE = re.compile(r"#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b((?:[^\n\\]|\\.)*)", re.DOTALL)
+_ONE_MACRO = re.compile(r"\s*(!)?\s*(?:defined\s*\(?\s*)?([A-Za-z_]\w*)\s*\)?\s*\Z")
+_DEFINE = re.compile(r"#[ \t]*define[ \t]+(\w+)")
 _WORD = re.compile(r"(!?\s*(?:defined\s*\(?\s*)?)([A-Za-z_]\w*)")
 # Platform macros: the HIP compiler's own, the common project spellings, and AMD GPU arch macros.
 _HIP_MACRO = re.compile(r"__HIP_PLATFORM_(?:AMD|HCC)__|__HIPCC__|__HIP__|__HIP_DEVICE_COMPILE__|__HIP_ROCclr__"
@@ -108,6 +110,60 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
         events.append((line, current))
     _fill(side, events)
     return side, checks
+
+
+def feature_ranges(code: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, MACRO) of the branches compiled only when MACRO is defined:
+    ``#ifdef M`` / ``#if defined(M)`` / ``#if M`` bodies and the ``#else`` of ``#ifndef M``. Which
+    such macros exist only on CUDA (deepspeed's PTX_AVAILABLE, defined under __CUDA_ARCH__) is a
+    tree-level fact, decided in scan.py from ``define_sides``."""
+    out: list[tuple[int, int, str]] = []
+    if "#" not in code:
+        return out
+    # per open #if: [macro or "", line its defined-only branch opened (0: none open), negated test]
+    stack: list[list] = []
+    line, pos = 1, 0
+    for m in _DIRECTIVE.finditer(code):
+        if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
+            continue
+        line += code.count("\n", pos, m.start())
+        pos = m.start()
+        kind, cond = m.group(1), m.group(2)
+        if kind in ("if", "ifdef", "ifndef"):
+            one = _ONE_MACRO.match(cond)
+            name = one.group(2) if one and not _HIP_MACRO.fullmatch(one.group(2)) else ""
+            negated = kind == "ifndef" or bool(one and one.group(1))
+            stack.append([name, 0 if negated or not name else line + 1, negated])
+            continue
+        if not stack:
+            continue
+        name, since, negated = stack[-1]
+        if since:
+            out.append((since, line - 1, name))
+            stack[-1][1] = 0
+        if kind == "else" and name and negated:
+            stack[-1][1] = line + 1  # #ifndef M ... #else: the #else needs M
+        if kind == "elif":
+            stack[-1][0] = ""  # later branches mean "not defined and ...": stop tracking
+        if kind == "endif":
+            stack.pop()
+    return out
+
+
+def define_sides(code: str, side: bytearray) -> tuple[set[str], set[str]]:
+    """(macros #defined on the CUDA side of a platform #if, macros #defined anywhere else)."""
+    cuda: set[str] = set()
+    other: set[str] = set()
+    if "define" not in code:
+        return cuda, other
+    line, pos = 1, 0
+    for m in _DEFINE.finditer(code):
+        if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
+            continue
+        line += code.count("\n", pos, m.start())
+        pos = m.start()
+        (cuda if side[line] == CUDA else other).add(m.group(1))
+    return cuda, other
 
 
 def _fill(side: bytearray, events: list[tuple[int, int]]) -> None:

@@ -67,13 +67,18 @@ class FileFacts:
     width_names: set[str] = field(default_factory=set)  # names it uses as the warp width
     # input: the tree's constants equal to 32 or 5 (None: unknown, look at every name)
     width_candidates: frozenset[str] | None = None
+    # (first, last line, MACRO) of branches compiled only when MACRO is defined, and where the file
+    # #defines macros: a macro defined only on the CUDA side anywhere in the tree makes its
+    # branches CUDA-only too (deepspeed: #ifdef PTX_AVAILABLE around inline PTX)
+    features: list[tuple[int, int, str]] = field(default_factory=list)
+    cuda_defines: set[str] = field(default_factory=set)
+    other_defines: set[str] = field(default_factory=set)
     pending: list[Finding] = field(default_factory=list)  # warp constants, kept if the tree uses them as widths
 
 
 # Rules about HIP code on ROCm 7, which also apply inside HIP branches and HIP files.
 ROCM7_RULES = frozenset({"hip-deprecated", "rocm7-removed", "hip-error-ignored", "warpsize-not-constexpr",
                          "warp-mask-32bit", "rocm7-hiprtc-link", "hipify-hang"})
-_C_DEFINE = re.compile(r"#[ \t]*define[ \t]+(\w+)")
 _TYPE_KEYWORD_BEFORE = re.compile(r"\b(?:struct|class|union|enum(?:\s+class)?|using)\s+\Z")
 _SEMI_AFTER = re.compile(r"\w*\s*;")
 _RUST_ALIAS = re.compile(r"#\[cfg\(use_rocm\)\][^;\n]*?(?:\b(?:type|const|static|fn)\s+(\w+)|\bas\s+(\w+)\s*;)"
@@ -85,16 +90,6 @@ _FUNC_BODY = re.compile(r"\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)\s*(?:const
 _ARGS_THEN_SEMI = re.compile(r"\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\s*;")
 _GUARD = re.compile(r"\b(?:if|for|while|switch)\s*\Z")
 _SKIP_RULES_IN_RUST = frozenset({"string-cuda-name"})
-
-
-def _define_names(code: str) -> set[str]:
-    """Macros the file defines (a definition starts a line: '#' after indentation). Types and
-    functions with CUDA API names are recognised where they are defined (see _identifiers)."""
-    out = set()
-    for m in _C_DEFINE.finditer(code):
-        if not code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
-            out.add(m.group(1))
-    return out
 
 
 def _defines_type(code: str, at: int) -> bool:
@@ -128,7 +123,11 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
     if branches.hip_file([inc.text for inc in m.includes]) and branches.hip_file(
             [inc.text for inc in m.includes if side[m.position(inc.start)[0]] == branches.NEUTRAL]):
         side = bytearray([branches.HIP]) * len(side)
-    facts.defined |= _define_names(m.code)
+    cuda_defines, other_defines = branches.define_sides(m.code, side)
+    facts.cuda_defines |= cuda_defines
+    facts.other_defines |= other_defines
+    facts.defined |= cuda_defines | other_defines
+    facts.features = branches.feature_ranges(m.code)
     seen: set[tuple[int, str]] = set()
     for f in _check_c(m, path, sets, facts, checks):
         where = side[f.line] if f.line < len(side) else 0

@@ -129,17 +129,25 @@ def _run(files: list[tuple[str, str]], jobs: int, sets: SymbolSets) -> list[File
 
 
 def _tree_filter(results: list[FileResult]) -> None:
-    """Drop findings on names the tree defines, and warp constants the tree never uses as a width."""
+    """Drop findings on names the tree defines, warp constants the tree never uses as a width, and
+    findings in branches that need a macro the tree defines only on the CUDA side."""
     defined: set[str] = set()
     widths: set[str] = set()
+    cuda_side: set[str] = set()
+    other_side: set[str] = set()
     for _found, _lines, _problem, facts in results:
         defined |= facts.defined
         widths |= facts.width_names
+        cuda_side |= facts.cuda_defines
+        other_side |= facts.other_defines
+    cuda_only = cuda_side - other_side
     for found, _lines, _problem, facts in results:
         pending = {id(f) for f in facts.pending}
+        gated = [(lo, hi) for lo, hi, name in facts.features if name in cuda_only]
         found[:] = [f for f in found
                     if not (f.rule in _TREE_DEFINED_RULES and f.symbol and f.symbol in defined)
-                    and not (id(f) in pending and f.symbol not in widths)]
+                    and not (id(f) in pending and f.symbol not in widths)
+                    and not any(lo <= f.line <= hi for lo, hi in gated)]
 
 
 def audit_paths(paths: Iterable[str | os.PathLike[str]], *, disable: Iterable[str] = (),
