@@ -25,8 +25,10 @@ class Facts:
     """What this host can run, as detection reports it."""
 
     properties: dict[str, str] = field(default_factory=dict)  # the port.* JUnit properties
-    gpu_count: int = 0
+    gpu_count: int = 0  # GPUs this process may use (after the visibility variables)
     cpu_count: int = 1
+    gpu_variable: str = ""  # the visibility variable that narrows a child to some of them
+    gpu_tokens: list[str] = field(default_factory=list)  # those GPUs in that variable's terms
 
     @property
     def platform(self) -> str:
@@ -42,7 +44,14 @@ class Facts:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Facts:
         return cls(properties={str(k): str(v) for k, v in dict(data.get("properties", {})).items()},
-                   gpu_count=int(data.get("gpu_count", 0)), cpu_count=int(data.get("cpu_count", 1)))
+                   gpu_count=int(data.get("gpu_count", 0)), cpu_count=int(data.get("cpu_count", 1)),
+                   gpu_variable=str(data.get("gpu_variable", "")),
+                   gpu_tokens=[str(t) for t in data.get("gpu_tokens", [])])
+
+    def narrowed(self, tokens: list[str]) -> "Facts":
+        """These facts as seen by a worker given only ``tokens`` of the GPUs."""
+        return Facts(properties=dict(self.properties), gpu_count=len(tokens), cpu_count=self.cpu_count,
+                     gpu_variable=self.gpu_variable, gpu_tokens=list(tokens))
 
 
 def detect_facts(env: Mapping[str, str], config_file: str | None = None) -> Facts:
@@ -51,9 +60,21 @@ def detect_facts(env: Mapping[str, str], config_file: str | None = None) -> Fact
     from ..fingerprint import junit_properties
 
     machine, plan = detect_here(env, config_file)
-    props = junit_properties(machine, plan)
-    gpus = len(machine.gpus) if plan.device != "none" else 0
-    return Facts(properties=props, gpu_count=gpus, cpu_count=os.cpu_count() or 1)
+    return facts_from(junit_properties(machine, plan), machine.devices.of(VENDOR.get(plan.device, "")), env)
+
+
+VENDOR = {"cuda": "nvidia", "rocm": "amd"}
+
+
+def facts_from(props: dict[str, str], physical: list[Any], env: Mapping[str, str]) -> Facts:
+    """Facts from the fingerprint and the platform's physical GPUs, narrowed by the
+    visibility variables in ``env`` (CUDA/HIP/ROCR_VISIBLE_DEVICES)."""
+    from .devices import visible_gpus
+
+    platform = props.get("port.platform", "cpu")
+    vis = visible_gpus(platform, len(physical), env)
+    return Facts(properties=props, gpu_count=vis.count, cpu_count=os.cpu_count() or 1,
+                 gpu_variable=vis.variable if vis.count else "", gpu_tokens=list(vis.tokens))
 
 
 def facts_for_process(env: Mapping[str, str]) -> Facts:

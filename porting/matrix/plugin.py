@@ -103,6 +103,7 @@ class MatrixState:
         self._old_handlers: dict[int, Any] = {}
         self._saved_env: dict[str, str | None] = {}  # the controller's, restored at the end
         self.final_properties: dict[str, str] = {}
+        self.worker_gpus: list[tuple[str, ...]] = []  # controller: the GPUs of each xdist worker
 
     # ---- set-up -------------------------------------------------------------------------
     def start(self) -> None:
@@ -121,13 +122,51 @@ class MatrixState:
             raise pytest.UsageError(str(exc)) from None
         if self.worker:
             self.run_id = os.environ.get(procs.TAG_ENV, "")
+            self._take_assigned_gpus()
         else:
+            self._schedule_workers()
             self.run_id = config.getoption("port_run_id") or os.environ.get("PORT_MATRIX_RUN_ID") or uuid.uuid4().hex
             # Before anything is spawned: workers and their children inherit both.
             self._saved_env = {k: os.environ.get(k) for k in (procs.TAG_ENV, FACTS_ENV)}
             os.environ[procs.TAG_ENV] = self.run_id
             os.environ[FACTS_ENV] = json.dumps(self.facts.to_json())
         self._install_signal_handlers()
+
+    # ---- GPUs per xdist worker -----------------------------------------------------------
+    def _schedule_workers(self) -> None:
+        """On a GPU host, run only as many xdist workers as can each get disjoint GPUs for
+        the largest rank pool (porting.matrix.devices), and deal the GPUs out."""
+        tx = list(getattr(self.config.option, "tx", None) or [])
+        if not tx or self.facts.gpu_count == 0:
+            return
+        from .devices import Visibility, assign, worker_count
+
+        workers = worker_count(len(tx), self.facts.gpu_count)
+        if workers < len(tx):
+            self.config.option.tx = tx[:workers]
+            self.config.option.numprocesses = workers
+        vis = Visibility(self.facts.gpu_variable, tuple(self.facts.gpu_tokens), "")
+        self.worker_gpus = assign(vis, workers)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist, before a worker starts: the GPUs it owns (read in _take_assigned_gpus)."""
+        gpus = self.worker_gpus
+        index = int(str(node.gateway.id).lstrip("gw") or 0)
+        if gpus:
+            node.workerinput["port_gpus"] = list(gpus[index % len(gpus)])
+
+    def _take_assigned_gpus(self) -> None:
+        """In a worker, before torch or Monarch start: narrow this process (and everything
+        it spawns) to the GPUs the controller assigned, and say so in the facts."""
+        tokens = self.config.workerinput.get("port_gpus")  # type: ignore[attr-defined]
+        if tokens is None or not self.facts.gpu_variable:
+            return
+        from .devices import Visibility, worker_env
+
+        os.environ.update(worker_env(Visibility(self.facts.gpu_variable, (), ""), tokens))
+        self.facts = self.facts.narrowed(list(tokens))
+        os.environ[FACTS_ENV] = json.dumps(self.facts.to_json())
 
     def _install_signal_handlers(self) -> None:
         for sig in (signal.SIGTERM, signal.SIGINT):
