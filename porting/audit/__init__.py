@@ -9,5 +9,9 @@ Python API::
 
     from porting.audit.sarif import to_sarif        # SARIF 2.1.0 log (dict)
     from porting.audit.tokenize import tokenize     # shared C/C++/CUDA/Rust tokenizer
-    from porting.audit.rules import RULES           # rule id -> Rule(id, severity, title, help)
+    from porting.audit.rules import RULES           # rule id -> Rule(id, severity, title, help, default)
+    from porting.audit.symbols import symbol_sets   # CUDA / ROCm 7 names read from the headers
+    from porting.audit.evaluate import evaluate     # precision/recall against a labelled corpus
+
+Opt-in rules (``Rule.default`` False) run with ``audit_paths(..., enable=[...])``.
 """

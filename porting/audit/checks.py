@@ -20,7 +20,6 @@ CUDA_NAME = (r"cuda[A-Z]\w*|cu[A-Z]\w*|CU[a-zA-Z_]\w*|cublas\w*|cusparse\w*|cura
 _IDENT_RE = re.compile(r"(?:cu(?:da[A-Z]|[A-Z]|blas|sparse|rand|fft|solver|dnn)|CU[a-zA-Z_]|nv(?:rtc|tx|ml|shmemx?_)"
                        r"|NVRTC_|nccl|NCCL_|__nv_)\w*")
 _CUDA_FULL = re.compile(r"(?:" + CUDA_NAME + r")\Z")
-_DEFINE_RE = re.compile(r"#[ \t]*define[ \t]+(\w+)")
 _ASM_RE = re.compile(r"(?:asm|__asm__|__asm)\s*(?:volatile|__volatile__)?\s*(?:goto\s*)?\(")
 _PTX_HINT = re.compile(r"%laneid|%warpid|\.reg\b|\bmov\.|\bld\.|\bst\.|\bcvta|\bshfl\.|\bvote\.|\bbar\.sync"
                        r"|\bmembar|\bprmt|\.[bsuf](?:16|32|64)\b")
