@@ -34,6 +34,9 @@ _ROOT_WORDS = ("threadIdx", "blockDim", "__lane_id", "__lanemask", "laneid", "th
 _ROOTS = re.compile(r"\b(?:threadIdx|blockDim|__lane_id|__lanemask\w*|laneid|thread_rank)\b")
 _WORDS = re.compile(r"[A-Za-z_]\w*")
 _ASSIGN_AT = re.compile(r"\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)([^;{}]*)")
+# `i = 4 * threadIdx.x`, `(... + threadIdx.x) * 4`: an element offset (a vector width per thread),
+# not a thread or lane index, so `% 32` on it is data layout
+_SCALED = re.compile(r"(?<![\w.])\d+[uUlL]*\s*\*(?!\*)|\*\s*\d+[uUlL]*(?![\w.])")
 _SUBSCRIPT = re.compile(r"\[[^\[\]]*\]")
 _CALL_ARGS = re.compile(r"(?<=[\w>])\s*\([^()]*\)")  # the arguments of f(...) / tpl<T>(...)
 _TARGET = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)[^=]*\Z")
@@ -125,7 +128,7 @@ class Derivation:
             whole = not _after_word(code, at) and code[at - 1:at] != ">" and not (
                 end < len(code) and (code[end].isalnum() or code[end] == "_"))
             m = _ASSIGN_AT.match(code, end) if whole else None
-            if m is not None and self.expr(_unindexed(m.group(1)), depth + 1):
+            if m is not None and not _SCALED.search(m.group(1)) and self.expr(_unindexed(m.group(1)), depth + 1):
                 self.memo[name] = True
                 return True
             at = code.find(name, end)

@@ -39,3 +39,9 @@ __global__ void k(unsigned* out, float v, int i) {
 typedef struct { int v; } cudaAsyncNotificationInfo_t;  // a shim defining a CUDA API type itself
 struct cudaArraySparseProperties { int x; };
 void shim(cudaAsyncNotificationInfo_t* a, cudaArraySparseProperties* b);
+__global__ void vec4(const float* x, float* y, int n) {
+  const int i0 = (blockDim.x * blockIdx.x + threadIdx.x) * 4;  // an element offset, 4 values per thread
+  const int iqs = i0 % 128;
+  if (iqs % 32 != 0) return;  // a 32-value block of data, not a lane
+  int lane = threadIdx.x % 32;  // expect: warp-size-literal
+}

@@ -9,4 +9,6 @@ void load() {
   printf("cudaMalloc failed: %s\n", err);  // expect: string-cuda-name
   printf("allocation failed\n");
   const char* k = "cudaFancyNotAName";
+  cuGetProcAddress("cuMemAlloc", &fn, 12000, 0, nullptr);  // expect: dlsym-cuda-symbol, cuda-unmapped
+  cudaGetDriverEntryPoint("cuMemFree", &fn2, 0, nullptr);  // expect: dlsym-cuda-symbol, cuda-unmapped
 }
