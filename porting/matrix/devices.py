@@ -17,8 +17,8 @@ few GPUs for every requested worker to get a full rank pool, runs fewer workers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 VISIBILITY_VARS = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")
 MAX_RANKS = 4  # the largest rank pool a matrix case uses (porting.matrix.rank_pool)

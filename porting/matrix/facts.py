@@ -48,7 +48,7 @@ class Facts:
                    gpu_variable=str(data.get("gpu_variable", "")),
                    gpu_tokens=[str(t) for t in data.get("gpu_tokens", [])])
 
-    def narrowed(self, tokens: list[str]) -> "Facts":
+    def narrowed(self, tokens: list[str]) -> Facts:
         """These facts as seen by a worker given only ``tokens`` of the GPUs."""
         return Facts(properties=dict(self.properties), gpu_count=len(tokens), cpu_count=self.cpu_count,
                      gpu_variable=self.gpu_variable, gpu_tokens=list(tokens))

@@ -363,7 +363,7 @@ def test_proc_mesh_activate_runs_tensor_ops_per_proc(fault_log):
 
 # ---- GPU procs (collected everywhere, run where the workers have GPUs) -------------------------
 
-@pytest.mark.requires(device="gpu", world_size=2, why="device tensors need GPU worker procs, one GPU per proc of the 2-gpu mesh")
+@pytest.mark.requires(device="gpu", world_size=2, why="device tensors need GPU worker procs, one per proc")
 def test_device_tensors_on_gpu_procs(dm):
     import torch
 
