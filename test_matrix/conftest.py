@@ -108,3 +108,23 @@ def native_lib():
     except Exception as exc:  # NativeError: no build record / no usable device
         pytest.skip(f"native build absent: {exc}")
 
+
+
+@pytest.fixture(scope="session")
+def native_libs(facts):
+    """``lib_for(memory)``: the native build for that placement (porting.native.load_for:
+    cpu build for host memory, this platform's GPU build for device memory); skips with the
+    reason if that build is absent."""
+    try:
+        from porting import native
+    except ImportError as exc:
+        pytest.skip(f"porting.native not importable: {exc}")
+    gpu_path = facts.properties.get("port.path") if facts.platform in ("cuda", "rocm") else None
+
+    def lib_for(memory: str):
+        try:
+            return native.load_for(memory, gpu_path)
+        except native.NativeError as exc:
+            pytest.skip(f"native build for {memory} memory absent: {exc}")
+
+    return lib_for

@@ -6,6 +6,7 @@ Public API (stable; used by ``test_matrix/``)::
     from porting import native
     lib = native.load()                   # best built library in build_dir (GPU if usable, else cpu)
     lib = native.load(path="cpu", build_dir="build/port")
+    lib = native.load_for("host" | "device")  # the build for tensors in that memory (cpu / GPU)
     native.is_available()                 # True if some build can be loaded
     native.ensure_built("cpu", build_dir) # build (incrementally) then load: for test fixtures
 
@@ -30,12 +31,13 @@ torch is imported lazily.
 from __future__ import annotations
 
 from .errors import NativeError, NoDeviceError
-from .library import Library, ensure_built, is_available, library_path, load
+from .library import PLACEMENTS, Library, ensure_built, is_available, library_path, load, load_for
 from .registry import CopyEngine, Event, Registry, Segment
 from .shard import PointerInfo, chunk_bounds, classify, gather, gather_shard, reduce, scatter, scatter_shard
 
 __all__ = [
-    "NativeError", "NoDeviceError", "Library", "load", "is_available", "ensure_built", "library_path",
+    "NativeError", "NoDeviceError", "Library", "load", "load_for", "PLACEMENTS", "is_available", "ensure_built",
+    "library_path",
     "Registry", "Segment", "CopyEngine", "Event", "PointerInfo", "classify", "chunk_bounds",
     "gather", "gather_shard", "scatter", "scatter_shard", "reduce",
 ]

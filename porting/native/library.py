@@ -185,6 +185,35 @@ def load(path: str | None = None, build_dir: str | os.PathLike[str] | None = Non
     return lib
 
 
+PLACEMENTS = ("host", "device")
+GPU_PATHS = tuple(p for p in PATHS if p != "cpu")
+
+
+def load_for(memory: str, gpu_path: str | None = None,
+             build_dir: str | os.PathLike[str] | None = None) -> Library:
+    """The library for tensors in ``memory``: ``host`` tensors use the cpu build (a GPU build
+    works on device tensors only), ``device`` tensors the GPU build of ``gpu_path`` (default:
+    the first usable of cuda, native-hip, hipified-cuda). A GPU host that runs both kinds of
+    case therefore needs both builds (`port build --path cpu` and its GPU path)."""
+    if memory not in PLACEMENTS:
+        raise NativeError(f"memory placement {memory!r}: expected one of {', '.join(PLACEMENTS)}")
+    if memory == "host":
+        return load("cpu", build_dir)
+    problems: list[str] = []
+    for candidate in (gpu_path,) if gpu_path else GPU_PATHS:
+        if candidate == "cpu":
+            raise NativeError("device memory needs a GPU build; path 'cpu' was given")
+        try:
+            lib = load(candidate, build_dir)
+        except NativeError as exc:
+            problems.append(str(exc))
+            continue
+        if lib.usable():
+            return lib
+        problems.append(f"{candidate}: built, but no usable device")
+    raise NativeError("no usable GPU build for device memory: " + "; ".join(problems), "not-found")
+
+
 def default_library(lib: Library | None = None) -> Library:
     if lib is not None:
         return lib

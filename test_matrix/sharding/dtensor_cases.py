@@ -221,34 +221,46 @@ def view(ctx, mesh, names, op):
     check_equal(VIEWS[op](d).full_tensor(), VIEWS[op](full), f"{op} on {names}")
 
 
-def native_shard(ctx, mesh, dim, shape, dtype):
+def _placed(memory, gpu_path):
+    """(native library, torch device) for a placement: the cpu build on host tensors, the
+    GPU build on device tensors (porting.native.load_for)."""
     from porting import native
 
-    full = reference(shape, DTYPES[dtype], "cpu", seed=7)
+    return native.load_for(memory, gpu_path), ("cuda" if memory == "device" else "cpu")
+
+
+def native_shard(ctx, mesh, dim, shape, dtype, memory="host", gpu_path=None):
+    from porting import native
+
+    lib, where = _placed(memory, gpu_path)
+    full = reference(shape, DTYPES[dtype], ctx.device, seed=7)
     d = make_dtensor(ctx, mesh, [f"S{dim}"], full)
+    full = full.to(where)
     m = ctx.mesh(mesh)
     index = m.get_coordinate()[0]
     chunks = len(torch.chunk(full, m.size(0), dim=dim))
-    local = d.to_local().cpu()
+    local = d.to_local().to(where)
     if index >= chunks:  # DTensor pads nothing: this rank's shard is empty
         assert local.numel() == 0, "rank past the last chunk should hold an empty shard"
         return "empty"
-    staged = native.gather_shard(full, dim, m.size(0), index)
+    staged = native.gather_shard(full, dim, m.size(0), index, lib=lib)
+    assert staged.device.type == where, f"gather_shard returned a {staged.device} tensor for {memory} memory"
     check_equal(staged, local, f"native.gather_shard dim {dim} index {index}")
     out = torch.zeros_like(full)
-    native.scatter_shard(local.contiguous(), out, dim, m.size(0), index)
+    native.scatter_shard(local.contiguous(), out, dim, m.size(0), index, lib=lib)
     check_equal(torch.chunk(out, m.size(0), dim=dim)[index], local, "native.scatter_shard")
     return "ok"
 
 
-def native_reduce(ctx, mesh, kind):
+def native_reduce(ctx, mesh, kind, memory="host", gpu_path=None):
     from porting import native
 
-    full = reference((6, 5), torch.float32, "cpu", seed=8)
+    lib, where = _placed(memory, gpu_path)
+    full = reference((6, 5), torch.float32, ctx.device, seed=8)
     m = ctx.mesh(mesh)
     world = m.size(0)
     locals_ = [partial_locals(full, kind, r, world) for r in range(world)]
     d = DTensor.from_local(locals_[m.get_coordinate()[0]], m, [Partial(kind)], run_check=False)
     via_dtensor = d.full_tensor()
-    via_native = native.reduce(locals_, kind)
-    check_equal(via_native, via_dtensor.cpu(), f"native.reduce {kind} vs DTensor Partial({kind})")
+    via_native = native.reduce([t.to(where) for t in locals_], kind, lib=lib)
+    check_equal(via_native, via_dtensor, f"native.reduce {kind} vs DTensor Partial({kind})")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from porting.matrix.monarch_util import load_file
+from porting.matrix.params import MEMORY
 
 pytestmark = pytest.mark.component("sharding")
 
@@ -74,19 +75,28 @@ def test_view(rank_pool, mesh, names, op):
     rank_pool.run(cases.view, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op)
 
 
+def _gpu_path(facts):
+    return facts.properties.get("port.path") if facts.platform in ("cuda", "rocm") else None
+
+
 @pytest.mark.component("native")
+@pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bfloat16"])
 @pytest.mark.parametrize("shape", [(8, 12), (7, 5), (3, 2)], ids=["even", "uneven", "tiny"])
 @pytest.mark.parametrize("dim", [0, 1])
 @pytest.mark.parametrize("mesh", MESHES_1D)
-def test_native_shard_matches_dtensor(native_lib, rank_pool, mesh, dim, shape, dtype):
+def test_native_shard_matches_dtensor(native_libs, facts, rank_pool, mesh, dim, shape, dtype, memory):
+    native_libs(memory)  # skips with the reason if the build for this placement is absent
     out = rank_pool.run(cases.native_shard, ranks=helpers.mesh_ranks(mesh), mesh=mesh, dim=dim, shape=shape,
-                        dtype=dtype)
+                        dtype=dtype, memory=memory, gpu_path=_gpu_path(facts))
     assert "ok" in out, out
 
 
 @pytest.mark.component("native")
+@pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("kind", ["sum", "avg", "max"])
 @pytest.mark.parametrize("mesh", MESHES_1D)
-def test_native_reduce_matches_partial(native_lib, rank_pool, mesh, kind):
-    rank_pool.run(cases.native_reduce, ranks=helpers.mesh_ranks(mesh), mesh=mesh, kind=kind)
+def test_native_reduce_matches_partial(native_libs, facts, rank_pool, mesh, kind, memory):
+    native_libs(memory)
+    rank_pool.run(cases.native_reduce, ranks=helpers.mesh_ranks(mesh), mesh=mesh, kind=kind, memory=memory,
+                  gpu_path=_gpu_path(facts))
