@@ -267,8 +267,8 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
     ``skip``: stages not to run (``--skip``); an omitted stage makes the report partial, since
     certify can then not vouch for the evidence end to end. ``reference_dir``: JUnit of a
     reference run made elsewhere, read (never written) by the report next to this run's."""
-    from .atomic import write_json
     from .errors import UsageError
+    from .hipify import MANIFEST_NAME
     from .paths import OutputDir
     from .report import ARTIFACTS
 
@@ -279,7 +279,6 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         progress.say("reference", f"{len(reference)} JUnit file(s) from {reference_dir}: "
                                   + ", ".join(_describe_reference(p) for p in reference[:4])
                                   + (f" (+{len(reference) - 4} more)" if len(reference) > 4 else ""))
-    logs = out / "logs"
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -289,16 +288,24 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
     record = CertifyRecord(out_dir=str(out))
     start = time.monotonic()
 
+    outdir = OutputDir(out)
+
+    def fresh(rel: str) -> Path:
+        """A file in OUT that a stage creates with a plain open(): no symlinked directory on the
+        way (PathRefused), and no earlier file or symlink at its place (open would follow it)."""
+        path = Path(outdir.path(rel))
+        outdir.unlink(rel)
+        return path
+
     def stage(name: str, args: list[str], log: str, **kw: Any) -> StageResult:
         if name in skip:
             progress.say(name, "omitted (--skip)")
             return StageResult(name, [], "omitted", summary="omitted by --skip")
-        return run_stage(name, args, logs / log, progress, stage_timeout, cwd=str(base), **kw)
+        return run_stage(name, args, fresh(f"logs/{log}"), progress, stage_timeout, cwd=str(base), **kw)
 
-    detect_json = out / "detect.json"
-    detect_json.unlink(missing_ok=True)
+    detect_json = fresh("detect.json")
     det = stage("detect", [*common, "--json", "--out", str(detect_json)], "detect.log",
-                stdout_path=logs / "detect.stdout.json", summarize=lambda r: _summarize_detect(r, detect_json))
+                stdout_path=fresh("logs/detect.stdout.json"), summarize=lambda r: _summarize_detect(r, detect_json))
     record.stages.append(det)
     if det.status == "ok" and detect_json.is_file():
         try:
@@ -313,11 +320,12 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
             progress.say(name, f"skipped: no source dir ({', '.join(sources)})")
     for src in src_dirs:
         tag = src.replace("/", "_").strip("_") or "src"
-        audit_json = out / "audit" / f"{tag}.json"
+        audit_json = fresh(f"audit/{tag}.json")
         audit_json.parent.mkdir(parents=True, exist_ok=True)
         record.stages.append(stage("audit", [*common, str(base / src), "--format", "json"], f"audit-{tag}.log",
                                    stdout_path=audit_json, summarize=lambda r, p=audit_json: _summarize_audit(r, p)))
-        record.stages.append(stage("hipify", [*common, str(base / src), "--out", str(out / "hipified" / tag)],
+        hip_out = Path(outdir.path(f"hipified/{tag}/{MANIFEST_NAME}")).parent  # refuses symlinked dirs
+        record.stages.append(stage("hipify", [*common, str(base / src), "--out", str(hip_out)],
                                    f"hipify-{tag}.log"))
 
     if record.path or "build" in skip:
@@ -326,9 +334,9 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         record.stages.append(StageResult("build", [], "skipped", summary="no path: detect did not finish"))
         progress.say("build", "skipped: no path (detect did not finish)")
 
-    junit_dir = out / "junit"
+    junit_dir = Path(outdir.path("junit/x.xml")).parent  # refuses a symlinked junit/
     for old in _junit_files(junit_dir):  # never report stale evidence from an earlier certify
-        old.unlink()
+        outdir.unlink(str(old.relative_to(out)))
     record.stages.append(stage("matrix", [*common, "--junit", str(junit_dir)], "matrix.log",
                                summarize=lambda r: f"{len(_junit_files(junit_dir))} JUnit file(s)"))
 
@@ -338,13 +346,12 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         reasons.append("stage detect gave no path")
     junit_dir.mkdir(parents=True, exist_ok=True)
     parity = out / "parity.json"
-    outdir = OutputDir(out)
     for name in ARTIFACTS:  # a report that fails must not leave an earlier run's artifacts listed
         outdir.unlink(name)
     args = [*common, str(junit_dir), *(str(p) for p in reference), "--out", str(out), *(report_args or [])]
     for reason in reasons:
         args += ["--incomplete", reason]
-    rep = run_stage("report", args, logs / "report.log", progress, stage_timeout, cwd=str(base),
+    rep = run_stage("report", args, fresh("logs/report.log"), progress, stage_timeout, cwd=str(base),
                     summarize=lambda r: _summarize_report(r, parity), ok_codes={0: "ok", 1: "ok", 3: "ok"})
     record.stages.append(rep)
     record.elapsed = time.monotonic() - start
@@ -362,7 +369,9 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         record.exit_code = 1
         progress.say("done", f"path {record.path or '?'}; no report (stage report {rep.status}); "
                              "verdict: NOT CERTIFIED")
-    write_json(out / "certify.json", record.to_json())
+    outdir.write_bytes("certify.json", (json.dumps(record.to_json(), indent=2) + "\n").encode())
+    for line in outdir.report():
+        progress.say("done", line)
     written = [name for name in (*ARTIFACTS, "certify.json") if (out / name).is_file()]
     progress.say("done", f"artifacts in {out}: {' '.join(written)} logs/")
     return record

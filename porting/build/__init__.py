@@ -20,6 +20,7 @@ from pathlib import Path
 from .. import assets, process_group
 from ..atomic import write_json
 from ..errors import UsageError
+from ..paths import OutputDir
 from .backends import BACKENDS, Backend, BuildContext, find_compiler
 from .record import RECORD_NAME, BuildRecord, Step
 from .sources import header_files
@@ -45,14 +46,21 @@ def read_record(path: str, build_dir: str | os.PathLike[str]) -> BuildRecord | N
 
 
 @contextmanager
-def _locked(out_dir: Path) -> Iterator[None]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with open(out_dir / ".lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+def _locked(build_dir: OutputDir, path: str) -> Iterator[None]:
+    """Hold ``<build_dir>/<path>/.lock``, reached without following a symlink (a symlinked path
+    directory is refused, and a symlink named .lock is never opened: it would be truncated)."""
+    dir_fd, name = build_dir.dir_fd(f"{path}/.lock")
+    try:
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, os.path.join(build_dir.root, path, name)) from None
+    finally:
+        os.close(dir_fd)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _version(compiler: str) -> str | None:
@@ -75,9 +83,10 @@ def build(path: str, build_dir: str | os.PathLike[str] = "build/port", *, jobs: 
     src = Path(source_dir) if source_dir is not None else assets.native_dir()
     if not (src / "include" / "port_native.h").is_file():
         raise UsageError(f"{src}: not a native/ source tree (no include/port_native.h)")
-    out_dir = (Path(build_dir) / path).resolve()
+    outputs = OutputDir(build_dir)
+    out_dir = Path(outputs.path(f"{path}/{RECORD_NAME}")).parent.resolve()  # refuses a symlinked <path>
     started = time.monotonic()
-    with _locked(out_dir):
+    with _locked(outputs, path):
         found = find_compiler(backend, compiler)
         record = BuildRecord(path=path, ok=False, compiler=found, compiler_version=compiler_version,
                              gpu_archs=[], source_dir=str(src.resolve()), build_dir=str(out_dir), library=None)

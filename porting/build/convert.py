@@ -12,6 +12,7 @@ import json
 import time
 from pathlib import Path
 
+from ..atomic import write_bytes
 from ..errors import ToolError
 from ..hipify import MANIFEST_NAME, HipifyOptions, Manifest
 from ..hipify import convert_tree as hipify_tree
@@ -50,7 +51,7 @@ def convert_tree(src: Path, out: Path, jobs: int = 0) -> Step:
         bad = [f for f in manifest.files if f.status == "failed"]
         step.returncode = 1
         raise ToolError(f"hipify {src}: {len(bad)} file(s) failed, first {bad[0].source}: {bad[0].why}")
-    stamp.write_text(key + "\n")
+    write_bytes(stamp, (key + "\n").encode(), durable=False)  # replaces a symlink, never follows it
     return step
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import process_group
+from ..atomic import write_bytes
 from .record import Step
 
 OUTPUT_TAIL = 8000
@@ -91,7 +92,7 @@ def _run_one(cmd: Command) -> tuple[Step, str]:
         return step, text[-OUTPUT_TAIL:]
     if tmp is not None:
         os.replace(tmp, cmd.output)
-    _stamp(cmd.output).write_text(key + "\n")
+    write_bytes(_stamp(cmd.output), (key + "\n").encode(), durable=False)  # replaces a symlink, never follows it
     return step, text[-OUTPUT_TAIL:]
 
 
