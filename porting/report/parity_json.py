@@ -62,6 +62,20 @@ def load_parity(path: str | Path) -> dict[str, Any]:
     if not isinstance(tests, list) or not all(isinstance(t, dict) and isinstance(t.get("id"), str)
                                               and isinstance(t.get("results", {}), dict) for t in tests):
         raise InputError(f"{file}: parity.json 'tests' must be a list of {{id, results}} objects")
-    if not isinstance(data.get("columns", []), list):
-        raise InputError(f"{file}: parity.json 'columns' must be a list")
+    columns = data.get("columns", [])
+    if not isinstance(columns, list) or not all(isinstance(c, dict) for c in columns):
+        raise InputError(f"{file}: parity.json 'columns' must be a list of objects")
+    for t in tests:
+        for key, cell in t.get("results", {}).items():
+            if not _is_cell(cell):
+                raise InputError(f"{file}: parity.json test {t['id'][:80]!r} on {str(key)[:40]!r}: a result must be "
+                                 "an object with a string 'status' and a number 'duration'")
     return data
+
+
+def _is_cell(cell: object) -> bool:
+    if not isinstance(cell, dict):
+        return False
+    duration = cell.get("duration")
+    duration_ok = duration is None or (isinstance(duration, (int, float)) and not isinstance(duration, bool))
+    return isinstance(cell.get("status", ""), str) and duration_ok

@@ -253,3 +253,48 @@ def test_missing_exemptions_file_named_explicitly_is_an_error(tmp_path: Path) ->
     with pytest.raises(ConfigError, match="PORT_MATRIX_EXEMPTIONS: matrix.exemptions: typo.toml"):
         registry_files(load_config(env={"PORT_MATRIX_EXEMPTIONS": "typo.toml"}, project_dir=tmp_path / "none"))
     registry_files(load_config(env={}, project_dir=tmp_path / "none"))  # the shipped one may be absent
+
+
+# -- baselines (report --baseline, audit --baseline) ----------------------------------------------
+JSON_VALUES = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-10 ** 20, 10 ** 20), st.floats(),
+                                     st.text(max_size=8)),
+                           lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                   st.dictionaries(st.text(max_size=8), inner, max_size=3)),
+                           max_leaves=12)
+CELL = st.fixed_dictionaries({}, optional={"status": JSON_VALUES, "duration": JSON_VALUES})
+PARITY = st.fixed_dictionaries(
+    {"kind": st.just("rocm-port.parity"), "schema": st.just(1),
+     "tests": st.lists(st.one_of(JSON_VALUES, st.fixed_dictionaries(
+         {"id": st.sampled_from(["t::a", "t::b"])},
+         optional={"results": st.one_of(JSON_VALUES, st.dictionaries(st.sampled_from(["cpu", "rocm"]),
+                                                                    st.one_of(CELL, JSON_VALUES)))})),
+         max_size=3)},
+    optional={"columns": st.one_of(JSON_VALUES, st.lists(st.one_of(JSON_VALUES, st.fixed_dictionaries(
+        {"key": st.sampled_from(["cpu", "rocm"])}, optional={"platform": JSON_VALUES})), max_size=3))})
+
+
+@SETTINGS
+@given(PARITY)
+def test_any_report_baseline_is_diffed_or_one_error(tmp_path: Path, baseline: dict) -> None:
+    from porting.report import build_report
+
+    run = tmp_path / "cpu.xml"
+    run.write_text("<testsuites><testsuite name='s'><properties><property name='port.platform' value='cpu'/>"
+                   "</properties><testcase classname='t' name='a' time='2.5'/></testsuite></testsuites>")
+    (tmp_path / "base.json").write_text(json.dumps(baseline))
+    try:
+        build_report([run], labels={}, reference="auto", min_rocm="7.0", baseline=tmp_path / "base.json")
+    except PortError as exc:
+        assert str(exc).startswith(str(tmp_path / "base.json")) and "\n" not in str(exc)
+
+
+@SETTINGS
+@given(st.one_of(JSON_VALUES, st.fixed_dictionaries({"schema": st.integers(0, 3), "findings": JSON_VALUES})))
+def test_any_audit_baseline_is_read_or_one_error(tmp_path: Path, data: object) -> None:
+    from porting.audit.findings import Baseline
+
+    (tmp_path / "audit-baseline.json").write_text(json.dumps(data))
+    try:
+        Baseline.load(tmp_path / "audit-baseline.json")
+    except PortError as exc:
+        assert "audit-baseline.json" in str(exc) and "\n" not in str(exc)
