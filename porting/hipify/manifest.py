@@ -40,8 +40,44 @@ class FileEntry:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FileEntry:
+        """One entry, its types checked: the manifest is a file anyone can edit, and a value of
+        the wrong type must be a rebuild (ValueError -> ``Manifest.load`` returns None), not a
+        traceback deep in the incremental logic."""
+        if not isinstance(data, dict):
+            raise ValueError("manifest entry is not an object")
         known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        entry = cls(**{k: v for k, v in data.items() if k in known})
+        _check_types(entry)
+        return entry
+
+
+_OPT_STR = (str, type(None))
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "source": (str,), "status": (str,), "why": (str,), "output": _OPT_STR, "copy": _OPT_STR, "sha256": _OPT_STR,
+    "size": (int,), "mtime_ns": (int,), "candidate": (bool,), "non_utf8_bytes": (int,),
+    "facts": (dict, type(None)), "replacements": (list, type(None)), "output_size": (int, type(None)),
+}
+
+
+def _check_types(e: FileEntry) -> None:
+    for name, types in _FIELD_TYPES.items():
+        if not isinstance(getattr(e, name), types):
+            raise ValueError(f"manifest entry field {name!r} has the wrong type")
+    if e.status not in STATUSES:
+        raise ValueError(f"manifest entry status {e.status!r} is unknown")
+    if not all(_shaped(r, (int, int, str)) for r in e.replacements or []):
+        raise ValueError("manifest entry 'replacements' is malformed")
+    if e.facts is not None:
+        f = e.facts
+        includes = f.get("includes", [])
+        if not (isinstance(f.get("breadcrumb"), bool) and isinstance(f.get("base_changed"), bool)
+                and isinstance(includes, list) and all(_shaped(m, (int, int, str, str, _OPT_STR)) for m in includes)):
+            raise ValueError("manifest entry 'facts' is malformed")
+
+
+def _shaped(value: Any, types: tuple[Any, ...]) -> bool:
+    return (isinstance(value, list) and len(value) == len(types)
+            and all(isinstance(v, t) and not (t is int and isinstance(v, bool)) for v, t in zip(value, types)))
 
 
 @dataclass
@@ -77,7 +113,9 @@ class Manifest:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Manifest:
-        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data["source_root"], str) \
+                or not isinstance(data["output_root"], str) or not isinstance(data.get("key", {}), dict) \
+                or not isinstance(data.get("files", []), list):
             raise ValueError(f"not a {SCHEMA} manifest")
         return cls(source_root=data["source_root"], output_root=data["output_root"], key=data.get("key", {}),
                    files=[FileEntry.from_json(f) for f in data.get("files", [])],
@@ -88,5 +126,5 @@ class Manifest:
         """The manifest at ``path``, or None if missing or unreadable (a full rebuild follows)."""
         try:
             return cls.from_json(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return None

@@ -139,3 +139,33 @@ def test_symlinked_file_inside_out_is_replaced_not_written_through(tmp_path: Pat
     assert target.read_text() == "untouched"
     assert not (out / "sub" / "b.h").is_symlink()
     assert (out / "sub" / "b.h").read_text() == "#pragma once\nint b();\n"
+
+
+@pytest.mark.parametrize("entry", [
+    {"source": ["a.cu"], "status": "unchanged"},
+    {"source": "a.cu", "status": "unchanged", "output": ["x"]},
+    {"source": "a.cu", "status": "unchanged", "output": {"x": 1}},
+    {"source": "a.cu", "status": "converted", "replacements": [["x"]], "size": 61},
+    {"source": "a.cu", "status": "converted", "facts": {"breadcrumb": 1}},
+    {"source": "a.cu", "status": "converted", "facts": [1, 2]},
+    "not an object",
+])
+def test_a_manifest_with_wrong_types_is_a_full_rebuild_not_a_traceback(tmp_path: Path, capsys, entry) -> None:
+    src, out = _tree(tmp_path)
+    assert main(["hipify", str(src), "--out", str(out), "-j", "1"]) == 0
+    mpath = out / MANIFEST_NAME
+    data = json.loads(mpath.read_text())
+    data["files"].append(entry)
+    mpath.write_text(json.dumps(data))
+    assert main(["hipify", str(src), "--out", str(out), "-j", "1"]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    assert {e["source"] for e in json.loads(mpath.read_text())["files"]} == {"a.cu", "sub/b.h"}
+
+
+def test_a_deeply_nested_manifest_is_a_full_rebuild(tmp_path: Path) -> None:
+    src, out = _tree(tmp_path)
+    convert_tree(src, out, jobs=1)
+    (out / MANIFEST_NAME).write_text('{"schema": "rocm-port/hipify-manifest/1", "x": ' + "[" * 100000 + "]" * 100000
+                                     + "}")
+    m = convert_tree(src, out, jobs=1)
+    assert m.ok and {e.source for e in m.files} == {"a.cu", "sub/b.h"}
