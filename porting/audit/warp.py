@@ -105,39 +105,54 @@ def _call_args(code: str, open_at: int) -> str:
 class Derivation:
     """Which names hold a thread/lane index: asked on demand (per operand the rules meet), by
     following the name's assignments back to threadIdx/blockDim/lane ids, three hops at most.
-    A root inside a subscript or a call's arguments is data (``qh = x[threadIdx.x]``), not an index."""
+    Only assignments in the same function are followed (from the last top-level '}' before the
+    use), so a name reused by another kernel does not leak. A root inside a subscript or a call's
+    arguments is data (``qh = x[threadIdx.x]``), and a scaled one (``4 * threadIdx.x``) an element
+    offset: neither is a thread index."""
 
     def __init__(self, code: str) -> None:
         self.code = code
-        self.memo: dict[str, bool] = {}
+        self.memo: dict[tuple[str, int], bool] = {}
         self.any_root = any(root in code for root in _ROOT_WORDS)  # str.find: far faster than a \b regex
 
-    def name(self, name: str, depth: int = 0) -> bool:
+    def scope(self, at: int) -> tuple[int, int]:
+        """The function around offset ``at``: from after the previous top-level '}' to the next."""
+        lo = self.code.rfind("\n}", 0, at) + 1
+        hi = self.code.find("\n}", at)
+        return lo, len(self.code) if hi < 0 else hi
+
+    def name(self, name: str, scope: tuple[int, int], depth: int = 0) -> bool:
         if not self.any_root or name in _KEYWORDS:
             return False
-        known = self.memo.get(name)
+        key = (name, scope[0])
+        known = self.memo.get(key)
         if known is not None:
             return known
         if depth > 3:
             return False
-        self.memo[name] = False  # cycle guard while this name is being resolved
+        self.memo[key] = False  # cycle guard while this name is being resolved
         code = self.code
-        at = code.find(name)
+        at = code.find(name, scope[0], scope[1])
         while at >= 0:  # str.find to each occurrence, then one precompiled match: no regex per name
             end = at + len(name)
             whole = not _after_word(code, at) and code[at - 1:at] != ">" and not (
                 end < len(code) and (code[end].isalnum() or code[end] == "_"))
             m = _ASSIGN_AT.match(code, end) if whole else None
-            if m is not None and not _SCALED.search(m.group(1)) and self.expr(_unindexed(m.group(1)), depth + 1):
-                self.memo[name] = True
+            if m is not None and not _SCALED.search(m.group(1)) and self.expr(
+                    _unindexed(m.group(1)), scope, depth + 1):
+                self.memo[key] = True
                 return True
-            at = code.find(name, end)
+            at = code.find(name, end, scope[1])
         return False
 
-    def expr(self, expr: str, depth: int = 0) -> bool:
+    def expr(self, expr: str, scope: tuple[int, int], depth: int = 0) -> bool:
         if _ROOTS.search(expr):
             return True
-        return any(self.name(w, depth) for w in dict.fromkeys(_WORDS.findall(expr)))
+        return any(self.name(w, scope, depth) for w in dict.fromkeys(_WORDS.findall(expr)))
+
+    def at(self, expr: str, offset: int) -> bool:
+        """Does ``expr``, written at ``offset``, hold a thread/lane index?"""
+        return self.expr(expr, self.scope(offset))
 
 
 # never a thread index: keywords, casts, and the grid builtins (blockIdx / gridDim are not lanes)
@@ -154,10 +169,6 @@ def _unindexed(expr: str) -> str:
         expr = _SUBSCRIPT.sub(" ", expr)
         expr = _CALL_ARGS.sub(" ", expr)
     return expr
-
-
-def _is_derived(expr: str, derived: Derivation) -> bool:
-    return derived.expr(expr)
 
 
 def _assigned_name(code: str, at: int) -> str:
@@ -192,7 +203,7 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
         if pair not in (("%", "32"), ("/", "32"), ("&", "31"), (">>", "5"), ("==", "31"), ("<", "32")):
             continue
         operand = _left_operand(code, m.start())
-        by_use = _is_derived(operand, derived)
+        by_use = derived.at(operand, m.start())
         if pair == ("<", "32") and not (by_use and _ANY_SHFL.search(code, m.end(), m.end() + 600)):
             continue  # `tid < 32` is "the last warp" only when a shuffle follows
         if not by_use and not (pair in (("/", "32"), (">>", "5"))
@@ -205,7 +216,7 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
     for m in _SHIFT_LANE.finditer(code) if "<<" in code else ():
         if _after_word(code, m.start()):
             continue  # 31 << x, x1 << y
-        if derived.name(m.group(1)) or _ROOTS.fullmatch(m.group(1)):
+        if derived.at(m.group(1), m.start()):
             yield (m.start(), "warp-size-literal", f"'1 << {m.group(1)}' builds a lane bit in a 32-bit int: lanes "
                    "32-63 of a 64-lane wavefront shift out (undefined behaviour)",
                    f"use 1ull << lane and a 64-bit mask; {EMULATE}", "")
@@ -239,8 +250,8 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
     derived = derived or Derivation(code)
     for m in _WIDTH_USE.finditer(code) if derived.any_root else ():
         name = m.group(2)
-        if (candidates is None or name in candidates) and name not in out and _is_derived(
-                _left_operand(code, m.start()), derived):
+        if (candidates is None or name in candidates) and name not in out and derived.at(
+                _left_operand(code, m.start()), m.start()):
             out.add(name)
     for m in _SHFL.finditer(code) if "__shfl" in code else ():
         last = _LAST_ARG.search(_call_args(code, m.end() - 1))
