@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import assets
+from .. import assets, process_group
 from ..errors import InputError
 from ..paths import OutputDir
 from ..process_group import stop_group
@@ -128,7 +128,7 @@ def runtime_digest(tool: Toolchain, warp: int) -> str:
 
 def compiler_version(cxx: str) -> str:
     try:
-        done = subprocess.run([cxx, "--version"], capture_output=True, text=True, timeout=60)
+        done = process_group.run([cxx, "--version"], timeout=60)  # a hang takes its whole tree
     except FileNotFoundError:
         raise InputError(f"C++ compiler '{cxx}' not found (port emulate compiles with the host g++)") from None
     except subprocess.TimeoutExpired:
