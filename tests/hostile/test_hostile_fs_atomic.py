@@ -102,3 +102,31 @@ def test_unlink_does_not_follow_a_final_symlink(tmp_path: Path) -> None:
     os.symlink(victim, tmp_path / "out" / "link")
     assert OutputDir(tmp_path / "out").unlink("link") is True
     assert victim.read_text() == "keep" and not (tmp_path / "out" / "link").exists()
+
+
+def test_regenerating_a_checked_in_alias_block_keeps_0644(tmp_path: Path) -> None:
+    """The issue's repro: `port aliases scan --out` on a checked-in 0644 file made it 0600."""
+    from porting.cli import main
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "lib.rs").write_text("fn f() { unsafe { cuInit(0) }; }\n")
+    out = tmp_path / "rocm_compat.rs"
+    out.write_text("// stale\n")
+    os.chmod(out, 0o644)
+    old = os.umask(0o077)
+    try:
+        assert main(["aliases", "scan", str(src), "--out", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert "cuInit" in out.read_text() and _mode(out) == 0o644
+
+
+def test_sarif_and_baseline_are_world_readable_under_umask_022(tmp_path: Path, umask022) -> None:
+    from porting.cli import main
+
+    (tmp_path / "a.cu").write_text("void f(unsigned v) { __shfl_sync(0xffffffff, v, 1); }\n")
+    sarif, base = tmp_path / "a.sarif", tmp_path / "base.json"
+    main(["audit", str(tmp_path / "a.cu"), "--format", "sarif", "-o", str(sarif), "--fail-on", "never"])
+    main(["audit", str(tmp_path / "a.cu"), "--write-baseline", str(base)])
+    assert _mode(sarif) == _mode(base) == 0o644
