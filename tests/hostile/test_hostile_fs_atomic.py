@@ -9,6 +9,8 @@ import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from porting import atomic
 from porting.paths import OutputDir, PathRefused
@@ -130,3 +132,20 @@ def test_sarif_and_baseline_are_world_readable_under_umask_022(tmp_path: Path, u
     main(["audit", str(tmp_path / "a.cu"), "--format", "sarif", "-o", str(sarif), "--fail-on", "never"])
     main(["audit", str(tmp_path / "a.cu"), "--write-baseline", str(base)])
     assert _mode(sarif) == _mode(base) == 0o644
+
+
+_PIECES = st.sampled_from(["a", "b", ".", "..", "", "/", "\0", "x y", "\udcff", "/tmp", "..."])
+
+
+@given(st.lists(_PIECES, max_size=8).map("/".join), st.booleans())
+def test_output_dir_never_resolves_outside_its_root(path: str, absolute: bool) -> None:
+    root = "/srv/out"
+    out = OutputDir(root)
+    candidate = (root + "/" + path) if absolute else path
+    try:
+        parts = out.parts(candidate)
+    except PathRefused:
+        return
+    assert parts and all(p not in ("", ".", "..") and "/" not in p and "\0" not in p for p in parts)
+    full = os.path.normpath(os.path.join(root, *parts))
+    assert full.startswith(root + "/")
