@@ -148,7 +148,7 @@ def main() -> int:
     print(f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}; "
           f"best of {args.repeat}; g++ -O2; native = the same loop as plain C++ in the same process")
     print(f"{'warp':>4} {'switch':>8} {'grid-stride threads/s':>22} {'native it/s':>12} {'slowdown':>9}"
-          f" {'1M-thread s':>11} {'barrier crossings/s':>20} {'native it/s':>12} {'slowdown':>9}")
+          f" {'kernel s':>11} {'barrier crossings/s':>20} {'native it/s':>12} {'slowdown':>9}")
     for r in rows:
         print(f"{r['warp']:>4} {r['switch']:>8} {r['emulated_threads_per_s']:>22.3e}"
               f" {r['native_iterations_per_s']:>12.3e} {r['saxpy_slowdown']:>8.0f}x {r['saxpy_kernel_s']:>11.3f}"
