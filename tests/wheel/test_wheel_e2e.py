@@ -45,6 +45,11 @@ __global__ void lane_sum(int* out) {
 }
 int devices() { int n = 0; return cudaGetDeviceCount(&n) == cudaSuccess ? n : -1; }
 """
+JUNIT = """<?xml version="1.0"?><testsuites><testsuite name="pytest" tests="1">
+<properties><property name="port.schema" value="1"/><property name="port.platform" value="cpu"/>
+<property name="port.run_id" value="r"/><property name="port.complete" value="true"/></properties>
+<testcase classname="mine.test_x" name="test_ok"/></testsuite></testsuites>
+"""
 RUST = "pub unsafe fn alloc(p: *mut *mut u8, n: usize) -> i32 { cudaMalloc(p as _, n) as i32 }\n"
 
 
@@ -209,6 +214,10 @@ def _core_commands(venv: FreshVenv, work: Path) -> None:
     record = json.loads((work / "build" / "port" / "cpu" / "build-record.json").read_text())
     assert record["ok"] and Path(record["source_dir"]).is_relative_to(venv.site)
     assert (work / "build" / "port" / "cpu" / record["library"]).is_file()
+    (work / "cpu.xml").write_text(JUNIT)  # report needs only the core install
+    venv.port(work, "report", "cpu.xml", "--out", "core-report", ok=(0, 1, 3))
+    parity = json.loads((work / "core-report" / "parity.json").read_text())
+    assert [t["id"] for t in parity["tests"]] == ["mine.test_x::test_ok"]
     no_extra = venv.port(work, "matrix", ok=(2,))
     assert "rocm-port[matrix]" in no_extra.stderr and "Traceback" not in no_extra.stderr
 
