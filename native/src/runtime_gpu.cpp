@@ -26,8 +26,13 @@ struct Event {
 
 namespace {
 
+// Errors deliberately not acted on: clearing the sticky "last error" after a failure we already
+// report, and cleanup in void calls or on a path that already failed, where the first error is
+// the one the caller sees. ROCm 7 makes hipError_t [[nodiscard]]; this says so in one place.
+inline void ignore_error(gpuError_t) {}
+
 pn_status gpu_fail(gpuError_t err, const char* what) {
-  gpuGetLastError();  // clear the sticky "last error" so later calls start clean
+  ignore_error(gpuGetLastError());  // clear the sticky "last error" so later calls start clean
   bool no_device = err == gpuErrorNoDevice;
 #if defined(GPU_RUNTIME_CUDA)
   no_device = no_device || err == cudaErrorInsufficientDriver;
@@ -71,7 +76,7 @@ pn_status rt_classify(const void* ptr, pn_pointer_info* out) {
   if (err != gpuSuccess) {
     // Memory the runtime never saw: HIP 5 reports an error where CUDA/HIP 6 say "unregistered".
     // A runtime without devices cannot own the pointer either; both mean plain host memory.
-    gpuGetLastError();
+    ignore_error(gpuGetLastError());
     return PN_OK;
   }
   const gpuMemoryType type = gpuPointerAttributeType(attr);
@@ -137,7 +142,7 @@ pn_status rt_import(const pn_export_handle* handle, void** ptr, Exportable** ctx
   if (err != gpuSuccess) return gpu_fail(err, "gpuIpcOpenMemHandle");
   auto* ex = new (std::nothrow) Exportable();
   if (ex == nullptr) {
-    gpuIpcCloseMemHandle(base);
+    ignore_error(gpuIpcCloseMemHandle(base));
     return fail(PN_ERR_RUNTIME, "out of memory");
   }
   ex->ptr = base;
@@ -151,9 +156,9 @@ pn_status rt_import(const pn_export_handle* handle, void** ptr, Exportable** ctx
 void rt_release(Exportable* ctx) {
   if (ctx == nullptr) return;
   if (ctx->owner)
-    gpuFree(ctx->ptr);
+    ignore_error(gpuFree(ctx->ptr));
   else
-    gpuIpcCloseMemHandle(ctx->ptr);
+    ignore_error(gpuIpcCloseMemHandle(ctx->ptr));
   delete ctx;
 }
 
@@ -174,8 +179,8 @@ pn_status rt_stream_create(Stream** out) {
 
 void rt_stream_destroy(Stream* stream) {
   if (stream == nullptr) return;
-  gpuStreamSynchronize(stream->stream);
-  gpuStreamDestroy(stream->stream);
+  ignore_error(gpuStreamSynchronize(stream->stream));
+  ignore_error(gpuStreamDestroy(stream->stream));
   delete stream;
 }
 
@@ -190,7 +195,7 @@ pn_status rt_copy_async(Stream* stream, void* dst, const void* src, uint64_t nby
   if (nbytes) err = gpuMemcpyAsync(dst, src, nbytes, gpuMemcpyDefault, stream->stream);
   if (err == gpuSuccess) err = gpuEventRecord(ev->event, stream->stream);
   if (err != gpuSuccess) {
-    gpuEventDestroy(ev->event);
+    ignore_error(gpuEventDestroy(ev->event));
     delete ev;
     return gpu_fail(err, "gpuMemcpyAsync");
   }
@@ -201,7 +206,7 @@ pn_status rt_copy_async(Stream* stream, void* dst, const void* src, uint64_t nby
 pn_status rt_event_query(Event* event, bool* done) {
   gpuError_t err = gpuEventQuery(event->event);
   if (err == gpuErrorNotReady) {
-    gpuGetLastError();
+    ignore_error(gpuGetLastError());
     *done = false;
     return PN_OK;
   }
@@ -217,7 +222,7 @@ pn_status rt_event_wait(Event* event) {
 
 void rt_event_destroy(Event* event) {
   if (event == nullptr) return;
-  gpuEventDestroy(event->event);
+  ignore_error(gpuEventDestroy(event->event));
   delete event;
 }
 

@@ -17,7 +17,7 @@ struct CudaLaunch {
 
 pn_status check(cudaError_t err, const char* what) {
   if (err == cudaSuccess) return PN_OK;
-  cudaGetLastError();
+  (void)cudaGetLastError();  // clear the sticky error we are reporting (ROCm 7: hipError_t is [[nodiscard]])
   const pn_status st =
       (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) ? PN_ERR_NO_DEVICE : PN_ERR_RUNTIME;
   return pn::fail(st, "%s: %s", what, cudaGetErrorString(err));
