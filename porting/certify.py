@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from .cli import COMMANDS
 from .process_group import spawn, stop_group
+from .registry import platform_of_path
 
 KIND = "rocm-port.certify"
 SCHEMA = 1
@@ -217,7 +218,7 @@ def _junit_files(directory: Path) -> list[Path]:
 
 def _path_green(parity: dict[str, Any], path: str | None) -> str:
     """One phrase on the tests of the platform the machine ran (e.g. 'CPU path green')."""
-    platform = {"cuda": "cuda", "native-hip": "rocm", "hipified-cuda": "rocm"}.get(path or "", "cpu")
+    platform = platform_of_path(path)
     cols = [c for c in parity.get("columns", []) if c.get("platform") == platform]
     if not cols:
         return f"no {platform.upper()} run"

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from .plan import Plan
 from .probe import Machine
+from .registry import paths_on
 
 JUNIT_SCHEMA = "1"
 
@@ -26,7 +27,7 @@ def junit_properties(machine: Machine, plan: Plan, run_id: str | None = None,
         "port.platform": platform_of(plan),
         "port.path": plan.path,
         "port.rocm_version": machine.rocm.version or "",
-        "port.rocm_usable": "true" if plan.toolchain("native-hip").can_run else "false",
+        "port.rocm_usable": "true" if any(plan.toolchain(p).can_run for p in paths_on("rocm")) else "false",
         "port.cuda_version": machine.cuda.version or "",
         "port.gpu_arch": ",".join(archs),
         "port.torch_version": machine.packages.torch.version or "",

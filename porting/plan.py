@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import registry
 from .config import Config
 from .errors import ConfigError, PlatformError
 from .probe import Machine
+from .probe.rocm_sdk import MIN_CLANG_MAJOR
 from .records import Record, asdict
 from .sources import SourceScan, scan_sources
 from .versions import compare, format_version, parse_version
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 PLAN_SCHEMA = 1
-PATHS = ("cuda", "native-hip", "hipified-cuda", "cpu")
+PATHS = registry.PATH_NAMES
 
 
 class Toolchain(Record):
@@ -121,36 +123,57 @@ def assess_cuda(m: Machine) -> _Platform:
     return _Platform(compiles, runs, why)
 
 
-def _hip_toolchain(path: str, m: Machine, rocm: _Platform) -> Toolchain:
-    """A ROCm install at or above the gate wins; else the compile-only ROCm 7 SDK with clang."""
+def _nvcc(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
+    reason = "builds and runs" if cuda.runs else ("compile-only: " if cuda.compiles else "") + \
+        "; ".join(cuda.why_not)
+    headers = f"{m.cuda.home}/include (CUDA {m.cuda.version})" if cuda.compiles else None
+    return Toolchain("", m.cuda.nvcc, m.cuda.version, cuda.compiles, cuda.runs, reason, "nvcc", headers)
+
+
+def _rocm(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
+    reason = "builds and runs" if rocm.runs else "; ".join(rocm.why_not) or "cannot run"
+    if rocm.compiles and not rocm.runs:
+        reason = "compile-only: " + reason
+    if not rocm.compiles:
+        return Toolchain("", None, None, False, False, reason, "rocm")
+    return Toolchain("", m.rocm.hipcc, m.rocm.version, True, rocm.runs, reason, "rocm",
+                     f"{m.rocm.home}/include (ROCm {m.rocm.version})")
+
+
+def _rocm7_sdk(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
+    """Compile-only by construction: the SDK has headers and device libraries, no runtime."""
     sdk = m.rocm_sdk
-    if rocm.compiles or not sdk.found:
-        reason = "builds and runs" if rocm.runs else "; ".join(rocm.why_not) or "cannot run"
-        if rocm.compiles and not rocm.runs:
-            reason = "compile-only: " + reason
-        elif not rocm.compiles and not sdk.found:
-            reason += "; no compile-only ROCm 7 SDK (ci/fetch-rocm7-sdk) with clang++ " \
-                      f"{'found but the SDK is missing' if sdk.clang else 'new enough for gfx950'}"
-        headers = f"{m.rocm.home}/include (ROCm {m.rocm.version})" if rocm.compiles else None
-        return Toolchain(path, m.rocm.hipcc if rocm.compiles else None, m.rocm.version if rocm.compiles else None,
-                         rocm.compiles, rocm.runs, reason, "rocm", headers)
+    if not sdk.found:
+        missing = "the SDK is missing" if sdk.clang else f"no clang++ new enough for gfx950 ({MIN_CLANG_MAJOR}+)"
+        return Toolchain("", None, None, False, False,
+                         f"no compile-only ROCm 7 SDK toolchain: {missing} (ci/fetch-rocm7-sdk)", "rocm7-sdk")
     reason = (f"compile-only: clang++-{sdk.clang_major} with the ROCm {sdk.hip_version} SDK headers "
               "(no ROCm runtime, nothing built with it runs)")
-    return Toolchain(path, sdk.clang, sdk.hip_version, True, False, reason, "rocm7-sdk", sdk.headers_from)
+    return Toolchain("", sdk.clang, sdk.hip_version, True, False, reason, "rocm7-sdk", sdk.headers_from)
+
+
+def _host(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
+    ok = m.host_compiler.path is not None
+    return Toolchain("", m.host_compiler.path, m.host_compiler.version, ok, ok,
+                     "host C++ compiler" if ok else "no host C++ compiler found", "host")
+
+
+# How each declared toolchain (porting.registry.TOOLCHAINS) is assessed on a machine.
+ASSESS = {"nvcc": _nvcc, "rocm": _rocm, "rocm7-sdk": _rocm7_sdk, "host": _host}
 
 
 def _toolchains(m: Machine, rocm: _Platform, cuda: _Platform) -> list[Toolchain]:
-    cuda_reason = "builds and runs" if cuda.runs else ("compile-only: " if cuda.compiles else "") + \
-        "; ".join(cuda.why_not)
-    cpu_ok = m.host_compiler.path is not None
-    cuda_headers = f"{m.cuda.home}/include (CUDA {m.cuda.version})" if cuda.compiles else None
-    return [
-        Toolchain("cuda", m.cuda.nvcc, m.cuda.version, cuda.compiles, cuda.runs, cuda_reason, "nvcc", cuda_headers),
-        _hip_toolchain("native-hip", m, rocm),
-        _hip_toolchain("hipified-cuda", m, rocm),
-        Toolchain("cpu", m.host_compiler.path, m.host_compiler.version, cpu_ok, cpu_ok,
-                  "host C++ compiler" if cpu_ok else "no host C++ compiler found", "host"),
-    ]
+    """Per declared path, the first of its toolchains that can compile here (else the first, with
+    every candidate's reason): a ROCm install at the gate wins over the compile-only SDK."""
+    assessed = {name: ASSESS[name](m, rocm, cuda) for name in registry.TOOLCHAIN_NAMES}
+    out: list[Toolchain] = []
+    for bp in registry.PATHS:
+        options = [assessed[name] for name in bp.toolchains]
+        chosen = next((t for t in options if t.can_compile), options[0])
+        reason = chosen.reason if chosen.can_compile else "; ".join(t.reason for t in options)
+        out.append(Toolchain(bp.name, chosen.compiler, chosen.version, chosen.can_compile, chosen.can_run, reason,
+                             chosen.toolchain, chosen.headers))
+    return out
 
 
 def _rocm_path(scan: SourceScan, reasons: list[str]) -> str:

@@ -1,12 +1,13 @@
 """One build backend per path, behind a small Protocol; ``BACKENDS`` maps path -> backend.
 
+Which backend flavour a path uses is declared in ``porting.registry`` (``BuildPath.backend``).
+
 Each backend turns a ``BuildContext`` into compile commands (one per translation unit) and
 one link command. ``porting.build.build`` runs them incrementally and writes the record.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -14,6 +15,9 @@ from pathlib import Path
 from typing import Protocol
 
 from .. import process_group
+from ..probe.rocm_sdk import RocmSdkInfo
+from ..registry import PATHS, BuildPath
+from . import hip_toolchains
 from .convert import convert_tree, converted_include_dirs, converted_path
 from .record import Step
 from .sources import LIBRARY_NAME, Unit, header_files, units_for
@@ -21,9 +25,7 @@ from .steps import Command
 
 COMMON_FLAGS = ["-O3", "-std=c++17", "-DNDEBUG"]
 HOST_FLAGS = ["-fPIC", "-fvisibility=hidden", "-Wall", "-Wextra"]
-HIP_ENV = {"HIP_PLATFORM": "amd"}  # hipcc would otherwise pick nvcc when CUDA is installed
-DEFAULT_HIP_ARCHS = ("gfx942", "gfx950")  # ROCm 7 targets; filtered by what the compiler accepts
-FALLBACK_HIP_ARCH = "gfx90a"  # accepted by ROCm 5.x compilers, for compile checks
+DEFAULT_HIP_ARCHS = ("gfx942", "gfx950")  # ROCm 7 targets: MI300 and MI350/355
 DEFAULT_CUDA_ARCHS = ("sm_90",)
 
 
@@ -39,6 +41,8 @@ class BuildContext:
     headers: list[Path]
     notes: list[str] = field(default_factory=list)
     pre_steps: list[Step] = field(default_factory=list)
+    toolchain: str = ""  # the declared toolchain compiling it (porting.registry): rocm, rocm7-sdk, ...
+    sdk: RocmSdkInfo | None = None  # rocm7-sdk: the SDK's include and device-library dirs, clang's tools
 
     def obj(self, unit: Unit) -> Path:
         return self.out_dir / "obj" / (Path(unit.source).name + ".o")
@@ -81,14 +85,6 @@ def _link(ctx: BuildContext, argv_head: list[str], objs: list[Path], tail: list[
     return Command("link", "objects", out, argv, stamps, dict(env or {}))
 
 
-def _accepts(argv: list[str], env: dict[str, str] | None = None) -> bool:
-    try:
-        proc = process_group.run(argv, env=env, timeout=120, text=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0
-
-
 def _host_compiler() -> str:
     return shutil.which("c++") or shutil.which("g++") or shutil.which("clang++") or "c++"
 
@@ -101,8 +97,10 @@ def _host_unit(ctx: BuildContext, unit: Unit, compiler: str | None = None) -> Co
 
 
 class CpuBackend:
-    path = "cpu"
     compiler_names = ("c++", "g++", "clang++")
+
+    def __init__(self, spec: BuildPath) -> None:
+        self.path = spec.name
 
     def archs(self, ctx: BuildContext) -> list[str]:
         return []
@@ -119,8 +117,10 @@ class CudaBackend:
     statically and loads libcuda lazily (dlopen), so the library builds and loads on a machine
     without a driver."""
 
-    path = "cuda"
     compiler_names = ("nvcc",)
+
+    def __init__(self, spec: BuildPath) -> None:
+        self.path = spec.name
 
     def archs(self, ctx: BuildContext) -> list[str]:
         wanted = [a if a.startswith("sm_") else f"sm_{a}" for a in ctx.gpu_archs] or list(DEFAULT_CUDA_ARCHS)
@@ -159,73 +159,53 @@ class CudaBackend:
         return cmds, link
 
 
-class _HipBase:
+class HipBackend:
+    """The ROCm paths. hipify converts what the path's registry entry says (the plain-CUDA units,
+    or every GPU unit); plain C++ units use the host compiler. Two toolchains compile the rest:
+    ``rocm`` (hipcc of a ROCm install at the gate) and ``rocm7-sdk`` (clang with the ROCm 7 SDK:
+    relocatable device code, device-linked with ocml/ockl and the oclc control variables).
+    Both with ``-Werror``: ROCm 7's [[nodiscard]] hipError_t is an error, not a warning."""
+
     compiler_names = ("hipcc",)
-    path = ""
-    convert_all = False  # hipified-cuda: every unit from the converted tree
+
+    def __init__(self, spec: BuildPath) -> None:
+        self.path = spec.name
+        self.convert_all = spec.convert == "all"
 
     def archs(self, ctx: BuildContext) -> list[str]:
-        if ctx.gpu_archs:
-            return list(ctx.gpu_archs)
-        probe = ctx.out_dir / "arch-check.cpp"
-        probe.parent.mkdir(parents=True, exist_ok=True)
-        probe.write_text("int main() { return 0; }\n")
-        env = dict(os.environ, **HIP_ENV)
-        accepted = [a for a in DEFAULT_HIP_ARCHS
-                    if _accepts([ctx.compiler, f"--offload-arch={a}", "-x", "hip", "-fsyntax-only", str(probe)], env)]
-        if accepted:
-            return accepted
-        ctx.notes.append(f"{ctx.compiler} accepts none of {', '.join(DEFAULT_HIP_ARCHS)} (ROCm 7 targets); "
-                         f"building for {FALLBACK_HIP_ARCH} to check the code compiles")
-        return [FALLBACK_HIP_ARCH]
+        return list(ctx.gpu_archs) or list(DEFAULT_HIP_ARCHS)
 
-    def commands(self, ctx: BuildContext) -> tuple[list[Command], Command]:
-        units = units_for(self.path)
+    def _sources(self, ctx: BuildContext) -> list[tuple[Unit, Path, list[str], list[Path]]]:
+        """(unit, source, include flags, extra inputs) of each GPU unit, after the hipify step."""
         converted = ctx.out_dir / "hipified"
         ctx.pre_steps.append(convert_tree(ctx.source_dir, converted, ctx.jobs))
-        arch_flags = [f"--offload-arch={a}" for a in ctx.gpu_archs]
         converted_incs = _includes(ctx, converted_include_dirs(converted, ["include"]))
         converted_headers = header_files(converted)
-        cmds = []
-        for u in units:
+        out = []
+        for u in units_for(self.path):
             if u.kind == "host":
-                cmds.append(_host_unit(ctx, u))
                 continue
-            use_converted = self.convert_all or u.kind == "cuda"
-            if use_converted:
+            if self.convert_all or u.kind == "cuda":
                 src = converted_path(converted, u.source)
                 if src is None:
                     raise FileNotFoundError(f"hipify produced no output for {u.source} in {converted}")
-                incs, headers = converted_incs, converted_headers
+                out.append((u, src, converted_incs, converted_headers))
             else:
-                src, incs, headers = ctx.source_dir / u.source, _includes(ctx), []
-            lang = ["-x", "hip"]
-            argv = [ctx.compiler, *COMMON_FLAGS, *HOST_FLAGS, *arch_flags, *_defines(ctx), *incs, *lang,
-                    "-c", str(src), "-o", str(ctx.obj(u))]
-            cmd = _compile(ctx, u, argv, src, HIP_ENV)
-            cmd.inputs += headers
+                out.append((u, ctx.source_dir / u.source, _includes(ctx), []))
+        return out
+
+    def commands(self, ctx: BuildContext) -> tuple[list[Command], Command]:
+        flavour = hip_toolchains.ROCM7_SDK if ctx.toolchain == "rocm7-sdk" else hip_toolchains.HIPCC
+        head, env = flavour.compile_head(ctx)
+        cmds = [_host_unit(ctx, u) for u in units_for(self.path) if u.kind == "host"]
+        objs = [ctx.obj(u) for u in units_for(self.path)]
+        for u, src, incs, extra in self._sources(ctx) + flavour.generated_units(ctx):
+            cmd = _compile(ctx, u, [*head, *_defines(ctx), *incs, "-c", str(src), "-o", str(ctx.obj(u))], src, env)
+            cmd.inputs += extra
             cmds.append(cmd)
-        link = _link(ctx, [ctx.compiler, "-shared", *arch_flags], [ctx.obj(u) for u in units], ["-lpthread", "-lrt"],
-                     HIP_ENV)
-        return cmds, link
-
-
-class NativeHipBackend(_HipBase):
-    """hipcc directly on the portable-header unit; the plain-CUDA unit is the one thing hipify
-    must convert first (hipcc cannot compile cuda_runtime.h). Plain C++ units: host compiler."""
-
-    path = "native-hip"
-
-
-class HipifiedCudaBackend(_HipBase):
-    """`port hipify` over the whole tree, then hipcc on the converted copy of every GPU unit."""
-
-    path = "hipified-cuda"
-    convert_all = True
-
-
-BACKENDS: dict[str, Backend] = {b.path: b for b in (CudaBackend(), NativeHipBackend(), HipifiedCudaBackend(),
-                                                    CpuBackend())}
+            if ctx.obj(u) not in objs:
+                objs.append(ctx.obj(u))
+        return cmds, _link(ctx, flavour.link_head(ctx), objs, flavour.link_tail(ctx), env)
 
 
 def find_compiler(backend: Backend, hint: str | None) -> str | None:
@@ -238,3 +218,8 @@ def find_compiler(backend: Backend, hint: str | None) -> str | None:
     if backend.path == "cuda" and Path("/usr/local/cuda/bin/nvcc").is_file():
         return "/usr/local/cuda/bin/nvcc"
     return None
+
+
+_FLAVOURS: dict[str, type[CpuBackend] | type[CudaBackend] | type[HipBackend]] = {
+    "host": CpuBackend, "nvcc": CudaBackend, "hip": HipBackend}
+BACKENDS: dict[str, Backend] = {p.name: _FLAVOURS[p.backend](p) for p in PATHS}

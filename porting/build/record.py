@@ -32,7 +32,7 @@ class Step:
 
 @dataclass
 class BuildRecord:
-    path: str  # cuda | native-hip | hipified-cuda | cpu
+    path: str  # a build path declared in porting.registry
     ok: bool
     compiler: str | None
     compiler_version: str | None
@@ -45,6 +45,10 @@ class BuildRecord:
     notes: list[str] = field(default_factory=list)
     error: str | None = None  # one line: the failing command and its exit status
     error_output: str = ""  # the failing tool's stderr/stdout (tail)
+    toolchain: str | None = None  # the declared toolchain (porting.registry) that compiled it
+    headers: str | None = None  # GPU paths: the headers compiled against, and where they came from
+    runnable: bool = True  # False: built by a compile-only toolchain, nothing in it can run here
+    code_objects: list[dict[str, Any]] = field(default_factory=list)  # HIP: one per arch in the bundle
     schema: int = BUILD_RECORD_SCHEMA
 
     @property
@@ -56,7 +60,9 @@ class BuildRecord:
                 "compiler_version": self.compiler_version, "gpu_archs": list(self.gpu_archs),
                 "source_dir": self.source_dir, "build_dir": self.build_dir, "library": self.library,
                 "seconds": round(self.seconds, 3), "steps": [s.to_json() for s in self.steps],
-                "notes": list(self.notes), "error": self.error, "error_output": self.error_output}
+                "notes": list(self.notes), "error": self.error, "error_output": self.error_output,
+                "toolchain": self.toolchain, "headers": self.headers, "runnable": self.runnable,
+                "code_objects": [dict(c) for c in self.code_objects]}
 
     @classmethod
     def from_json(cls, data: Any, where: str = "build record") -> BuildRecord:
@@ -67,6 +73,8 @@ class BuildRecord:
                        compiler_version=data["compiler_version"], gpu_archs=list(data["gpu_archs"]),
                        source_dir=data["source_dir"], build_dir=data["build_dir"], library=data["library"],
                        seconds=float(data["seconds"]), steps=[Step.from_json(s) for s in data["steps"]],
-                       notes=list(data["notes"]), error=data["error"], error_output=data.get("error_output", ""))
+                       notes=list(data["notes"]), error=data["error"], error_output=data.get("error_output", ""),
+                       toolchain=data.get("toolchain"), headers=data.get("headers"),
+                       runnable=bool(data.get("runnable", True)), code_objects=list(data.get("code_objects", [])))
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"{where}: malformed build record ({exc})") from None

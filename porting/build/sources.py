@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..registry import build_path
+
 LIBRARY_NAME = "libport_native.so"
 
 
@@ -29,16 +31,10 @@ UNITS: tuple[Unit, ...] = (
     Unit("src/shard_kernels.cu", "cuda"),
 )
 
-KINDS_BY_PATH: dict[str, tuple[str, ...]] = {
-    "cpu": ("host", "cpu"),
-    "cuda": ("host", "portable", "cuda"),
-    "native-hip": ("host", "portable", "cuda"),
-    "hipified-cuda": ("host", "portable", "cuda"),
-}
-
-
 def units_for(path: str) -> list[Unit]:
-    return [u for u in UNITS if u.kind in KINDS_BY_PATH[path]]
+    """The units path ``path`` compiles (its unit kinds are declared in porting.registry)."""
+    kinds = build_path(path).units
+    return [u for u in UNITS if u.kind in kinds]
 
 
 def header_files(source_dir: Path, extra_include: Path | None = None) -> list[Path]:

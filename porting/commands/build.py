@@ -7,7 +7,8 @@ import json
 import os
 import sys
 
-from ..plan import PATHS
+from ..registry import PATH_NAMES as PATHS
+from ..registry import archs_for
 
 HELP = "build native/ for a path (cuda, native-hip, hipified-cuda, cpu) into the build directory"
 
@@ -54,22 +55,17 @@ def run(args: argparse.Namespace) -> int:
         if plan is None:
             raise PlatformError(f"cannot detect the build path ({why}); pass --path")
         path = plan.path  # type: ignore[attr-defined]
-    compiler = version = None
+    compiler = version = tc = None
     if plan is not None:
         tc = plan.toolchain(path)  # type: ignore[attr-defined]
         compiler, version = tc.compiler, tc.version
         gpu_archs = list(plan.gpu_archs)  # type: ignore[attr-defined]  # config gpu_archs, else detected
     else:
         gpu_archs = list(config["gpu_archs"])
-    if path == "cpu":
-        gpu_archs = []
-    elif path == "cuda":
-        gpu_archs = [a for a in gpu_archs if a.startswith("sm_") or a.isdigit()]
-    else:
-        gpu_archs = [a for a in gpu_archs if a.startswith("gfx")]
+    gpu_archs = archs_for(path, gpu_archs)
 
     record = build(path, config["build_dir"], jobs=config["jobs"], gpu_archs=gpu_archs, compiler=compiler,
-                   compiler_version=version, source_dir=args.source)
+                   compiler_version=version, source_dir=args.source, toolchain=tc)
     if args.json:
         sys.stdout.write(json.dumps(record.to_json(), indent=2) + "\n")
     else:

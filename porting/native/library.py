@@ -8,10 +8,11 @@ import os
 import threading
 from pathlib import Path
 
+from ..registry import PATH_NAMES
 from .errors import STATUS_NAMES, NativeError, NoDeviceError
 
 ABI_VERSION = 1
-PATHS = ("cuda", "native-hip", "hipified-cuda", "cpu")  # load() preference order
+PATHS = PATH_NAMES  # load() preference order: the registry declares paths in it
 RECORD_NAME = "build-record.json"
 DEFAULT_BUILD_DIR = "build/port"
 
@@ -140,6 +141,9 @@ def library_path(path: str, build_dir: str | os.PathLike[str] | None = None) -> 
         raise NativeError(f"{record}: unreadable build record: {exc.__class__.__name__}") from None
     if not isinstance(data, dict) or not data.get("ok") or not data.get("library"):
         raise NativeError(f"{record}: the last `port build --path {path}` did not succeed", "not-found")
+    if data.get("runnable") is False:  # loading would only fail on ROCm's missing runtime symbols
+        raise NativeError(f"{record}: built by the compile-only {data.get('toolchain')} toolchain (compiled for "
+                          f"{','.join(data.get('gpu_archs') or [])}); nothing built with it runs here", "not-found")
     lib = Path(data["library"])
     return lib if lib.is_absolute() else record.parent / lib
 

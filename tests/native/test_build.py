@@ -198,42 +198,6 @@ def test_cuda_build_succeeds(build_dir):
     _check_no_device("cuda", build_dir, "cuda")
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not have("hipcc"), reason="hipcc not installed")
-@pytest.mark.parametrize("path", ["native-hip", "hipified-cuda"])
-def test_hip_builds_succeed_and_report_no_device(build_dir, path):
-    record = _gpu_build(path, build_dir)
-    assert record.steps[0].kind == "hipify"
-    assert record.gpu_archs and all(a.startswith("gfx") for a in record.gpu_archs)
-    hipified = [s for s in record.steps if s.kind == "compile" and "/hipified/" in s.command[-3]]
-    converted = {Path(s.source).name for s in hipified}
-    if path == "native-hip":
-        assert converted == {"shard_kernels.cu"}  # only the plain-CUDA unit goes through hipify
-    else:
-        assert converted == {"runtime_gpu.cpp", "shard_kernels.cu"}  # every GPU unit, from the converted tree
-    kernel = next(Path(s.command[-3]) for s in hipified if s.source.endswith("shard_kernels.cu"))
-    text = kernel.read_text()
-    assert "hip/hip_runtime.h" in text and "cudaStream_t" not in text
-    from porting import native
-
-    if native.load(path, build_dir).usable():
-        pytest.skip("an AMD device is present: the no-device check does not apply")
-    _check_no_device(path, build_dir, "hip")
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not have("hipcc"), reason="hipcc not installed")
-def test_default_load_falls_back_to_cpu_when_gpu_builds_cannot_run(lib, build_dir):
-    from porting import native
-
-    _gpu_build("native-hip", build_dir)
-    chosen = native.load(None, build_dir)
-    if chosen.path != "cpu":
-        assert chosen.usable()
-    else:
-        assert chosen.backend == "cpu"
-
-
 @pytest.mark.skipif(not have("nvcc"), reason="nvcc not installed")
 def test_cuda_archs_the_compiler_cannot_target_are_dropped_with_a_note(tmp_path):
     from porting.build.backends import BACKENDS, BuildContext, find_compiler
@@ -253,13 +217,3 @@ def test_cuda_archs_the_compiler_cannot_target_are_dropped_with_a_note(tmp_path)
     assert backend.archs(ctx([])) == ["sm_90"]
 
 
-@pytest.mark.skipif(not have("hipcc"), reason="hipcc not installed")
-def test_hip_default_archs_are_what_the_compiler_accepts(tmp_path):
-    from porting.build.backends import BACKENDS, DEFAULT_HIP_ARCHS, FALLBACK_HIP_ARCH, BuildContext, find_compiler
-
-    backend = BACKENDS["native-hip"]
-    c = BuildContext(path="native-hip", source_dir=assets.native_dir(), out_dir=tmp_path, compiler=find_compiler(backend, None),
-                     gpu_archs=[], alias_include=tmp_path, jobs=1, headers=[])
-    archs = backend.archs(c)
-    assert archs == [FALLBACK_HIP_ARCH] or set(archs) <= set(DEFAULT_HIP_ARCHS)
-    assert (archs == [FALLBACK_HIP_ARCH]) == any("accepts none of" in n for n in c.notes)
