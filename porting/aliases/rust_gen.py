@@ -57,8 +57,15 @@ def render_block(aliases: Iterable[Alias]) -> str:
     ]
     for alias in aliases:
         if rust_usable(alias):
-            lines.append(f"#[cfg(use_rocm)] {_ALLOW} {rust_item(alias)}")
+            lines.append(f"#[cfg(use_rocm)] {_ALLOW} {rust_item(alias)}{_mark(alias)}")
     return "\n".join(lines) + "\n"
+
+
+def _mark(alias: Alias) -> str:
+    """A trailing comment on aliases the ROCm headers could not confirm (library aliases)."""
+    if alias.status != "unverified":
+        return ""
+    return f" // unverified: {alias.library} headers were not available to check {alias.hip}"
 
 
 def _rust_str(text: str) -> str:
@@ -70,7 +77,8 @@ def render_macro_table(table: AliasTable) -> str:
     usable = [a for a in table.select(table.entries) if rust_usable(a)]
     lines = [
         f"// {TABLE_MARK} from the alias table",
-        "// (torch.utils.hipify.cuda_to_hip_mappings + hip_aliases/overrides.toml). Do not edit.",
+        "// (torch.utils.hipify.cuda_to_hip_mappings + hip_aliases/overrides.toml), every runtime/driver",
+        "// target held to the ROCm headers' declarations; library aliases are marked unverified. Do not edit.",
         "",
         "/// Expands to the `#[cfg(use_rocm)]` alias item of one CUDA name; used by `rocm_compat!`.",
         "#[doc(hidden)]",
@@ -78,7 +86,7 @@ def render_macro_table(table: AliasTable) -> str:
         "macro_rules! __hip_aliases_one {",
     ]
     for a in usable:
-        lines.append(f"    ({a.cuda}) => {{ #[cfg(use_rocm)] {_ALLOW} {rust_item(a)} }};")
+        lines.append(f"    ({a.cuda}) => {{ #[cfg(use_rocm)] {_ALLOW} {rust_item(a)} }};{_mark(a)}")
     lines += [
         "    ($other:ident) => {",
         '        compile_error!(concat!("hip-aliases: `", stringify!($other),',

@@ -11,6 +11,10 @@ prefixes) are candidates, so a crate's own ``MAJOR_VERSION`` is never mistaken f
 Files that ``port aliases`` generated (they carry its marker) are skipped, so the checked-in
 alias block never keeps its own names alive.
 
+A ``build.rs`` is also read for bindgen allowlists (``allowlist_function/type/var/item``,
+regexes included): the names they match define a -sys crate's API even where no ``.rs`` file
+names them, so they count as used.
+
 Two lexers give the same result on valid Rust: ``tokenize`` (porting.audit.tokenize, every
 token; the reference) and ``fast`` (the default: one regular expression that only stops at
 comments, string/char literals and candidate identifiers, about 10x faster; a test checks it
@@ -203,6 +207,36 @@ def _scan_fast(text: str, label: str, table: AliasTable, result: ScanResult,
         _note(name, line, start - line_start + 1, label, table, result, candidates)
 
 
+# bindgen's Builder::allowlist_{function,type,var,item}("regex") (and the older whitelist_*), with
+# a plain or raw string literal argument.
+_ALLOWLIST = re.compile(r'\.(?:allow|white)list_(?:function|type|var|item)\s*\(\s*'
+                        r'(?:"((?:[^"\\]|\\.)*)"|r(#*)"(.*?)"\2)', re.S)
+
+
+def bindgen_allowlists(text: str, label: str, table: AliasTable, result: ScanResult) -> None:
+    """A -sys crate's build.rs names its API in bindgen allowlists: every table name an allowlist
+    pattern matches (bindgen anchors the regex at both ends) counts as used, even when no .rs
+    file names it. A pattern Python cannot read is reported (the scan would be incomplete)."""
+    regions = _skipped_regions(text)
+    for m in _ALLOWLIST.finditer(text):
+        if any(a <= m.start() < b for a, b in regions):
+            continue  # inside a comment (or a string): bindgen never sees it
+        raw = m.group(1)
+        pattern = (raw.encode().decode("unicode_escape") if raw and "\\" in raw else raw) \
+            if raw is not None else m.group(3)
+        line = text.count("\n", 0, m.start()) + 1
+        try:
+            regex = re.compile(pattern)
+        except re.error as exc:
+            result.unreadable.append(f"{label}:{line}: bindgen allowlist {pattern!r} is not a regex "
+                                     f"this scanner can read ({exc})")
+            continue
+        col = m.start() - text.rfind("\n", 0, m.start())
+        for name in table.entries:
+            if name not in result.used and regex.fullmatch(name):
+                result.used[name] = Use(name, label, line, col)
+
+
 def scan(paths: Iterable[str | os.PathLike[str]], table: AliasTable,
          exclude: Iterable[str | os.PathLike[str]] = (), allow: Iterable[str] = (),
          lexer: str = "fast") -> ScanResult:
@@ -229,5 +263,7 @@ def scan(paths: Iterable[str | os.PathLike[str]], table: AliasTable,
         result.files.append(label)
         result.lines += text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         scan_text(text, label, table, result, candidates, defined)
+        if path.name == "build.rs":
+            bindgen_allowlists(text, label, table, result)
     result.unknown = [u for u in candidates.values() if u.name not in defined]
     return result

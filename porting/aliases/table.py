@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .. import assets
 from ..errors import ConfigError
+from ..headers import HeaderNames
+from .ground_truth import UndeclaredRule, verify
 
 SCHEMA = 1
 KINDS = ("type", "const", "function")
@@ -47,6 +49,8 @@ class Alias:
     min_hip: int | None = None  # first HIP_VERSION_MAJOR that has the HIP name
     reason: str = ""
     source: str = ""
+    status: str = ""  # held to the headers: declared | renamed | unverified (a library's) | dropped
+    library: str = ""  # unverified: the ROCm library whose headers were not available (hipBLAS, ...)
 
     @property
     def hip_pointee(self) -> str | None:
@@ -62,7 +66,8 @@ class Alias:
         fields: dict[str, Any] = {k: data.get(k) for k in ("cuda", "hip", "kind", "origin")}
         return cls(**fields,
                    const_type=data.get("const_type"), min_hip=data.get("min_hip"),
-                   reason=data.get("reason", ""), source=data.get("source", ""))
+                   reason=data.get("reason", ""), source=data.get("source", ""),
+                   status=data.get("status", ""), library=data.get("library", ""))
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,8 @@ class AliasTable:
     overrides_file: str = ""
     schema: int = SCHEMA
     skipped: int = 0  # hipify entries that are not identifiers (paths, ``cub::``, includes)
+    dropped: list[Alias] = field(default_factory=list)  # undeclared in the ROCm headers, by an [[undeclared]] rule
+    headers: str = ""  # what the targets were held to ("" when not verified)
 
     def get(self, cuda: str) -> Alias | None:
         return self.entries.get(cuda)
@@ -92,30 +99,38 @@ class AliasTable:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def select(self, names: Iterable[str]) -> list[Alias]:
-        """The entries for ``names`` (unknown names dropped), sorted by kind then name."""
+    def select(self, names: Iterable[str], verified_only: bool = False) -> list[Alias]:
+        """The entries for ``names`` (unknown names dropped), sorted by kind then name;
+        ``verified_only`` leaves out the library aliases the headers could not confirm."""
         order = {k: i for i, k in enumerate(KINDS)}
-        found = {self.entries[n] for n in names if n in self.entries}
+        found = {self.entries[n] for n in names if n in self.entries
+                 and not (verified_only and self.entries[n].status == "unverified")}
         return sorted(found, key=lambda a: (order[a.kind], a.cuda))
 
     def to_json(self) -> dict[str, Any]:
         return {"schema": self.schema, "torch_version": self.torch_version,
                 "overrides_file": self.overrides_file, "skipped": self.skipped,
                 "counts": {k: sum(1 for a in self.entries.values() if a.kind == k) for k in KINDS},
-                "entries": [a.to_json() for a in self.entries.values()]}
+                "headers": self.headers,
+                "status": {s: sum(1 for a in self.entries.values() if a.status == s)
+                           for s in ("declared", "renamed", "unverified")} | {"dropped": len(self.dropped)},
+                "entries": [a.to_json() for a in self.entries.values()],
+                "dropped": [a.to_json() for a in self.dropped]}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AliasTable:
         entries = [Alias.from_json(e) for e in data.get("entries", [])]
         return cls(entries={a.cuda: a for a in entries}, torch_version=data.get("torch_version", ""),
                    overrides_file=data.get("overrides_file", ""), schema=int(data.get("schema", SCHEMA)),
-                   skipped=int(data.get("skipped", 0)))
+                   skipped=int(data.get("skipped", 0)),
+                   dropped=[Alias.from_json(e) for e in data.get("dropped", [])], headers=data.get("headers", ""))
 
 
 @dataclass
 class Overrides:
     aliases: list[Alias] = field(default_factory=list)
     const_types: list[ConstTypeRule] = field(default_factory=list)
+    undeclared: list[UndeclaredRule] = field(default_factory=list)
 
 
 def _classify(cuda: str, hip: str, map_name: str) -> str:
@@ -143,9 +158,10 @@ def load_overrides(path: str | Path) -> Overrides:
     if not path.is_file():
         raise ConfigError(f"{path}: alias overrides file does not exist")
     data = _load_toml(path)
-    unknown = set(data) - {"alias", "const_type"}
+    unknown = set(data) - {"alias", "const_type", "undeclared"}
     if unknown:
-        raise ConfigError(f"{path}: unknown table(s) {', '.join(sorted(unknown))} (known: alias, const_type)")
+        raise ConfigError(f"{path}: unknown table(s) {', '.join(sorted(unknown))} "
+                          "(known: alias, const_type, undeclared)")
     out = Overrides()
     for i, entry in enumerate(data.get("alias", [])):
         where = f"{path}: [[alias]] #{i + 1}"
@@ -180,7 +196,23 @@ def load_overrides(path: str | Path) -> Overrides:
         except re.error as exc:
             raise ConfigError(f"{where}: pattern is not a valid regular expression: {exc}") from None
         out.const_types.append(ConstTypeRule(rule["pattern"], rule["type"], rule["reason"]))
+    out.undeclared = _undeclared_rules(data.get("undeclared", []), path)
     return out
+
+
+def _undeclared_rules(items: list[Any], path: Path) -> list[UndeclaredRule]:
+    rules = []
+    for i, rule in enumerate(items):
+        where = f"{path}: [[undeclared]] #{i + 1}"
+        if not isinstance(rule, dict) or set(rule) - {"pattern", "reason"} or not all(
+                isinstance(rule.get(k), str) and rule[k].strip() for k in ("pattern", "reason")):
+            raise ConfigError(f"{where}: must be a table with non-empty strings pattern and reason")
+        try:
+            re.compile(rule["pattern"])
+        except re.error as exc:
+            raise ConfigError(f"{where}: pattern is not a valid regular expression: {exc}") from None
+        rules.append(UndeclaredRule(rule["pattern"], rule["reason"].strip()))
+    return rules
 
 
 def load_hipify_maps() -> tuple[dict[str, Mapping[str, Any]], str]:
@@ -212,12 +244,14 @@ def load_hipify_maps() -> tuple[dict[str, Mapping[str, Any]], str]:
 
 def build_table(overrides: str | Path | None = None,
                 maps: Mapping[str, Mapping[str, str]] | None = None,
-                extra_overrides: Iterable[str | Path] = ()) -> AliasTable:
+                extra_overrides: Iterable[str | Path] = (),
+                names: HeaderNames | None = None) -> AliasTable:
     """hipify's maps (or ``maps``, for tests) + overrides -> the table. Pure apart from reading files.
 
     ``extra_overrides``: a user's files (``aliases.extra_overrides``), applied after the shipped
     one: their aliases replace its entries for the same CUDA name, their const_type rules are
-    tried first."""
+    tried first. ``names``: what the ROCm headers declare (``ground_truth.rocm_names()``); when
+    given (the commands always give it) every target is held to it."""
     torch_version = ""
     if maps is None:
         maps, torch_version = load_hipify_maps()
@@ -228,6 +262,7 @@ def build_table(overrides: str | Path | None = None,
         user = load_overrides(extra)
         ovr.aliases += user.aliases
         ovr.const_types = user.const_types + ovr.const_types
+        ovr.undeclared = user.undeclared + ovr.undeclared
 
     entries: dict[str, Alias] = {}
     skipped = 0
@@ -244,12 +279,16 @@ def build_table(overrides: str | Path | None = None,
             entries[cuda] = Alias(cuda, hip, kind, f"hipify:{map_name}")
     for alias in ovr.aliases:
         entries[alias.cuda] = alias
+    dropped: list[Alias] = []
+    if names is not None:
+        kept, dropped = verify(entries.values(), names, ovr.undeclared, str(path))
+        entries = {a.cuda: a for a in kept}
     for cuda, alias in entries.items():
         if alias.kind == "function" or (alias.kind == "const" and alias.const_type is None):
             rule = next((r for r in ovr.const_types if r.matches(alias.hip)), None)
             if rule is not None:
-                entries[cuda] = Alias(alias.cuda, alias.hip, "const", alias.origin, rule.type,
-                                      alias.min_hip, alias.reason, alias.source)
+                entries[cuda] = replace(alias, kind="const", const_type=rule.type)
     files = ", ".join(map(str, [path, *extra_overrides]))
     return AliasTable(entries=entries, torch_version=torch_version, overrides_file=files,
-                      skipped=skipped)
+                      skipped=skipped, dropped=dropped,
+                      headers=f"{names.compiler_version}: {', '.join(names.include_dirs)}" if names else "")

@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="print the directory of RocmPort.cmake (for CMAKE_MODULE_PATH) and exit")
     where.add_argument("--crate-dir", action="store_true",
                        help="print the directory of the hip-aliases Rust crate (for a path dependency) and exit")
+    parser.add_argument("--verified-only", action="store_true",
+                        help="leave out the library aliases (hipBLAS, hipSPARSE, ...) that could not be checked "
+                             "against ROCm headers (they are marked unverified)")
     sub = parser.add_subparsers(dest="aliases_command", metavar="ACTION")
 
     scan = sub.add_parser("scan", help="the alias block that Rust sources need",
@@ -69,11 +72,15 @@ def run(args: argparse.Namespace) -> int:
     action = getattr(args, "aliases_command", None)
     if action is None:
         raise UsageError("port aliases: choose an action: scan, generate or table (see --help)")
+    from ..aliases.ground_truth import rocm_names
     from ..aliases.table import build_table
     from ..config import load_config
 
     config = load_config(cli={"aliases.extra_overrides": args.extra_overrides}, config_file=args.config)
-    table = build_table(args.overrides, extra_overrides=config["aliases.extra_overrides"])
+    # every HIP target is held to what the ROCm headers here declare (porting.aliases.ground_truth)
+    table = build_table(args.overrides, extra_overrides=config["aliases.extra_overrides"], names=rocm_names())
+    if args.verified_only:
+        table.entries = {c: a for c, a in table.entries.items() if a.status != "unverified"}
     return {"scan": _scan, "generate": _generate, "table": _table}[action](args, table)
 
 
@@ -160,7 +167,10 @@ def _table(args: argparse.Namespace, table) -> int:
         for a in entries:
             extra = f" : {a.const_type}" if a.const_type else ""
             guard = f" [HIP>={a.min_hip}]" if a.min_hip else ""
-            print(f"{a.kind:8} {a.cuda} -> {a.hip}{extra}{guard}  ({a.origin})")
+            status = f", {a.status}" + (f": {a.library}" if a.library else "") if a.status else ""
+            print(f"{a.kind:8} {a.cuda} -> {a.hip}{extra}{guard}  ({a.origin}{status})")
     if missing:
-        raise InputError(f"no HIP counterpart in the alias table for: {', '.join(missing)}")
+        dropped = {a.cuda: a.reason for a in table.dropped}
+        why = [f"{n} (dropped: {dropped[n]})" if n in dropped else n for n in missing]
+        raise InputError(f"no HIP counterpart in the alias table for: {', '.join(why)}")
     return 0

@@ -86,5 +86,5 @@ def test_table_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["aliases", "table", "--json", "cuInit"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["entries"] == [{"cuda": "cuInit", "hip": "hipInit", "kind": "function",
-                                "origin": "hipify:CUDA_IDENTIFIER_MAP"}]
+                                "origin": "hipify:CUDA_IDENTIFIER_MAP", "status": "declared"}]
     assert main(["aliases", "table", "cuNope"]) == 2

@@ -2,9 +2,10 @@
 
 CPU: compiled with g++ and run (runtime_test.cpp covers devices, errors, copies, a kernel,
 streams, events, pointer attributes, registration and IPC between two processes).
-CUDA: compiled and linked with nvcc, not run (no driver here). HIP: compiled and linked with
-Debian's hipcc (HIP 5.2, gfx90a); run, it must either pass or stop at the first GPU_CHECK
-with hipErrorNoDevice. Every backend must define every portable name of the API list.
+CUDA: compiled and linked with nvcc, not run (no driver here). HIP: compiled for gfx942 and
+gfx950 against ROCm 7.1's headers with clang++-22 and -Werror (the ROCm 7 build's own flags), not
+linked or run (the compile-only SDK has no runtime). Every backend must define every portable name
+of the API list.
 """
 
 from __future__ import annotations
@@ -97,22 +98,34 @@ def test_cuda_backend_compiles_with_nvcc(nvcc: str, hip_aliases_dir: Path, table
     compile_cmd([nvcc, "-std=c++17", include, "-c", str(src), "-o", str(tmp_path / "names.o")])
 
 
-def test_hip_backend_compiles_and_links_with_hipcc(hipcc: str, hip_aliases_dir: Path, table: AliasTable,
-                                                   tmp_path: Path) -> None:
-    env = {**os.environ, "HIP_PLATFORM": "amd"}
+def _rocm7_compile_head(tmp_path: Path) -> list[str]:
+    """The ROCm 7 build's own compile flags (porting.build.hip_toolchains: clang++-22 against the
+    ROCm 7.1 SDK headers, gfx942 + gfx950, -Werror)."""
+    from porting.build import _toolchain_here
+    from porting.build.backends import BuildContext
+    from porting.build.hip_toolchains import ROCM7_SDK
+    from porting.probe.rocm_sdk import probe_rocm_sdk
+
+    tc = _toolchain_here("native-hip")
+    if tc.toolchain != "rocm7-sdk" or not tc.can_compile:
+        pytest.skip(f"the compile-only ROCm 7 toolchain is not here ({tc.reason})")
+    ctx = BuildContext(path="native-hip", source_dir=tmp_path, out_dir=tmp_path / "out", compiler=tc.compiler,
+                       gpu_archs=["gfx942", "gfx950"], alias_include=tmp_path, jobs=1, headers=[],
+                       toolchain="rocm7-sdk", sdk=probe_rocm_sdk(Path("/"), os.environ))
+    head, _env = ROCM7_SDK.compile_head(ctx)
+    return head
+
+
+def test_hip_backend_compiles_against_rocm_7_1_with_werror(hip_aliases_dir: Path, table: AliasTable,
+                                                           tmp_path: Path) -> None:
+    """Compiled (host and device, gfx942/gfx950), not linked or run: the SDK has no runtime."""
+    head = _rocm7_compile_head(tmp_path)
     include = f"-I{hip_aliases_dir / 'include'}"
-    exe = tmp_path / "runtime_test_hip"
-    compile_cmd([hipcc, "-std=c++17", "--offload-arch=gfx90a", include, str(CPP / "runtime_test.cpp"),
-                 "-o", str(exe)], env)
-    src = tmp_path / "names.cpp"
-    src.write_text(names_program(hip_aliases_dir, table) + "#if !defined(GPU_RUNTIME_HIP)\n#error backend\n#endif\n")
-    compile_cmd([hipcc, "-std=c++17", "--offload-arch=gfx90a", include, "-c", str(src), "-o",
-                 str(tmp_path / "names.o")], env)
-    proc = subprocess.run([str(exe)], capture_output=True, text=True)
-    if proc.returncode == 0:  # a machine with an AMD GPU
-        assert proc.stdout.strip() == "OK hip"
-    else:
-        assert "runtime_test.cpp:" in proc.stderr and "hipErrorNoDevice" in proc.stderr, proc.stderr
+    compile_cmd([*head, include, "-c", str(CPP / "runtime_test.cpp"), "-o", str(tmp_path / "runtime_test.o")])
+    src = tmp_path / "names.hip"
+    src.write_text(names_program(hip_aliases_dir, table) + "#if !defined(GPU_RUNTIME_HIP)\n#error backend\n#endif\n"
+                   "#if HIP_VERSION_MAJOR < 7\n#error not the ROCm 7 headers\n#endif\n")
+    compile_cmd([*head, include, "-c", str(src), "-o", str(tmp_path / "names.o")])
 
 
 def test_hip_backend_on_a_host_compiler(gxx: str, hip_aliases_dir: Path, tmp_path: Path) -> None:

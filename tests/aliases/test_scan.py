@@ -180,3 +180,36 @@ def test_unreadable_file_is_reported_not_fatal(tmp_path: Path, capsys: pytest.Ca
     captured = capsys.readouterr()
     assert "pub use self::hipInit as cuInit;" in captured.out
     assert "dangling.rs: cannot read: No such file or directory" in captured.err
+
+
+def test_build_rs_bindgen_allowlists_count_as_used(table, tmp_path) -> None:
+    from porting.aliases.scan import scan
+
+    crate = tmp_path / "crate"
+    (crate / "src").mkdir(parents=True)
+    (crate / "src" / "lib.rs").write_text("pub fn init() { unsafe { cuInit(0); } }\n")
+    (crate / "build.rs").write_text(
+        'fn main() {\n'
+        '    let b = bindgen::Builder::default()\n'
+        '        .allowlist_function("cuMemGetHandleForAddressRange")\n'
+        '        .allowlist_type(r"CUmemRangeHandleType")\n'
+        '        .allowlist_var(r#"CU_POINTER_ATTRIBUTE_(MEMORY_TYPE|DEVICE_POINTER)"#)\n'
+        '        .allowlist_function("cuStream(Synchronize|Query)");\n'
+        '    // .allowlist_function("cuCtxCreate") commented out: bindgen never sees it\n'
+        '}\n')
+    result = scan([crate], table)
+    assert {"cuInit", "cuMemGetHandleForAddressRange", "CUmemRangeHandleType", "CU_POINTER_ATTRIBUTE_MEMORY_TYPE",
+            "CU_POINTER_ATTRIBUTE_DEVICE_POINTER", "cuStreamSynchronize", "cuStreamQuery"} <= set(result.used)
+    assert "cuStreamCreate" not in result.used  # the regex is anchored at both ends, as bindgen does
+    assert "cuCtxCreate" not in result.used
+    assert result.used["cuStreamQuery"].file.endswith("build.rs") and result.used["cuStreamQuery"].line == 6
+    only_src = scan([crate / "src"], table)
+    assert "cuMemGetHandleForAddressRange" not in only_src.used
+
+
+def test_unreadable_allowlist_regex_is_reported(table, tmp_path) -> None:
+    from porting.aliases.scan import scan
+
+    (tmp_path / "build.rs").write_text('fn main() { b.allowlist_function("cu(Init"); }\n')
+    result = scan([tmp_path], table)
+    assert result.unreadable and "build.rs:1: bindgen allowlist 'cu(Init' is not a regex" in result.unreadable[0]

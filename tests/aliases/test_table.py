@@ -34,7 +34,10 @@ def test_every_identifier_mapping_of_hipify_is_in_the_table(table: AliasTable) -
     ident = re.compile(r"[A-Za-z_]\w*\Z")
     expected = {c for m in maps.values() for c, h in m.items()
                 if ident.match(c) and ident.match(h) and c != h and not c.startswith("__")}
-    assert expected <= set(table.entries)
+    # each is kept (declared, renamed to the declared spelling, or an unverified library alias)
+    # or dropped by a documented [[undeclared]] rule: none disappears silently
+    assert expected <= set(table.entries) | {a.cuda for a in table.dropped}
+    assert all(a.reason for a in table.dropped)
     assert "cub::" not in table and "__CUDACC__" not in table
     assert table.skipped > 0
 
@@ -44,7 +47,9 @@ def test_overrides_are_applied_and_documented(table: AliasTable, hip_aliases_dir
     assert overrides.aliases, "the curated file has entries"
     for alias in overrides.aliases:
         entry = table.get(alias.cuda)
-        assert entry == alias and entry.origin == "override"
+        assert entry is not None and entry.origin == "override"
+        assert (entry.hip, entry.kind, entry.min_hip) == (alias.hip, alias.kind, alias.min_hip)
+        assert entry.status in ("declared", "unverified")  # an override's target is held to the headers too
         assert entry.reason and entry.source
     # hipify's identifier map has a HIP name that does not exist; the override fixes it
     assert table.get("CU_POINTER_ATTRIBUTE_BUFFER_ID").hip == "HIP_POINTER_ATTRIBUTE_BUFFER_ID"
@@ -124,3 +129,45 @@ def test_table_does_not_import_torch() -> None:
 def test_hipify_map_names_exist() -> None:
     maps, version = load_hipify_maps()
     assert set(maps) == set(HIPIFY_MAPS) and version
+
+
+def test_every_runtime_target_is_declared_by_the_rocm_headers(table: AliasTable) -> None:
+    from porting.aliases.ground_truth import rocm_names
+
+    names = rocm_names()
+    for a in table.entries.values():
+        target = a.hip_pointee or a.hip
+        if a.status == "unverified":
+            assert a.library  # a library whose headers are not here: marked, not checked
+        else:
+            assert target in names, f"{a.cuda} -> {a.hip}"
+    assert table.get("CU_POINTER_ATTRIBUTE_MEMORY_TYPE").hip == "HIP_POINTER_ATTRIBUTE_MEMORY_TYPE"
+    assert table.get("CU_MEMORYTYPE_HOST").hip == "hipMemoryTypeHost"  # renamed: the declared spelling
+    assert table.get("CUmemorytype").hip == "hipMemoryType"
+    assert "CUctx_flags" not in table and "CUevent_flags" not in table  # dropped, with a reason
+    assert table.get("cublasCreate").status == "unverified" and table.get("cublasCreate").library == "hipBLAS"
+    assert table.headers and "rocm" in table.headers.lower()
+
+
+def _names(decls: dict[str, list[str]]):
+    from porting.headers import Decl, HeaderNames
+
+    return HeaderNames("clang", "22", "hip", [], [], [], {n: Decl(n, k, "h", 1) for n, k in decls.items()})
+
+
+def test_undeclared_targets_fail_naming_the_entry_unless_a_rule_covers_them(tmp_path: Path) -> None:
+    maps = {"CUDA_IDENTIFIER_MAP": {"cuGood": "hipGood", "CU_ATTR_X": "hipAttrX", "cuGone": "hipGone",
+                                    "cublasThing": "hipblasThing", "cuOld": "hipOld__"}}
+    names = _names({"hipGood": ["function"], "HIP_ATTR_X": ["enum_constant"]})
+    with pytest.raises(ConfigError, match=r"1 alias target\(s\) not declared .*cuGone -> hipGone"):
+        build_table(write(tmp_path, EMPTY), maps=maps, names=names)
+    rule = '[[undeclared]]\npattern = "^cuGone$"\nreason = "removed"\n'
+    t = build_table(write(tmp_path, rule), maps=maps, names=names)
+    assert t.get("cuGood").status == "declared"
+    assert (t.get("CU_ATTR_X").hip, t.get("CU_ATTR_X").status) == ("HIP_ATTR_X", "renamed")
+    assert (t.get("cublasThing").status, t.get("cublasThing").library) == ("unverified", "hipBLAS")
+    assert {a.cuda: a.reason for a in t.dropped} == {
+        "cuGone": "removed", "cuOld": "hipify marks the HIP target hipOld__ unsupported (trailing __)"}
+    assert [a.cuda for a in t.select(t.entries, verified_only=True)] == ["CU_ATTR_X", "cuGood"]
+    with pytest.raises(ConfigError, match=r"\[\[undeclared\]\] #1: must be a table"):
+        build_table(write(tmp_path, '[[undeclared]]\npattern = "x"\n'), maps=maps, names=names)
