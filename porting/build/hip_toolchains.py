@@ -19,9 +19,9 @@ driven the way hipcc drives clang, plus what hipcc would have found in a ROCm in
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
+from .. import process_group
 from ..atomic import write_text
 from .sources import Unit
 
@@ -87,7 +87,9 @@ class _Rocm7Sdk:
 
 
 def _resource_dir(compiler: str) -> str:
-    out = subprocess.run([compiler, "-print-resource-dir"], capture_output=True, text=True, timeout=60, check=True)
+    out = process_group.run([compiler, "-print-resource-dir"], timeout=60)
+    if out.returncode != 0 or not out.stdout.strip():
+        raise RuntimeError(f"{compiler} -print-resource-dir failed (exit {out.returncode})")
     return out.stdout.strip()
 
 
