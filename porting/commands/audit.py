@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
     baseline = Baseline.load(config["audit.baseline"]) if config["audit.baseline"] and not args.write_baseline else None
     result = audit_paths(args.paths, disable=config["audit.disable"], enable=config["audit.enable"],
                          baseline=baseline, jobs=int(config["jobs"]) or None)
+    from ..audit.findings import display_path
+
+    result.problems = [display_path(p) for p in result.problems]  # a name that is not UTF-8, as \xNN
     for problem in result.problems:
         print(f"port audit: {problem}", file=sys.stderr)
     if args.write_baseline:
@@ -72,7 +75,6 @@ def run(args: argparse.Namespace) -> int:
                            "findings": [f.to_json() for f in result.findings],
                            "problems": result.problems}, indent=2) + "\n"
     else:
-        from ..audit.findings import display_path
         lines = [f"{display_path(f.path)}:{f.line}:{f.col}: {f.severity}[{f.rule}]: {f.message}\n"
                  f"    suggestion: {f.suggestion}" for f in result.findings]
         text = "\n".join(lines + [summary]) + "\n"

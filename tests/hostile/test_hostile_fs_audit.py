@@ -64,9 +64,14 @@ def _bad_name_tree(tmp_path: Path) -> tuple[Path, Path]:
 def test_non_utf8_file_name_in_every_format(tmp_path: Path, fmt: str) -> None:
     root, bad = _bad_name_tree(tmp_path)
     out = tmp_path / f"report.{fmt}"
+    with open(os.fsencode(root) + b"/bin\xff.cu", "wb") as fh:
+        fh.write(b"\0binary")  # a problem (not audited), named in the report
     assert main(["audit", str(root), "--format", fmt, "-o", str(out), "--fail-on", "never", "-j", "1"]) == 0
     text = out.read_text(encoding="utf-8")  # valid UTF-8, no lone surrogates
+    assert "\\udc" not in text
     shown = "k\\xff\\xfe.cu"  # the bytes that are not UTF-8, escaped
+    if fmt == "json":
+        assert any(p.startswith(str(root) + "/bin\\xff.cu") for p in json.loads(text)["problems"])
     if fmt == "text":
         assert f"{shown}:1:" in text
     elif fmt == "json":
