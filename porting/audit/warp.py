@@ -58,6 +58,9 @@ _LOOP32 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
 _WIDTH32 = re.compile(r",\s*32\s*\Z")
 _LAST_ARG = re.compile(r",\s*([A-Za-z_]\w*)\s*\Z")
 _BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask)\s*\(")
+# `unsigned int x =` is matched by `unsigned\s+int` and also by `int` alone (\b before it): dropping
+# either alternative by itself changes nothing (an equivalent mutant); tests/audit/golden/ballot_forms.cu
+# fails when both go, or when `unsigned`, `int32_t` or `u32` goes.
 _INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint)"
 _DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*\Z")
 _POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")

@@ -114,6 +114,23 @@ def test_min_rocm_gate_is_configurable(fake, project, detect):
     assert detect(fake, project, min_rocm="6.4")["path"] == "native-hip"
 
 
+@pytest.mark.parametrize("version,min_rocm,gate_ok", [
+    ("7.0.0", "7.0", True),  # the gate is >=: ROCm exactly at the minimum is accepted
+    ("7.0.2", "7.1", False),  # the minor version counts, not only the major
+    ("7.1.0", "7.1", True),
+    ("7.1.0", "7.1.1", False),
+])
+def test_rocm_gate_boundaries(fake, project, detect, version, min_rocm, gate_ok):
+    home = fake.rocm(version)
+    fake.amd_gpu(90402)
+    rec = detect(fake, project, min_rocm=min_rocm)
+    assert rec["rocm"]["gate_ok"] is gate_ok
+    assert rec["path"] == ("native-hip" if gate_ok else "cpu")
+    word = "meets" if gate_ok else "is below"
+    assert f"ROCm {version} at {home} (from {home}/.info/version) {word} the required {min_rocm}" in rec["reasons"][
+        int(gate_ok)]  # ok: after "ROCm runs here"; refused: first
+
+
 def test_both_cuda_and_rocm_is_an_error_naming_the_override(fake, project, detect):
     fake.rocm("7.0.2")
     fake.amd_gpu(90402)

@@ -61,3 +61,19 @@ def test_spawned_workers_give_the_same_bytes(tmp_path: Path, hx, monkeypatch) ->
     monkeypatch.setattr(convert_mod, "mp_context", lambda: multiprocessing.get_context("spawn"))
     convert_tree(src, tmp_path / "spawned", jobs=2)
     assert hx.tree_digest(tmp_path / "spawned") == hx.tree_digest(tmp_path / "forked")
+
+
+def test_lone_carriage_returns_match_plain_hipify(tmp_path: Path, hx) -> None:
+    """Old Mac line ends (a lone ``\\r``) and a mix of all three: plain hipify reads with universal
+    newlines, so every ``\\r`` becomes ``\\n``; ours must give the same bytes, not keep the ``\\r``."""
+    src = hx.write_tree(tmp_path / "src", {
+        "mac.cu": b'#include <cuda_runtime.h>\r__global__ void k(float* x) { x[0] = 1; }\r'
+                  b"void run(float* x) { cudaMalloc(&x, 4); k<<<1, 1>>>(x); cudaDeviceSynchronize(); }\r",
+        "mixed.cu": b"void a() { cudaFree(0); }\rvoid b() { cudaFree(0); }\r\nvoid c() { cudaFree(0); }\n\r",
+    })
+    hx.run_plain_hipify(src, tmp_path / "plain")
+    convert_tree(src, tmp_path / "ours", jobs=1)
+    plain = hx.tree_digest(tmp_path / "plain")
+    assert hx.tree_digest(tmp_path / "ours") == plain
+    out = (tmp_path / "ours" / "mixed.hip").read_bytes()
+    assert b"\r" not in out and out.count(b"hipFree") == 3

@@ -119,6 +119,24 @@ def test_expired_exemption_fails_the_run(project):
     assert run.cases()["test_matrix.pack.test_basic::test_ok[1]"].find("skipped") is None  # not applied
 
 
+def test_expired_exemption_for_another_platform_fails_every_run(project):
+    """docs/matrix.md: an expired exemption fails every run, not only runs on its platforms (a
+    stale ROCm exemption must surface in the CPU/CUDA runs that renew nothing else)."""
+    from porting.fingerprint import current_properties
+
+    here = current_properties()["port.platform"]
+    others = [p for p in ("cpu", "cuda", "rocm") if p != here]
+    project.write("test_matrix/pack/test_basic.py", BASIC)
+    project.write("test_matrix/exemptions.toml",
+                  _exemption("ELSEWHERE", "*::test_ok[[]1]", expires="2001-01-01",
+                             platforms="[" + ", ".join(f'"{p}"' for p in others) + "]"))
+    run = project.run("test_matrix")
+    assert run.suite_properties()["port.platform"] == here
+    assert run.returncode == 1, run.output
+    assert "exemption ELSEWHERE" in run.output and "expired on 2001-01-01" in run.output
+    assert any("ELSEWHERE expired" in k for k in run.cases())
+
+
 def test_invalid_registry_is_a_usage_error(project):
     project.write("test_matrix/pack/test_basic.py", BASIC)
     project.write("test_matrix/exemptions.toml", "[[exemption]]\nid = 1\n")

@@ -67,6 +67,36 @@ def test_cuda_is_the_reference_when_present(write_junit, jx):
     assert forced.verdict.status == "not certified" and forced.reference == "cpu"
 
 
+def test_every_reference_column_is_consulted(write_junit, jx):
+    """A test that passes on any reference column (here one of two CUDA archs) and fails on ROCm
+    blocks, whichever column comes first: a is green on sm_80 only, b on sm_90 only."""
+    sm80 = dict(jx.CUDA, **{"port.gpu_arch": "sm_80"})
+    paths = [write_junit("sm90.xml", jx.CUDA, [("tests.x.m::a", "failed"), ("tests.x.m::b", "passed")], run_id="g9"),
+             write_junit("sm80.xml", sm80, [("tests.x.m::a", "passed"), ("tests.x.m::b", "failed")], run_id="g8"),
+             write_junit("rocm.xml", jx.ROCM, [("tests.x.m::a", "failed"), ("tests.x.m::b", "failed")], run_id="r")]
+    v = report(paths).verdict
+    assert sorted(v.reference) == ["cuda-13.0/sm_80", "cuda-13.0/sm_90"]
+    assert v.status == "not certified"
+    assert sorted((b.test_id, b.reference) for b in v.blocking) == [("tests.x.m::a", "cuda-13.0/sm_80"),
+                                                                    ("tests.x.m::b", "cuda-13.0/sm_90")]
+
+
+def test_every_rocm_column_is_judged(write_junit, jx):
+    """A failure on gfx950 next to a pass on gfx942 blocks, and the other way round."""
+    gfx950 = dict(jx.ROCM, **{"port.gpu_arch": "gfx950", "port.rocm_version": "7.1.0"})
+    both = [("tests.x.m::a", "passed"), ("tests.x.m::b", "passed")]
+    paths = [write_junit("cpu.xml", jx.CPU, both, run_id="c"),
+             write_junit("942.xml", jx.ROCM, [("tests.x.m::a", "passed"), ("tests.x.m::b", "failed")], run_id="r1"),
+             write_junit("950.xml", gfx950, [("tests.x.m::a", "failed"), ("tests.x.m::b", "passed")], run_id="r2")]
+    v = report(paths).verdict
+    assert sorted(v.rocm) == ["rocm-7.0.2/gfx942", "rocm-7.1.0/gfx950"]
+    assert v.status == "not certified"
+    assert sorted((b.test_id, b.column) for b in v.blocking) == [("tests.x.m::a", "rocm-7.1.0/gfx950"),
+                                                                 ("tests.x.m::b", "rocm-7.0.2/gfx942")]
+    green = [write_junit("942g.xml", jx.ROCM, both, run_id="r3"), write_junit("950g.xml", gfx950, both, run_id="r4")]
+    assert report([paths[0], *green]).verdict.status == "certified"  # the same columns, all passing
+
+
 def test_requested_reference_absent(write_junit, jx):
     r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r")],
                reference="cuda")
@@ -84,6 +114,23 @@ def test_rocm_gate(write_junit, jx, version, usable, reason):
     r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", rocm, GREEN, run_id="r")])
     assert r.verdict.status == "not certified"
     assert any(reason in x for x in r.verdict.reasons), r.verdict.reasons
+
+
+@pytest.mark.parametrize("version,min_rocm,status", [
+    ("7.0.0", "7.0", "certified"),  # the gate is >=: exactly the minimum passes
+    ("7.0", "7.0.0", "certified"),
+    ("7.0.9", "7.1", "not certified"),  # the minor version counts, not only the major
+    ("7.1.0", "7.1", "certified"),
+    ("7.1.0", "7.1.1", "not certified"),  # and the patch
+    ("8.0.0", "7.1", "certified"),
+])
+def test_rocm_gate_boundaries(write_junit, jx, version, min_rocm, status):
+    rocm = dict(jx.ROCM, **{"port.rocm_version": version})
+    r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", rocm, GREEN, run_id="r")],
+               min_rocm=min_rocm)
+    assert r.verdict.status == status, r.verdict.reasons
+    if status != "certified":
+        assert f"ROCm {version} is below {min_rocm}" in " ".join(r.verdict.reasons)
 
 
 def test_a_min_rocm_that_is_not_a_version_is_a_config_error(write_junit, jx):
