@@ -105,8 +105,8 @@ def native_lib():
         pytest.skip(f"porting.native not importable: {exc}")
     try:
         return native.load()
-    except Exception as exc:  # NativeError: no build record / no usable device
-        pytest.skip(f"native build absent: {exc}")
+    except native.NativeError as exc:
+        _absent_or_fail(native, exc, "native build")
 
 
 
@@ -125,6 +125,14 @@ def native_libs(facts):
         try:
             return native.load_for(memory, gpu_path)
         except native.NativeError as exc:
-            pytest.skip(f"native build for {memory} memory absent: {exc}")
+            _absent_or_fail(native, exc, f"native build for {memory} memory")
 
     return lib_for
+
+
+def _absent_or_fail(native, exc, what: str):
+    """No build for this machine: the cases skip with the reason. A build that was made (its
+    record says it succeeded) but does not load is a broken port: the cases error, never skip."""
+    if native.absent(exc):
+        pytest.skip(f"{what} absent: {exc}")
+    pytest.fail(f"{what} was built but does not load: {exc}", pytrace=False)

@@ -170,19 +170,21 @@ def load(path: str | None = None, build_dir: str | os.PathLike[str] | None = Non
         lib = _load_file(library_path(path, build_dir))
     else:
         problems: list[str] = []
+        statuses: list[str] = []
         lib = None
         for candidate in PATHS:
             try:
                 found = _load_file(library_path(candidate, build_dir))
             except NativeError as exc:
                 problems.append(str(exc))
+                statuses.append(exc.status)
                 continue
             if found.usable():
                 lib = found
                 break
             problems.append(f"{candidate}: built, but no usable device")
         if lib is None:
-            raise NativeError("no usable native build: " + "; ".join(problems), "not-found")
+            raise NativeError("no usable native build: " + "; ".join(problems), _worst(statuses))
     with _lock:
         if not _default:
             _default.append(lib)
@@ -204,6 +206,7 @@ def load_for(memory: str, gpu_path: str | None = None,
     if memory == "host":
         return load("cpu", build_dir)
     problems: list[str] = []
+    statuses: list[str] = []
     for candidate in (gpu_path,) if gpu_path else GPU_PATHS:
         if candidate == "cpu":
             raise NativeError("device memory needs a GPU build; path 'cpu' was given")
@@ -211,11 +214,26 @@ def load_for(memory: str, gpu_path: str | None = None,
             lib = load(candidate, build_dir)
         except NativeError as exc:
             problems.append(str(exc))
+            statuses.append(exc.status)
             continue
         if lib.usable():
             return lib
         problems.append(f"{candidate}: built, but no usable device")
-    raise NativeError("no usable GPU build for device memory: " + "; ".join(problems), "not-found")
+    raise NativeError("no usable GPU build for device memory: " + "; ".join(problems), _worst(statuses))
+
+
+def _worst(statuses: list[str]) -> str:
+    """``not-found`` only when every candidate was simply not built (or built compile-only, or
+    without a device): a build that exists but does not load (dlopen error, missing symbol, ABI
+    mismatch, unreadable record) keeps its own status, so callers can tell "absent" (skip) from
+    "broken" (an error) -- see ``absent``."""
+    return next((s for s in statuses if s != "not-found"), "not-found")
+
+
+def absent(exc: NativeError) -> bool:
+    """Was the native build simply not made for this machine (cases skip), as opposed to made
+    and failing to load (cases error)?"""
+    return exc.status == "not-found"
 
 
 def default_library(lib: Library | None = None) -> Library:

@@ -146,6 +146,29 @@ def test_load_without_a_build_is_a_clear_error(tmp_path):
     assert not native.is_available("cpu", tmp_path)
 
 
+def test_a_build_that_does_not_load_is_broken_not_absent(tmp_path):
+    """The matrix skips native cases only when no build was made (``native.absent``); a build
+    whose record says it succeeded but whose library does not load is an error there."""
+    import json
+
+    from porting import native
+
+    with pytest.raises(native.NativeError) as none:
+        native.load(None, tmp_path)
+    assert native.absent(none.value)
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "libbroken.so").write_bytes(b"not an ELF file")
+    (tmp_path / "cpu" / "build-record.json").write_text(json.dumps({"ok": True, "library": "libbroken.so"}))
+    for call in (lambda: native.load("cpu", tmp_path), lambda: native.load(None, tmp_path),
+                 lambda: native.load_for("host", None, tmp_path)):
+        with pytest.raises(native.NativeError, match=r"libbroken\.so: cannot load native library") as err:
+            call()
+        assert err.value.status == "runtime" and not native.absent(err.value)
+    with pytest.raises(native.NativeError) as dev:  # no GPU build at all: absent, even next to a broken cpu one
+        native.load_for("device", None, tmp_path)
+    assert native.absent(dev.value)
+
+
 NO_DEVICE_CHECK = """
 import sys, torch
 from porting import native
