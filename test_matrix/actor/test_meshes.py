@@ -133,6 +133,8 @@ def test_per_sender_order_is_kept(mesh):
     for i in range(200):
         probes.record.broadcast("client", i)
     logs = list(probes.take_log.call().get().values())
+    # one log per rank: `all()` over no logs (or over fewer ranks) would accept a lost broadcast
+    assert len(logs) == _size(shape), f"{len(logs)} logs from {_size(shape)} ranks"
     assert all([seq for _, seq in log] == list(range(200)) for log in logs)
 
 
@@ -151,7 +153,9 @@ def test_two_senders_each_keep_their_order(mesh):
         logs = list(probes.take_log.call().get().values())
     finally:
         stop_mesh(relay_procs)
+    assert len(logs) == _size(shape), f"{len(logs)} logs from {_size(shape)} ranks"
     for log in logs:
+        assert {who for who, _ in log} == {"client", "relay"} and len(log) == 200, log[:10]
         for sender in ("client", "relay"):
             seq = [s for who, s in log if who == sender]
             assert seq == list(range(100)), f"{sender} order broken: {seq[:10]}..."

@@ -204,14 +204,15 @@ def test_write_from_too_large_source_raises(owners):
         buf.write_from(subjects.pattern(65, 1)).get()
 
 
-@pytest.mark.parametrize("bad", ["empty", "two_d", "non_contiguous"])
-def test_invalid_memory_is_rejected(owners, bad):
+@pytest.mark.parametrize("bad,message", [("empty", "size 0"), ("two_d", "only supports 1d contiguous"),
+                                         ("non_contiguous", "only supports 1d contiguous")])
+def test_invalid_memory_is_rejected(owners, bad, message):
     import torch
     from monarch.rdma import RDMABuffer
 
     t = {"empty": torch.zeros(0, dtype=torch.uint8), "two_d": torch.zeros(4, 4, dtype=torch.uint8),
          "non_contiguous": torch.zeros(8, dtype=torch.uint8)[::2]}[bad]
-    with pytest.raises((ValueError, RuntimeError)):
+    with pytest.raises(ValueError, match=message):  # the reason, not just any ValueError
         RDMABuffer(t)
 
 
@@ -221,7 +222,7 @@ def test_dropped_buffer_raises(owners, direction):
 
     buf = owners.slice(gpus=0).make.call_one(f"drop{direction}", 128, 21).get()
     buf.drop().get()
-    with pytest.raises(Exception, match="(?i)not found|dropped|released"):
+    with pytest.raises(Exception, match=r"(?i)buffer \d+ not found|dropped|released"):
         if direction == "read":
             buf.read_into(torch.zeros(128, dtype=torch.uint8), timeout=10).get()
         else:
@@ -229,7 +230,11 @@ def test_dropped_buffer_raises(owners, direction):
 
 
 @pytest.mark.parametrize("direction", ["read", "write"])
-def test_dead_owner_raises(fault_log, direction):
+def test_dead_owner_raises(fault_log, facts, request, direction):
+    if facts.rdma_backend in ("tcp", "none"):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=(
+            f"RDMA backend {facts.rdma_backend}: Monarch's TCP transport reports a dead owner only as a "
+            "time-out, which this case does not accept"), raises=AssertionError))
     import torch
     from monarch.actor import this_host
 
@@ -244,6 +249,11 @@ def test_dead_owner_raises(fault_log, direction):
             else:
                 buf.write_from(subjects.pattern(256, 1), timeout=5).get()
         text = str(info.value)
-        assert text.strip() and ("RDMA" in text or "rdma" in text or "timed out" in text.lower()), text
+        # A time-out is not a dead-owner error: the op must fail because the owner is gone.
+        # Monarch's TCP backend only times out (monarch 0.7.0: "tcp read chunk timed out"), so
+        # this case is a strict xfail there (see the marker); if it starts detecting the loss,
+        # the XPASS fails the run and the marker goes.
+        assert "timed out" not in text.lower(), f"a time-out, not a dead-owner error: {text}"
+        assert "rdma" in text.lower(), text
     finally:
         stop_mesh(procs)
