@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "detect": "porting.commands.detect",
     "hipify": "porting.commands.hipify",
     "audit": "porting.commands.audit",
+    "check": "porting.commands.check",
     "aliases": "porting.commands.aliases",
     "build": "porting.commands.build",
     "matrix": "porting.commands.matrix",

@@ -1,0 +1,161 @@
+"""Compile one hipified unit for one arch with the best ROCm 7 toolchain present, and cache it.
+
+The toolchain comes from ``port detect``'s plan (``Plan.toolchain("hipified-cuda")``): a real
+ROCm >= the gate wins (hipcc), else the compile-only one (versioned clang++ with the ROCm 7
+SDK headers, ``-nogpuinc -nogpulib``; Debian's /usr/include/hip is never on the path).
+``-H`` lists every header the compile opened, so the cache key of a unit is its argv, the
+toolchain id and the hashes of the source and every header it read: editing one header
+recompiles exactly the units that include it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass, field
+
+from .. import process_group
+from ..atomic import write_text
+
+COMPILE_TIMEOUT_S = 900
+_HEADER_LINE = re.compile(r"^\.+ (\S.*)$")
+
+
+@dataclass
+class Toolchain:
+    kind: str  # "rocm" (a real ROCm install) | "rocm7-sdk" (clang + SDK headers, compile-only)
+    compiler: str
+    version: str  # the HIP/ROCm version of the headers
+    base: list[str]  # flags every unit gets (language, SDK include path)
+    ident: str  # what invalidates the cache: compiler --version, header origin
+    headers: str = ""
+
+    def describe(self) -> str:
+        return f"{os.path.basename(self.compiler)} ({self.kind}) against ROCm {self.version} headers {self.headers}"
+
+
+def select_toolchain(plan, machine) -> Toolchain | None:
+    """The ``hipified-cuda`` toolchain of the plan, with the flags it needs; None if none compiles."""
+    from ..headers.reader import _resource_dir  # the one place that knows clang's resource dir
+
+    tc = plan.toolchain("hipified-cuda")
+    if not tc.can_compile or not tc.compiler:
+        return None
+    version = _version_text(tc.compiler)
+    if tc.toolchain == "rocm7-sdk":
+        sdk = machine.rocm_sdk
+        resource = _resource_dir(tc.compiler)
+        base = ["-x", "hip", "-nogpuinc", "-nogpulib", *(["-isystem", resource] if resource else []),
+                "-isystem", sdk.include_dir]
+        ident = json.dumps([version, sdk.hip_version, sdk.source])
+    else:
+        base, ident = ["-x", "hip"], json.dumps([version, tc.version])
+    return Toolchain(tc.toolchain, tc.compiler, tc.version or "?", base, ident, tc.headers or "")
+
+
+def _version_text(compiler: str) -> str:
+    try:
+        return process_group.run([compiler, "--version"], timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return compiler
+
+
+@dataclass
+class CompileJob:
+    unit: str  # source relative to SRC
+    arch: str
+    source: str  # the hipified file compiled
+    argv: list[str]
+    cache_file: str
+
+    def key_seed(self, tool: Toolchain) -> str:
+        return json.dumps([tool.ident, self.argv])
+
+
+@dataclass
+class CompileResult:
+    returncode: int
+    stderr: str
+    headers: list[str] = field(default_factory=list)
+    cached: bool = False
+    seconds: float = 0.0
+
+
+def argv_for(tool: Toolchain, arch: str, source: str, defines: list[str], includes: list[str],
+             std: str | None, codegen: bool) -> list[str]:
+    mode = ["--cuda-device-only", "-S", "-o", os.devnull] if codegen else ["-fsyntax-only"]
+    return [tool.compiler, *tool.base, f"--offload-arch={arch}", f"-std={std or 'c++17'}",
+            *[f"-D{d}" for d in defines], *[f"-I{i}" for i in includes],
+            "-H", "-fno-color-diagnostics", "-fno-caret-diagnostics", "-ferror-limit=100", *mode, source]
+
+
+class HashMemo:
+    """sha256 of files, each read once per run (the SDK's headers are shared by every unit)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str | None] = {}
+
+    def __call__(self, path: str) -> str | None:
+        if path not in self._seen:
+            try:
+                with open(path, "rb") as fh:
+                    self._seen[path] = hashlib.sha256(fh.read()).hexdigest()
+            except OSError:
+                self._seen[path] = None
+        return self._seen[path]
+
+
+def cached(job: CompileJob, tool: Toolchain, memo: HashMemo) -> CompileResult | None:
+    """The stored result when argv, toolchain and every file the compile read are unchanged."""
+    try:
+        with open(job.cache_file, encoding="utf-8") as fh:
+            entry = json.load(fh)
+        if entry["seed"] != job.key_seed(tool) or memo(job.source) != entry["source_sha"]:
+            return None
+        if any(memo(path) != sha for path, sha in entry["deps"]):
+            return None
+        return CompileResult(entry["returncode"], entry["stderr"], [p for p, _ in entry["deps"]], cached=True)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def compile_job(job: CompileJob, tool: Toolchain, memo: HashMemo) -> CompileResult:
+    hit = cached(job, tool, memo)
+    if hit is not None:
+        return hit
+    import time
+
+    started = time.monotonic()
+    try:
+        proc = process_group.run(job.argv, timeout=COMPILE_TIMEOUT_S)
+        rc, err = proc.returncode, proc.stderr
+    except subprocess.TimeoutExpired:
+        rc, err = 124, f"{job.source}:1:1: error: compiler timed out after {COMPILE_TIMEOUT_S}s"
+    except OSError as exc:
+        rc, err = 127, f"{job.source}:1:1: error: cannot run {job.argv[0]}: {exc.strerror or exc}"
+    headers, diag = _split_headers(err)
+    result = CompileResult(rc, diag, headers, seconds=time.monotonic() - started)
+    if rc in (0, 1):  # a compiler verdict; a crash or time-out is not worth remembering
+        fresh = HashMemo()  # hash what the compiler read now, not what an earlier unit saw
+        entry = {"seed": job.key_seed(tool), "source_sha": fresh(job.source), "returncode": rc, "stderr": diag,
+                 "deps": [[p, fresh(p)] for p in headers]}
+        os.makedirs(os.path.dirname(job.cache_file), exist_ok=True)
+        write_text(job.cache_file, json.dumps(entry))
+    return result
+
+
+def _split_headers(stderr: str) -> tuple[list[str], str]:
+    headers: dict[str, None] = {}
+    rest = []
+    for line in stderr.splitlines():
+        m = _HEADER_LINE.match(line)
+        if m:
+            headers[os.path.abspath(m.group(1))] = None
+        elif not line.startswith("Multiple include guards may be useful for:"):
+            rest.append(line)
+    # after "Multiple include guards..." clang lists bare paths; drop lines that are existing files
+    diag = [ln for ln in rest if not (ln and not ln.startswith(" ") and ":" not in ln and os.path.isfile(ln))]
+    return list(headers), "\n".join(diag)

@@ -1,0 +1,146 @@
+"""Compiler diagnostics -> classified, located on the user's CUDA lines.
+
+Classes of a unit (worst over its arches, in this order):
+``fails`` (an error in the user's code, including a CUDA header hipify left behind),
+``not-checkable`` (a ROCm library header the toolchain's SDK lacks: named, never blamed
+on the user), ``warnings`` (compiles, with ROCm 7 warnings: nodiscard, deprecated) and
+``compiles``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+CLASSES = ("fails", "not-checkable", "warnings", "compiles")  # worst first
+_DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>fatal error|error|warning|note): "
+                   r"(?P<msg>.*?)(?: \[(?P<flag>-W[^\]]+)\])?$")
+_INCLUDED = re.compile(r"^(?:In file included from|\s+from) (?P<file>.+?):(?P<line>\d+):")
+_MISSING = re.compile(r"'(?P<name>[^']+)' file not found")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+_ROCM7_WARNING = re.compile(r"nodiscard|deprecated", re.IGNORECASE)
+
+
+@dataclass
+class Diagnostic:
+    severity: str  # error | warning
+    kind: str  # compile-error | missing-rocm-header | leftover-cuda-header | rocm7-warning | warning
+    message: str
+    file: str  # the user's CUDA file (relative to SRC) or the compiler's file when outside the tree
+    line: int
+    col: int
+    archs: list[str]
+    flag: str = ""
+    header: str = ""  # missing-*: the header's name
+    hip_file: str = ""  # where the compiler saw it (hipified tree, relative to OUT)
+    hip_line: int = 0
+    names: list[dict[str, str]] = field(default_factory=list)  # [{"hip": ..., "cuda": ...}] on the line
+
+    def to_json(self) -> dict:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+@lru_cache(maxsize=1)
+def rocm_header_prefixes() -> tuple[frozenset[str], frozenset[str]]:
+    """(ROCm library header dirs/names, CUDA header names), both from hipify's include map."""
+    from ..hipify.engine import mappings_module
+
+    rocm, cuda, cuda_dirs = set(), set(), set()
+    for key, value in mappings_module().CUDA_INCLUDE_MAP.items():
+        k, v = (s.replace("include ", "").strip('<>"') for s in (key, value))
+        cuda.add(k)
+        cuda_dirs.add(k.split("/")[0] if "/" in k else "")
+        rocm.add(v.split("/")[0] if "/" in v else v)
+    rocm -= cuda_dirs  # tensorpipe/ maps to tensorpipe/: not a ROCm library
+    rocm.add("thrust")  # rocThrust keeps thrust's header names; the SDK has neither
+    return frozenset(rocm), frozenset(cuda)
+
+
+def header_kind(name: str) -> str:
+    rocm, cuda = rocm_header_prefixes()
+    first = name.split("/")[0] if "/" in name else name
+    if first in rocm:
+        return "missing-rocm-header"
+    if name in cuda or first in ("cub", "nvtx3") or re.match(r"(cuda|cu[a-zA-Z]+|nv[a-zA-Z]+)[\w.]*\.h", name):
+        return "leftover-cuda-header"
+    return "compile-error"
+
+
+class LineMap:
+    """hipified line -> CUDA line. hipify is mostly line-preserving (a breadcrumb comment on
+    top, names replaced in place), but not always: the map comes from a line diff."""
+
+    def __init__(self, cuda_lines: list[str], hip_lines: list[str]) -> None:
+        ops = difflib.SequenceMatcher(None, cuda_lines, hip_lines, autojunk=False).get_opcodes()
+        self._ops = [op for op in ops if op[4] > op[3]]  # deleted CUDA lines have no HIP line
+        self._starts = [op[3] for op in self._ops]
+
+    def cuda_line(self, hip_line: int) -> int:
+        if not self._ops:
+            return hip_line
+        h = hip_line - 1
+        tag, c1, c2, h1, _h2 = self._ops[max(bisect.bisect_right(self._starts, h) - 1, 0)]
+        if tag == "insert":  # a line hipify added (its breadcrumb): the CUDA line before it
+            return max(c1, 1)
+        return min(c1 + (h - h1), c2 - 1) + 1  # equal or renamed lines: one to one, clamped
+
+
+def renamed(cuda_text: str, hip_text: str) -> list[dict[str, str]]:
+    """Names hipify replaced on one line, paired in order: [{"hip": ..., "cuda": ...}]."""
+    c, h = _IDENT.findall(cuda_text), _IDENT.findall(hip_text)
+    pairs = []
+    for tag, c1, c2, h1, h2 in difflib.SequenceMatcher(None, c, h, autojunk=False).get_opcodes():
+        if tag == "replace":
+            pairs += [{"hip": hh, "cuda": cc} for cc, hh in zip(c[c1:c2], h[h1:h2])]
+    return pairs
+
+
+def parse(stderr: str) -> list[tuple[dict, list[dict], list[tuple[str, int]]]]:
+    """(diagnostic, its notes, its include chain), for every error and warning."""
+    out: list[tuple[dict, list[dict], list[tuple[str, int]]]] = []
+    chain: list[tuple[str, int]] = []
+    for line in stderr.splitlines():
+        inc = _INCLUDED.match(line)
+        if inc:
+            chain.append((inc.group("file"), int(inc.group("line"))))
+            continue
+        m = _DIAG.match(line)
+        if not m:
+            continue
+        d = m.groupdict()
+        d["line"], d["col"] = int(d["line"]), int(d["col"])
+        if d["sev"] == "note":
+            if out:
+                out[-1][1].append(d)
+        else:
+            out.append((d, [], chain))
+        chain = []
+    return out
+
+
+def classify(diags: list[Diagnostic]) -> str:
+    kinds = {d.kind for d in diags}
+    if kinds & {"compile-error", "leftover-cuda-header"}:
+        return "fails"
+    if "missing-rocm-header" in kinds:
+        return "not-checkable"
+    return "warnings" if "rocm7-warning" in kinds else "compiles"
+
+
+def kind_of(sev: str, msg: str, flag: str | None) -> tuple[str, str]:
+    if sev in ("error", "fatal error"):
+        m = _MISSING.search(msg)
+        if m:
+            return header_kind(m.group("name")), m.group("name")
+        return "compile-error", ""
+    if _ROCM7_WARNING.search(msg) or (flag and "deprecated" in flag):
+        return "rocm7-warning", ""
+    return "warning", ""
+
+
+def is_within(path: str, root: str) -> bool:
+    return os.path.abspath(path).startswith(os.path.abspath(root).rstrip(os.sep) + os.sep)
