@@ -19,6 +19,7 @@ driven the way hipcc drives clang, plus what hipcc would have found in a ROCm in
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from .. import process_group
@@ -60,10 +61,7 @@ class _Rocm7Sdk:
     def compile_head(self, ctx: BuildContext) -> tuple[list[str], dict[str, str]]:
         sdk = ctx.sdk
         assert sdk is not None and sdk.include_dir is not None  # build() refuses the toolchain otherwise
-        resource = _resource_dir(ctx.compiler)
-        guard = write_guard(ctx.out_dir / "rocm7-guard", Path(sdk.include_dir))
-        includes = ["-isystem", str(guard), "-isystem", f"{resource}/include/cuda_wrappers",
-                    "-isystem", sdk.include_dir, "-isystem", resource, "-include", "__clang_hip_runtime_wrapper.h"]
+        includes = sdk_includes(ctx.compiler, Path(sdk.include_dir), ctx.out_dir / "rocm7-guard")
         return [ctx.compiler, "-x", "hip", *[f"--offload-arch={a}" for a in ctx.gpu_archs], "-fgpu-rdc",
                 f"-mcode-object-version={CODE_OBJECT_VERSION}", "-nogpuinc", "-nogpulib", *includes, *COMMON], {}
 
@@ -84,6 +82,15 @@ class _Rocm7Sdk:
         libs = [f"{sdk.device_lib_dir}/{name}" for name in ("ocml.bc", "ockl.bc")]
         device = ["--start-lib", *libs, "--end-lib"]  # lazy: only what the kernels call is linked
         return [arg for item in device for arg in ("-Xoffload-linker", item)] + ["-lpthread", "-lrt"]
+
+
+def sdk_includes(compiler: str, sdk_include: Path, guard: Path) -> list[str]:
+    """The include flags that stand in for a ROCm install's (see the module docstring); also
+    `port check`'s, so a unit checked there sees exactly the headers `port build` gives it."""
+    resource = _resource_dir(compiler)
+    write_guard(guard, sdk_include)
+    return ["-isystem", str(guard), "-isystem", f"{resource}/include/cuda_wrappers",
+            "-isystem", str(sdk_include), "-isystem", resource, "-include", "__clang_hip_runtime_wrapper.h"]
 
 
 def _resource_dir(compiler: str) -> str:
@@ -119,6 +126,10 @@ def oclc_control_source(archs: list[str]) -> str:
               "PN_OCLC(unsigned char, __oclc_correctly_rounded_sqrt32, 1)",
               "#endif", ""]
     return "\n".join(lines)
+
+
+# the guard's #error text (write_guard), read back by `port check` to name the header the SDK lacks
+GUARD_ERROR = re.compile(r"(?P<name>\S+) is not in the ROCm SDK at ")
 
 
 def write_guard(guard: Path, sdk_include: Path) -> Path:

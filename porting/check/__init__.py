@@ -69,7 +69,7 @@ def run_check(req: CheckRequest, plan, machine) -> CheckResult:
     src = req.src.resolve()
     if not src.is_dir():
         raise InputError(f"SRC {req.src}: not a directory")
-    tool = cc.select_toolchain(plan, machine)
+    tool = cc.select_toolchain(plan, machine, req.out / "rocm7-guard")
     if tool is None:
         raise PlatformError("no ROCm toolchain can compile here: " + plan.toolchain("hipified-cuda").reason)
     units, notes = _units(req, src)
@@ -192,11 +192,15 @@ def _at(lines: list[str], n: int) -> str:
 
 def _place(d: dict, notes: list[dict], chain: list[tuple[str, int]], mapper: _Mapper):
     """Where a diagnostic belongs in the user's code: its own spot, else the first note there
-    (a static_assert in a ROCm header, instantiated from the user's line), else the include."""
-    for path, line in [(d["file"], d["line"]), *[(n["file"], n["line"]) for n in notes], *chain]:
+    (a static_assert in a ROCm header, instantiated from the user's line), else the include.
+    Returns (CUDA file, CUDA line, col, hipified file, hipified line, names) or None."""
+    spots = [(d["file"], d["line"], d["col"]), *[(n["file"], n["line"], n["col"]) for n in notes],
+             *[(path, line, 1) for path, line in chain]]
+    for path, line, col in spots:
         hit = mapper.locate(path, line)
         if hit is not None:
-            return hit
+            source, cline, hip_rel, names = hit
+            return source, cline, col, hip_rel, line, names
     return None
 
 
@@ -205,19 +209,21 @@ def _unit_result(unit: Unit, runs: list[tuple[cc.CompileJob, cc.CompileResult]],
     per_arch: dict[str, str] = {}
     for job, res in runs:
         arch_diags: list[dg.Diagnostic] = []
+        missing_seen = False
         for d, notes, chain in dg.parse(res.stderr):
             kind, header = dg.kind_of(d["sev"], d["msg"], d["flag"])
             placed = _place(d, notes, chain, mapper)
             if placed is None and kind == "warning":
                 continue  # a warning inside ROCm's own headers is not the user's work
-            file, line, hip_file, names = placed or (d["file"], d["line"], "", [])
+            file, line, col, hip_file, hip_line, names = placed or (d["file"], d["line"], d["col"], "", 0, [])
             sev = "warning" if d["sev"] == "warning" else "error"
-            key = (file, line, d["col"], sev, d["msg"])
+            key = (file, line, col, sev, d["msg"])
             diag = merged.get(key)
             if diag is None:
-                diag = merged[key] = dg.Diagnostic(sev, kind, d["msg"], file, line, d["col"] if placed and
-                                                   hip_file else d["col"], [], d["flag"] or "", header, hip_file,
-                                                   d["line"] if hip_file else 0, names)
+                diag = merged[key] = dg.Diagnostic(sev, kind, d["msg"], file, line, col, [], d["flag"] or "",
+                                                   header, hip_file, hip_line, names,
+                                                   missing_seen and kind != "missing-rocm-header")
+            missing_seen = missing_seen or kind == "missing-rocm-header"
             if job.arch not in diag.archs:  # clang reports a line once for the host and once per device pass
                 diag.archs.append(job.arch)
             arch_diags.append(diag)

@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .. import process_group
 from ..atomic import write_text
@@ -32,14 +33,16 @@ class Toolchain:
     base: list[str]  # flags every unit gets (language, SDK include path)
     ident: str  # what invalidates the cache: compiler --version, header origin
     headers: str = ""
+    env: dict[str, str] = field(default_factory=dict)  # added to the compiler's environment
 
     def describe(self) -> str:
         return f"{os.path.basename(self.compiler)} ({self.kind}) against ROCm {self.version} headers {self.headers}"
 
 
-def select_toolchain(plan, machine) -> Toolchain | None:
-    """The ``hipified-cuda`` toolchain of the plan, with the flags it needs; None if none compiles."""
-    from ..headers.reader import _resource_dir  # the one place that knows clang's resource dir
+def select_toolchain(plan, machine, guard: Path) -> Toolchain | None:
+    """The ``hipified-cuda`` toolchain of the plan, with the flags it needs; None if none compiles.
+    ``guard``: where the compile-only SDK's guard headers go (inside the output directory)."""
+    from ..build.hip_toolchains import sdk_includes  # the flags `port build` uses for the same toolchain
 
     tc = plan.toolchain("hipified-cuda")
     if not tc.can_compile or not tc.compiler:
@@ -47,13 +50,12 @@ def select_toolchain(plan, machine) -> Toolchain | None:
     version = _version_text(tc.compiler)
     if tc.toolchain == "rocm7-sdk":
         sdk = machine.rocm_sdk
-        resource = _resource_dir(tc.compiler)
-        base = ["-x", "hip", "-nogpuinc", "-nogpulib", *(["-isystem", resource] if resource else []),
-                "-isystem", sdk.include_dir]
-        ident = json.dumps([version, sdk.hip_version, sdk.source])
+        base = ["-x", "hip", "-nogpuinc", "-nogpulib", *sdk_includes(tc.compiler, Path(sdk.include_dir), guard)]
+        ident = json.dumps([version, sdk.hip_version, sdk.source, base])
     else:
         base, ident = ["-x", "hip"], json.dumps([version, tc.version])
-    return Toolchain(tc.toolchain, tc.compiler, tc.version or "?", base, ident, tc.headers or "")
+    env = {} if tc.toolchain == "rocm7-sdk" else {"HIP_PLATFORM": "amd"}  # else hipcc may pick nvcc
+    return Toolchain(tc.toolchain, tc.compiler, tc.version or "?", base, ident, tc.headers or "", env)
 
 
 def _version_text(compiler: str) -> str:
@@ -130,7 +132,7 @@ def compile_job(job: CompileJob, tool: Toolchain, memo: HashMemo) -> CompileResu
 
     started = time.monotonic()
     try:
-        proc = process_group.run(job.argv, timeout=COMPILE_TIMEOUT_S)
+        proc = process_group.run(job.argv, timeout=COMPILE_TIMEOUT_S, env={**os.environ, **tool.env})
         rc, err = proc.returncode, proc.stderr
     except subprocess.TimeoutExpired:
         rc, err = 124, f"{job.source}:1:1: error: compiler timed out after {COMPILE_TIMEOUT_S}s"

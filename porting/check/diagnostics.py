@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ..build.hip_toolchains import GUARD_ERROR
+
 CLASSES = ("fails", "not-checkable", "warnings", "compiles")  # worst first
 _DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>fatal error|error|warning|note): "
                    r"(?P<msg>.*?)(?: \[(?P<flag>-W[^\]]+)\])?$")
@@ -39,6 +41,7 @@ class Diagnostic:
     hip_file: str = ""  # where the compiler saw it (hipified tree, relative to OUT)
     hip_line: int = 0
     names: list[dict[str, str]] = field(default_factory=list)  # [{"hip": ..., "cuda": ...}] on the line
+    after_missing_header: bool = False  # came after a header the SDK lacks: maybe its consequence, not counted
 
     def to_json(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
@@ -89,13 +92,26 @@ class LineMap:
         return min(c1 + (h - h1), c2 - 1) + 1  # equal or renamed lines: one to one, clamped
 
 
+@lru_cache(maxsize=1)
+def _cuda_to_hip() -> dict[str, str]:
+    from ..hipify.engine import mappings_module
+
+    table: dict[str, str] = {}
+    for mapping in mappings_module().CUDA_TO_HIP_MAPPINGS:
+        for cuda, value in mapping.items():
+            table.setdefault(cuda, value[0])
+    return table
+
+
 def renamed(cuda_text: str, hip_text: str) -> list[dict[str, str]]:
-    """Names hipify replaced on one line, paired in order: [{"hip": ..., "cuda": ...}]."""
+    """Names hipify's tables replaced on one line: [{"hip": ..., "cuda": ...}], in line order."""
     c, h = _IDENT.findall(cuda_text), _IDENT.findall(hip_text)
-    pairs = []
+    table = _cuda_to_hip()
+    pairs: list[dict[str, str]] = []
     for tag, c1, c2, h1, h2 in difflib.SequenceMatcher(None, c, h, autojunk=False).get_opcodes():
         if tag == "replace":
-            pairs += [{"hip": hh, "cuda": cc} for cc, hh in zip(c[c1:c2], h[h1:h2])]
+            pairs += [{"hip": hh, "cuda": cc} for cc, hh in zip(c[c1:c2], h[h1:h2])
+                      if table.get(cc) == hh and {"hip": hh, "cuda": cc} not in pairs]
     return pairs
 
 
@@ -123,7 +139,14 @@ def parse(stderr: str) -> list[tuple[dict, list[dict], list[tuple[str, int]]]]:
 
 
 def classify(diags: list[Diagnostic]) -> str:
-    kinds = {d.kind for d in diags}
+    """The class of one compile from its diagnostics in the compiler's order: an error after
+    a ROCm header the SDK lacks may be its consequence (a type that header declares), so only
+    errors before the first such header count against the user."""
+    kinds: set[str] = set()
+    for d in diags:
+        kinds.add(d.kind)
+        if d.kind == "missing-rocm-header":
+            break
     if kinds & {"compile-error", "leftover-cuda-header"}:
         return "fails"
     if "missing-rocm-header" in kinds:
@@ -136,6 +159,9 @@ def kind_of(sev: str, msg: str, flag: str | None) -> tuple[str, str]:
         m = _MISSING.search(msg)
         if m:
             return header_kind(m.group("name")), m.group("name")
+        m = GUARD_ERROR.search(msg)  # an older system HIP header that the SDK lacks, refused by the guard
+        if m:
+            return "missing-rocm-header", m.group("name").strip('"')
         return "compile-error", ""
     if _ROCM7_WARNING.search(msg) or (flag and "deprecated" in flag):
         return "rocm7-warning", ""

@@ -37,7 +37,7 @@ def build(result) -> list[dict[str, Any]]:
             e = entry(d.file)
             if d.kind == "missing-rocm-header":
                 e["not_checkable"] = sorted(set(e["not_checkable"]) | {d.header})
-            elif d.severity == "error":
+            elif d.severity == "error" and not d.after_missing_header:
                 e["errors"] += 1
             elif d.kind == "rocm7-warning":
                 e["warnings"] += 1
@@ -95,7 +95,8 @@ def to_text(result) -> str:
             if d.kind == "warning":
                 continue
             names = "; ".join(f"{n['hip']} (CUDA: {n['cuda']})" for n in d.names)
-            lines.append(f"  {d.file}:{d.line}:{d.col}: {d.severity}[{d.kind}] [{','.join(d.archs)}] {d.message}"
+            after = " (after a header the SDK lacks: not counted)" if d.after_missing_header else ""
+            lines.append(f"  {d.file}:{d.line}:{d.col}: {d.severity}[{d.kind}] [{','.join(d.archs)}] {d.message}{after}"
                          + (f"\n      hipified: {d.hip_file}:{d.hip_line}" if d.hip_file else "")
                          + (f"  names: {names}" if names else ""))
     lines += [f"note: {n}" for n in result.notes]
