@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, PlatformError
+from ..hipify.convert import HipifyOptions, convert_tree
 from . import compiler as cc
 from . import diagnostics as dg
 from .units import Unit, from_compile_commands, from_tree
@@ -76,7 +77,8 @@ def run_check(req: CheckRequest, plan, machine) -> CheckResult:
     if not units:
         raise InputError(f"SRC {req.src}: no CUDA translation units found (.cu, or C++ including a CUDA header)")
     hip_root = req.out / "hipified"
-    manifest = _hipify(src, hip_root, req.jobs)
+    options = _hipify_options(src, units)
+    manifest = convert_tree(src, hip_root, jobs=req.jobs, options=options)
     findings = _audit(src, req.jobs)
     jobs, skipped = _jobs(req, src, hip_root.resolve(), manifest, units, tool)
     notes += skipped
@@ -103,10 +105,11 @@ def _units(req: CheckRequest, src: Path) -> tuple[list[Unit], list[str]]:
     return units, notes
 
 
-def _hipify(src: Path, hip_root: Path, jobs: int):
-    from ..hipify.convert import convert_tree
-
-    return convert_tree(src, hip_root, jobs=jobs)
+def _hipify_options(src: Path, units: list[Unit]) -> HipifyOptions:
+    """hipify as the build would drive it: the units' include dirs in SRC are where it looks
+    for the headers a source includes (else a header reached only through -I stays CUDA)."""
+    dirs = {os.path.relpath(i, src) for u in units for i in u.includes if dg.is_within(i, str(src))}
+    return HipifyOptions(header_include_dirs=tuple(sorted(dirs)))
 
 
 def _audit(src: Path, jobs: int) -> list:
@@ -126,7 +129,8 @@ def _hip_dirs(src: Path, hip_root: Path, inc: str) -> list[str]:
         # a CUDA toolkit's include dir must not shadow ROCm's headers
         return [] if os.path.isfile(os.path.join(inc, "cuda_runtime.h")) else [inc]
     rel = os.path.relpath(inc, src)
-    hip_rel = os.path.dirname(hip_rel_path(os.path.join(rel, "x.h"), False)) if rel != "." else "."
+    hip_rel = os.path.dirname(hip_rel_path(os.path.join(rel, "x.h"), HipifyOptions.is_pytorch_extension)) \
+        if rel != "." else "."
     dirs = [os.path.normpath(hip_root / hip_rel), os.path.normpath(hip_root / rel)]
     return list(dict.fromkeys(dirs))
 
@@ -195,7 +199,7 @@ def _place(d: dict, notes: list[dict], chain: list[tuple[str, int]], mapper: _Ma
     (a static_assert in a ROCm header, instantiated from the user's line), else the include.
     Returns (CUDA file, CUDA line, col, hipified file, hipified line, names) or None."""
     spots = [(d["file"], d["line"], d["col"]), *[(n["file"], n["line"], n["col"]) for n in notes],
-             *[(path, line, 1) for path, line in chain]]
+             *[(path, line, 1) for path, line in reversed(chain)]]  # clang prints the outermost first
     for path, line, col in spots:
         hit = mapper.locate(path, line)
         if hit is not None:

@@ -89,11 +89,14 @@ def to_text(result) -> str:
         lines.append(f"  {e['effort']:6} {e['file']}: {e['errors']} error(s), {e['warnings']} ROCm 7 warning(s), "
                      f"hazards {h['error']}E/{h['warning']}W/{h['note']}N"
                      + (f", not checkable: {', '.join(e['not_checkable'])}" if e["not_checkable"] else ""))
-    lines += ["", "diagnostics (on the CUDA lines):"]
+    lines += ["", "diagnostics (on the CUDA lines; a header's once, however many units include it):"]
+    shown: set[tuple] = set()
     for u in result.units:
         for d in u.diagnostics:
-            if d.kind == "warning":
+            key = (d.file, d.line, d.col, d.severity, d.message)
+            if d.kind == "warning" or key in shown:
                 continue
+            shown.add(key)
             names = "; ".join(f"{n['hip']} (CUDA: {n['cuda']})" for n in d.names)
             after = " (after a header the SDK lacks: not counted)" if d.after_missing_header else ""
             lines.append(f"  {d.file}:{d.line}:{d.col}: {d.severity}[{d.kind}] [{','.join(d.archs)}] {d.message}{after}"
