@@ -208,36 +208,39 @@ def _place(d: dict, notes: list[dict], chain: list[tuple[str, int]], mapper: _Ma
     return None
 
 
+def _arch_diagnostics(unit: Unit, job: cc.CompileJob, res: cc.CompileResult, mapper: _Mapper,
+                      merged: dict[tuple, dg.Diagnostic]) -> list[dg.Diagnostic]:
+    """One compile's diagnostics, in the compiler's order, merged with the other arches' by place."""
+    found: list[dg.Diagnostic] = []
+    missing_seen = False
+    for d, notes, chain in dg.parse(res.stderr):
+        kind, header = dg.kind_of(d["sev"], d["msg"], d["flag"])
+        placed = _place(d, notes, chain, mapper)
+        if placed is None and kind == "warning":
+            continue  # a warning inside ROCm's own headers is not the user's work
+        file, line, col, hip_file, hip_line, names = placed or (d["file"], d["line"], d["col"], "", 0, [])
+        sev = "warning" if d["sev"] == "warning" else "error"
+        key = (file, line, col, sev, d["msg"])
+        if key not in merged:
+            merged[key] = dg.Diagnostic(sev, kind, d["msg"], file, line, col, [], d["flag"] or "", header,
+                                        hip_file, hip_line, names, missing_seen and kind != "missing-rocm-header")
+        missing_seen = missing_seen or kind == "missing-rocm-header"
+        if job.arch not in merged[key].archs:  # clang reports a line for the host and again per device pass
+            merged[key].archs.append(job.arch)
+        found.append(merged[key])
+    if res.returncode not in (0, 1) and not any(x.severity == "error" for x in found):
+        last = (res.stderr.strip().splitlines() or ["no output"])[-1]
+        crash = merged[("crash", job.arch)] = dg.Diagnostic(
+            "error", "compile-error", f"compiler exited {res.returncode}: {last}", unit.source, 1, 1, [job.arch])
+        found.append(crash)
+    return found
+
+
 def _unit_result(unit: Unit, runs: list[tuple[cc.CompileJob, cc.CompileResult]], mapper: _Mapper) -> UnitResult:
     merged: dict[tuple, dg.Diagnostic] = {}
-    per_arch: dict[str, str] = {}
-    for job, res in runs:
-        arch_diags: list[dg.Diagnostic] = []
-        missing_seen = False
-        for d, notes, chain in dg.parse(res.stderr):
-            kind, header = dg.kind_of(d["sev"], d["msg"], d["flag"])
-            placed = _place(d, notes, chain, mapper)
-            if placed is None and kind == "warning":
-                continue  # a warning inside ROCm's own headers is not the user's work
-            file, line, col, hip_file, hip_line, names = placed or (d["file"], d["line"], d["col"], "", 0, [])
-            sev = "warning" if d["sev"] == "warning" else "error"
-            key = (file, line, col, sev, d["msg"])
-            diag = merged.get(key)
-            if diag is None:
-                diag = merged[key] = dg.Diagnostic(sev, kind, d["msg"], file, line, col, [], d["flag"] or "",
-                                                   header, hip_file, hip_line, names,
-                                                   missing_seen and kind != "missing-rocm-header")
-            missing_seen = missing_seen or kind == "missing-rocm-header"
-            if job.arch not in diag.archs:  # clang reports a line once for the host and once per device pass
-                diag.archs.append(job.arch)
-            arch_diags.append(diag)
-        if res.returncode not in (0, 1) and not any(x.severity == "error" for x in arch_diags):
-            crash = dg.Diagnostic("error", "compile-error", f"compiler exited {res.returncode}: "
-                                  + (res.stderr.strip().splitlines() or ["no output"])[-1], unit.source, 1, 1, [job.arch])
-            merged[("crash", job.arch)] = crash
-            arch_diags.append(crash)
-        per_arch[job.arch] = dg.classify(arch_diags)
+    per_arch = {job.arch: dg.classify(_arch_diagnostics(unit, job, res, mapper, merged)) for job, res in runs}
     verdict = min(per_arch.values(), key=dg.CLASSES.index)
     diags = sorted(merged.values(), key=lambda x: (x.file, x.line, x.col))
     missing = sorted({x.header for x in diags if x.kind == "missing-rocm-header"})
-    return UnitResult(unit, os.path.relpath(runs[0][0].source, mapper.hip_root), verdict, per_arch, diags, missing, sum(r.cached for _, r in runs))
+    return UnitResult(unit, os.path.relpath(runs[0][0].source, mapper.hip_root), verdict, per_arch, diags, missing,
+                      sum(r.cached for _, r in runs))

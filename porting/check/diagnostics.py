@@ -99,7 +99,7 @@ def _cuda_to_hip() -> dict[str, str]:
     table: dict[str, str] = {}
     for mapping in mappings_module().CUDA_TO_HIP_MAPPINGS:
         for cuda, value in mapping.items():
-            table.setdefault(cuda, value[0])
+            table.setdefault(cuda, value if isinstance(value, str) else value[0])
     return table
 
 
