@@ -97,19 +97,6 @@ class PoolHolder:
 
 
 @pytest.fixture(scope="session")
-def native_lib():
-    """Our native layer (`port build --path cpu` on this box); skip with the reason if absent."""
-    try:
-        from porting import native
-    except ImportError as exc:
-        pytest.skip(f"porting.native not importable: {exc}")
-    try:
-        return native.load()
-    except native.NativeError as exc:
-        _absent_or_fail(native, exc, "native build")
-
-
-
 @pytest.fixture(scope="session")
 def native_libs(facts):
     """``lib_for(memory)``: the native build for that placement (porting.native.load_for:

@@ -22,8 +22,9 @@ class Owner(Actor):
         self.mem: dict[str, torch.Tensor] = {}
 
     @endpoint
-    def make(self, key: str, n: int, seed: int, dtype: str = "uint8", offset: int = 0) -> RDMABuffer:
-        base = pattern(n * torch.empty((), dtype=getattr(torch, dtype)).element_size() + offset, seed)
+    def make(self, key: str, n: int, seed: int, dtype: str = "uint8", offset: int = 0,
+             device: str = "cpu") -> RDMABuffer:
+        base = pattern(n * torch.empty((), dtype=getattr(torch, dtype)).element_size() + offset, seed).to(device)
         self.mem[key] = base
         view = base[offset:]
         if dtype != "uint8":
@@ -37,7 +38,7 @@ class Owner(Actor):
 
     @endpoint
     def equal_to(self, key: str, n: int, seed: int, offset: int = 0) -> bool:
-        return bool(torch.equal(self.mem[key][offset:offset + n], pattern(n, seed)))
+        return bool(torch.equal(self.mem[key][offset:offset + n].cpu(), pattern(n, seed)))
 
     @endpoint
     def bytes_at(self, key: str, start: int, stop: int) -> list[int]:
@@ -48,10 +49,10 @@ class Owner(Actor):
         self.mem.pop(key, None)
 
     @endpoint
-    def read_remote(self, buf: RDMABuffer, n: int, seed: int) -> bool:
-        dst = torch.zeros(n, dtype=torch.uint8)
+    def read_remote(self, buf: RDMABuffer, n: int, seed: int, device: str = "cpu") -> bool:
+        dst = torch.zeros(n, dtype=torch.uint8, device=device)
         buf.read_into(dst).get()
-        return bool(torch.equal(dst, pattern(n, seed)))
+        return bool(torch.equal(dst.cpu(), pattern(n, seed)))
 
     @endpoint
     def write_remote(self, buf: RDMABuffer, n: int, seed: int) -> None:

@@ -1,5 +1,6 @@
 """RDMABuffer read_into / write_from over the active backend (ibverbs, or TCP fallback here),
-1 B to 64 MiB, dtypes, offset views, local and remote owners, and the error paths."""
+1 B to 64 MiB, dtypes, offset views, local and remote owners, and the error paths. Host and
+device memory (buffers over GPU tensors: collected everywhere, run where there is a GPU)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from porting.matrix.monarch_util import load_by_value, stop_mesh
+from porting.matrix.params import MEMORY, torch_device
 
 pytestmark = [pytest.mark.component("rdma"), pytest.mark.requires(rdma="any"),
               pytest.mark.filterwarnings("ignore:No ibverbs RDMA hardware detected")]
@@ -42,36 +44,39 @@ def test_backend_is_recorded_and_matches_detection(owners, facts, record_propert
     assert facts.rdma_backend == backend, f"port detect says {facts.rdma_backend}, Monarch uses {backend}"
 
 
+@pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("size", list(SIZES))
-def test_read_into_from_remote_owner(owners, size):
+def test_read_into_from_remote_owner(owners, size, memory):
     import torch
 
-    n = SIZES[size]
-    buf = owners.slice(gpus=0).make.call_one(f"r{size}", n, 1).get()
+    n, device = SIZES[size], torch_device(memory)
+    buf = owners.slice(gpus=0).make.call_one(f"r{size}{memory}", n, 1, device=device).get()
     assert buf.size() == n
-    dst = torch.zeros(n, dtype=torch.uint8)
+    dst = torch.zeros(n, dtype=torch.uint8, device=device)
     buf.read_into(dst).get()
-    assert torch.equal(dst, subjects.pattern(n, 1))
-    owners.slice(gpus=0).drop.call_one(f"r{size}").get()
+    assert torch.equal(dst.cpu(), subjects.pattern(n, 1))
+    owners.slice(gpus=0).drop.call_one(f"r{size}{memory}").get()
 
 
+@pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("size", list(SIZES))
-def test_write_from_into_remote_owner(owners, size):
-    n = SIZES[size]
-    buf = owners.slice(gpus=1).make.call_one(f"w{size}", n, 2).get()
-    buf.write_from(subjects.pattern(n, 3)).get()
-    assert owners.slice(gpus=1).equal_to.call_one(f"w{size}", n, 3).get()
-    owners.slice(gpus=1).drop.call_one(f"w{size}").get()
+def test_write_from_into_remote_owner(owners, size, memory):
+    n, device = SIZES[size], torch_device(memory)
+    buf = owners.slice(gpus=1).make.call_one(f"w{size}{memory}", n, 2, device=device).get()
+    buf.write_from(subjects.pattern(n, 3).to(device)).get()
+    assert owners.slice(gpus=1).equal_to.call_one(f"w{size}{memory}", n, 3).get()
+    owners.slice(gpus=1).drop.call_one(f"w{size}{memory}").get()
 
 
+@pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("size", list(SIZES))
-def test_remote_reads_buffer_owned_by_client(owners, size):
+def test_remote_reads_buffer_owned_by_client(owners, size, memory):
     from monarch.rdma import RDMABuffer
 
-    n = SIZES[size]
-    mem = subjects.pattern(n, 4)
+    n, device = SIZES[size], torch_device(memory)
+    mem = subjects.pattern(n, 4).to(device)
     buf = RDMABuffer(mem)
-    assert owners.slice(gpus=1).read_remote.call_one(buf, n, 4).get()
+    assert owners.slice(gpus=1).read_remote.call_one(buf, n, 4, device=device).get()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
