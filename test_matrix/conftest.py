@@ -51,19 +51,38 @@ def fault_log():
 
 
 @pytest.fixture(scope="session")
-def rank_pool(facts, device):
-    """One persistent pool of ranks per pytest process (gloo on CPU, NCCL/RCCL on GPUs)."""
+def rank_pools(facts):
+    """One persistent pool of ranks per backend per pytest process: gloo (4 CPU ranks) and,
+    where there are GPUs, NCCL/RCCL over min(4, visible GPUs) device ranks."""
     from porting.matrix.rank_pool import RankPool
 
-    if device == "cuda":
-        world, backend = min(4, facts.gpu_count), "nccl"
-    else:
-        world, backend = 4, "gloo"
-    if world < 2:
-        pytest.skip(f"DTensor cases need 2 ranks; detection: {facts.gpu_count} GPU(s)")
-    holder = PoolHolder(lambda: RankPool(world_size=world, backend=backend, device=device))
-    yield holder
-    holder.close()
+    holders: dict[str, PoolHolder] = {}
+
+    def get(backend: str) -> PoolHolder:
+        if backend not in holders:
+            if backend == "nccl":
+                world, device = min(4, facts.gpu_count), "cuda"
+            else:
+                world, device = 4, "cpu"
+            if world < 2:
+                pytest.skip(f"DTensor cases need 2 ranks; detection: {facts.gpu_count} GPU(s)")
+            holders[backend] = PoolHolder(lambda: RankPool(world_size=world, backend=backend, device=device))
+        return holders[backend]
+
+    yield get
+    for holder in holders.values():
+        holder.close()
+
+
+@pytest.fixture
+def backend() -> str:
+    """The DTensor backend of a case (packs parametrize it with porting.matrix.params.BACKENDS)."""
+    return "gloo"
+
+
+@pytest.fixture
+def rank_pool(rank_pools, backend):
+    return rank_pools(backend)
 
 
 class PoolHolder:

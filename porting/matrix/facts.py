@@ -94,7 +94,8 @@ def unmet_requirement(facts: Facts, device: str = "any", min_rocm: str | None = 
 
     ``device``: any / cpu / gpu / cuda / rocm; ``min_rocm``: lowest ROCm version (only
     meaningful with a ROCm device); ``rdma``: any / ibverbs / tcp; ``world_size``: ranks needed
-    (GPU hosts need that many devices; CPU ranks are processes and always fit); ``why``: the
+    (a case that requires a GPU needs that many visible devices; CPU ranks are processes
+    and always fit); ``why``: the
     test's own sentence on what it needs, appended to the reason.
     """
     reason = _unmet(facts, device, min_rocm, rdma, world_size)
@@ -126,6 +127,6 @@ def _unmet(facts: Facts, device: str, min_rocm: str | None, rdma: str, world_siz
             return f"requires usable ROCm >= {min_rocm}; detection: ROCm {found} has no usable device"
     if rdma != "any" and facts.rdma_backend != rdma:
         return f"requires RDMA backend {rdma}; detection: {facts.rdma_backend}"
-    if world_size is not None and platform in ("cuda", "rocm") and world_size > facts.gpu_count:
+    if world_size is not None and device in ("gpu", "cuda", "rocm") and world_size > facts.gpu_count:
         return f"requires world size {world_size}; detection: {facts.gpu_count} GPU(s)"
     return None

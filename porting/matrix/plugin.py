@@ -220,14 +220,9 @@ class MatrixState:
                 config.hook.pytest_deselected(items=deselected)
         for item in items:
             item.user_properties.append(("component", _component(item)))
-            for mark in item.iter_markers("requires"):
-                try:
-                    reason = unmet_requirement(self.facts, *mark.args, **mark.kwargs)
-                except (TypeError, ValueError) as exc:
-                    raise pytest.UsageError(f"{item.nodeid}: bad requires marker: {exc}") from None
-                if reason:
-                    item.add_marker(pytest.mark.skip(reason=reason))
-                    break
+            reason = self._unmet(item)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
             exemption = self.registry.match(item.nodeid, platform, self.today)
             if exemption is not None:
                 item.user_properties.append(("exemption", exemption.id))
@@ -237,6 +232,23 @@ class MatrixState:
                     item.add_marker(pytest.mark.skip(reason=why))
                 else:
                     item.add_marker(pytest.mark.xfail(reason=why, strict=True))
+
+    def _unmet(self, item: pytest.Item) -> str | None:
+        """All ``requires`` marks of an item taken together (a parameter's mark saying
+        device='gpu' and another's saying world_size=4 make one requirement); the closest
+        mark wins where two set the same key."""
+        merged: dict[str, Any] = {}
+        for mark in item.iter_markers("requires"):
+            if mark.args:
+                raise pytest.UsageError(f"{item.nodeid}: requires() takes keyword arguments only")
+            for key, value in mark.kwargs.items():
+                merged.setdefault(key, value)
+        if not merged:
+            return None
+        try:
+            return unmet_requirement(self.facts, **merged)
+        except (TypeError, ValueError) as exc:
+            raise pytest.UsageError(f"{item.nodeid}: bad requires marker: {exc}") from None
 
     # ---- progress -----------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

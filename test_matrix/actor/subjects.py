@@ -27,7 +27,7 @@ class Probe(Actor):
 
     @endpoint
     def echo_tensor_meta(self, t):
-        return (tuple(t.shape), str(t.dtype), t.is_contiguous(), t)
+        return (tuple(t.shape), str(t.dtype), t.is_contiguous(), t, t.device.type)
 
     @endpoint
     def bump(self) -> int:

@@ -1,5 +1,6 @@
 """Payloads through endpoints: None to nested Python, bytes up to 16 MiB, tensors of every
-common dtype and layout; each both point-to-point (call_one) and cast to a mesh (call)."""
+common dtype and layout, in host and in device memory (device: collected everywhere, run where
+there is a GPU); each both point-to-point (call_one) and cast to a mesh (call)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from porting.matrix.monarch_util import load_by_value, stop_mesh
+from porting.matrix.params import MEMORY, torch_device
 
 pytestmark = pytest.mark.component("actor")
 subjects = load_by_value(Path(__file__).with_name("subjects.py"), "port_matrix_actor_subjects")
@@ -120,19 +122,21 @@ def _tensor(dtype_name: str, layout: str, device: str):
     return t.to(device)
 
 
+@pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("how", ["call_one", "call"])
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_tensor_payload_round_trips(pair, device, dtype, layout, how):
+def test_tensor_payload_round_trips(pair, dtype, layout, how, memory):
     import torch
 
-    t = _tensor(dtype, layout, device)
+    t = _tensor(dtype, layout, torch_device(memory))
     if how == "call_one":
         results = [pair.slice(gpus=0).echo_tensor_meta.call_one(t).get()]
     else:
         results = list(pair.echo_tensor_meta.call(t).get().values())
-    for shape, dtype_seen, _contig, back in results:
+    for shape, dtype_seen, _contig, back, device_seen in results:
         assert shape == tuple(t.shape) and dtype_seen == str(t.dtype)  # what the actor received
+        assert device_seen == t.device.type, f"a {t.device.type} tensor arrived on {device_seen}"
         assert back.dtype == t.dtype and back.shape == t.shape
         assert torch.equal(back.cpu(), t.cpu())
 

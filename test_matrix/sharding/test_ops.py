@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from porting.matrix.monarch_util import load_file
-from porting.matrix.params import MEMORY
+from porting.matrix.params import BACKENDS, MEMORY
 
-pytestmark = pytest.mark.component("sharding")
+pytestmark = [pytest.mark.component("sharding"), pytest.mark.parametrize("backend", BACKENDS)]
 
 _here = Path(__file__).resolve().parent
 cases = load_file(_here / "dtensor_cases.py", "port_matrix_dtensor_cases")

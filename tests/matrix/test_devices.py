@@ -60,8 +60,8 @@ def test_facts_count_only_visible_gpus_and_gate_world_size():
     eight = [object()] * 8
     f = facts_from(dict(PROPS["cuda"]), eight, {"CUDA_VISIBLE_DEVICES": "6,7"})
     assert f.gpu_count == 2 and f.gpu_tokens == ["6", "7"]
-    assert unmet_requirement(f, world_size=2) is None
-    assert "2 GPU(s)" in unmet_requirement(f, world_size=4)
+    assert unmet_requirement(f, device="gpu", world_size=2) is None
+    assert "2 GPU(s)" in unmet_requirement(f, device="gpu", world_size=4)
     assert facts_from(dict(PROPS["cuda"]), eight, {}).gpu_count == 8
 
 

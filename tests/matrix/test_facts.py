@@ -45,8 +45,9 @@ def test_rdma_backend_requirement():
 def test_world_size_needs_devices_only_on_gpus():
     assert unmet_requirement(_facts(), world_size=64) is None  # CPU ranks are processes
     two = _facts(platform="cuda", gpus=2)
-    assert unmet_requirement(two, world_size=2) is None
-    assert "2 GPU(s)" in unmet_requirement(two, world_size=4)
+    assert unmet_requirement(two, device="gpu", world_size=2) is None
+    assert "2 GPU(s)" in unmet_requirement(two, device="gpu", world_size=4)
+    assert unmet_requirement(two, world_size=4) is None  # gloo ranks on a GPU host are processes too
 
 
 def test_bad_marker_arguments_raise():
