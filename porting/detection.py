@@ -8,7 +8,8 @@ Schema (``schema: 1``; fields are only ever added within a schema version):
 - ``toolchains`` list of {path, compiler, version, can_compile, can_run, reason}
 - ``rocm`` {found, home, version, version_source, hipcc, runtime_library, gate_ok, min_required}
 - ``cuda`` {found, home, version, version_source, nvcc, driver}
-- ``torch`` {found, version, cuda, hip, flavour}; ``monarch``/``torchft`` versions or null
+- ``torch`` {found, version, cuda, hip, flavour}; ``monarch``/``torchft`` versions or null;
+  ``monarch_flavour`` cuda / rocm / none (the GPU build torchmonarch was made as)
 - ``gpus`` list of {vendor, arch, name, source}
 - ``rdma`` {backend: ibverbs/tcp, nics: [...]}; ``collectives`` {rccl, nccl}
 - ``hip_platform`` {selected, reason, trap}
@@ -56,6 +57,7 @@ def detect_record(machine: Machine, plan: Plan) -> dict[str, Any]:
                  "nvcc": c.nvcc, "driver": c.driver},
         "torch": {"found": t.found, "version": t.version, "cuda": t.cuda, "hip": t.hip, "flavour": t.flavour},
         "monarch": machine.packages.monarch,
+        "monarch_flavour": machine.packages.monarch_flavour,
         "torchft": machine.packages.torchft,
         "gpus": [{"vendor": g.vendor, "arch": g.arch, "name": g.name, "source": g.source} for g in machine.gpus],
         "rdma": {"backend": machine.fabric.rdma_backend,

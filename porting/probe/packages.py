@@ -40,8 +40,18 @@ class PackagesInfo(Record):
     torchft: str | None = None
     site_dirs: list[str] = []
 
+    @property
+    def monarch_flavour(self) -> str:
+        """The GPU build torchmonarch was made as: ``rocm`` when its version says so (a local
+        ``+rocm...`` tag), else ``cuda`` (its PyPI wheels are CUDA builds; their shared
+        objects dlopen the runtime, so nothing cheaper to read tells more), ``none`` if absent."""
+        if not self.monarch:
+            return "none"
+        return "rocm" if "rocm" in self.monarch.partition("+")[2].lower() else "cuda"
+
     def to_json(self) -> dict:
-        return {"torch": self.torch.to_json(), "monarch": self.monarch, "torchft": self.torchft}
+        return {"torch": self.torch.to_json(), "monarch": self.monarch, "monarch_flavour": self.monarch_flavour,
+                "torchft": self.torchft}
 
 
 def search_path(env: Mapping[str, str]) -> list[str]:

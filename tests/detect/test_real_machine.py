@@ -65,9 +65,11 @@ def test_path_is_cpu_with_no_gpu(record):
     assert record["path"] == "cpu" and record["device"] == "none" and record["gpus"] == []
 
 
-def test_torch_is_the_cpu_build(record):
-    assert record["torch"]["version"].startswith("2.13.0")
-    assert record["torch"]["flavour"] == "cpu"
+def test_torch_is_the_pinned_cuda_build_and_monarch_a_cuda_build(record):
+    # ci/setup installs torch 2.14.1 (cu130: a CUDA build that runs on this CPU-only machine)
+    assert record["torch"]["version"].startswith("2.14.1")
+    assert record["torch"]["flavour"] == "cuda" and record["torch"]["cuda"]
+    assert record["monarch"] == "0.7.0" and record["monarch_flavour"] == "cuda"
 
 
 def test_hipcc_trap_is_reported_without_hip_platform(record):
