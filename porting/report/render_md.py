@@ -98,6 +98,16 @@ def render_md(report: Report) -> str:
             lines.append(f"| {md(e.test_id)} | {md(e.column)} | {e.status} | {md(x['id'])} | {md(x['reason'])} | "
                          f"{md_link(x['link'])} | {x['expires']} |")
         lines.append(_cut(v.exempted, len(shown_e)))
+    if v.never_compared:
+        shown_n = v.never_compared[:LIST_LIMIT]
+        lines.append(f"## Never compared ({len(v.never_compared)})")
+        lines.append("No reference run passed these tests (skipped, expected-fail or absent there), so "
+                     "parity was never measured; a failure on ROCm among them still blocks.")
+        lines.append("| test | platform | status | on the reference |")
+        lines.append("|---|---|---|---|")
+        for n in shown_n:
+            lines.append(f"| {md(n.test_id)} | {md(n.column)} | {n.status} | {n.reference_status} |")
+        lines.append(_cut(v.never_compared, len(shown_n)))
     blocked = {(b.test_id, b.column) for b in v.blocking}
     failures = [(t, k, c) for t in m.test_ids for k, c in m.cells[t].items()
                 if c.status in ("failed", "error", "xpassed") and (t, k) not in blocked]

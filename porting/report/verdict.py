@@ -56,6 +56,20 @@ class Exempted:
 
 
 @dataclass
+class NeverCompared:
+    """A test no reference run passed (skipped, xfailed, failed or absent there) while a
+    judged ROCm run has it: parity was never measured for it."""
+
+    test_id: str
+    column: str  # the ROCm column
+    status: str  # its status on ROCm
+    reference_status: str  # the best status it had on the reference columns
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
 class Verdict:
     status: str
     reference: list[str] = field(default_factory=list)  # reference column keys
@@ -63,6 +77,7 @@ class Verdict:
     reasons: list[str] = field(default_factory=list)
     blocking: list[Blocker] = field(default_factory=list)
     exempted: list[Exempted] = field(default_factory=list)
+    never_compared: list[NeverCompared] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -72,7 +87,8 @@ class Verdict:
         return {"status": self.status, "exit_code": self.exit_code, "reference": self.reference,
                 "rocm": self.rocm, "reasons": self.reasons,
                 "blocking": [b.to_json() for b in self.blocking],
-                "exempted": [e.to_json() for e in self.exempted]}
+                "exempted": [e.to_json() for e in self.exempted],
+                "never_compared": [n.to_json() for n in self.never_compared]}
 
 
 def reference_columns(matrix: Matrix, reference: str) -> tuple[str, list[Column]]:
@@ -137,6 +153,7 @@ def decide(matrix: Matrix, reference: str = "auto", min_rocm: str = "7.0",
         row = matrix.cells[test_id]
         passed_on = next((k for k in ref_keys if (c := row.get(k)) is not None and c.status == PASSED), None)
         if passed_on is None:
+            _not_compared(verdict, matrix, test_id, row, ref_keys, judged, exemptions, today)
             continue
         for col in judged:
             cell = matrix.cell(test_id, col.key)
@@ -148,7 +165,31 @@ def decide(matrix: Matrix, reference: str = "auto", min_rocm: str = "7.0",
             else:
                 verdict.blocking.append(Blocker(test_id, col.key, cell.status, passed_on, cell.message, note))
     if verdict.blocking:
-        reasons.append(f"{len(verdict.blocking)} test(s) pass on {ref_name} but not on ROCm")
+        reasons.append(f"{len(verdict.blocking)} test(s) pass on {ref_name} but not on ROCm, or fail on ROCm "
+                       f"where {ref_name} never ran them")
     if not reasons:
         verdict.status = CERTIFIED
     return verdict
+
+
+def _not_compared(verdict: Verdict, matrix: Matrix, test_id: str, row: dict[str, Any], ref_keys: list[str],
+                  judged: list[Column], exemptions: list[Exemption], today: dt.date) -> None:
+    """A test the reference never passed: listed for every judged ROCm column. A failure on
+    ROCm still blocks (a reference that skipped a case must not silently stop it from gating
+    ROCm); a test that failed on the reference too is a known failure on both, as before."""
+    ref_statuses = [c.status for k in ref_keys if (c := row.get(k)) is not None]
+    failed_on_reference = any(s in ("failed", "error") for s in ref_statuses)
+    shown = ref_statuses[0] if ref_statuses else "missing"
+    for col in judged:
+        cell = matrix.cell(test_id, col.key)
+        if failed_on_reference:
+            continue
+        verdict.never_compared.append(NeverCompared(test_id, col.key, cell.status, shown))
+        if cell.status not in ("failed", "error", "xpassed"):
+            continue
+        ex, note = _find_exemption(exemptions, test_id, col, cell.exemption, today)
+        if ex is not None:
+            verdict.exempted.append(Exempted(test_id, col.key, cell.status, exemption_json(ex)))
+        else:
+            verdict.blocking.append(Blocker(test_id, col.key, cell.status, f"none ({shown} on the reference)",
+                                            cell.message, note))

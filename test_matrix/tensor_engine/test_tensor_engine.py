@@ -49,10 +49,13 @@ def dm(engine):
         yield engine
 
 
-def at(value, h, g):
-    from monarch import inspect
+FETCH_TIMEOUT_S = 120  # a stuck fetch fails its case instead of stalling the whole run
 
-    return inspect(value, host=h, gpu=g)
+
+def at(value, h, g):
+    from monarch import fetch_shard
+
+    return fetch_shard(value, host=h, gpu=g).result(timeout=FETCH_TIMEOUT_S)
 
 
 def local():

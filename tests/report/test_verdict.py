@@ -294,3 +294,19 @@ def test_certified_implies_parity(write_junit, jx, ref, rocm, complete, version)
         assert all(rocm_status.get(t) == "passed" for t, s in ref_cases if s == "passed")
     if not rocm_cases:
         assert r.verdict.status == "no evidence"
+
+
+def test_cases_the_reference_skipped_are_listed_as_never_compared(write_junit, jx):
+    cpu = [("tests.a.m::ok", "passed"), ("tests.a.m::gpu", "skipped"), ("tests.a.m::gpu_fails", "skipped"),
+           ("tests.a.m::both_fail", "failed")]
+    rocm = [("tests.a.m::ok", "passed"), ("tests.a.m::gpu", "passed"), ("tests.a.m::gpu_fails", "failed"),
+            ("tests.a.m::both_fail", "failed")]
+    files = [write_junit("cpu.xml", jx.CPU, cpu, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    v = report(files).verdict
+    listed = {n.test_id: (n.status, n.reference_status) for n in v.never_compared}
+    assert listed == {"tests.a.m::gpu": ("passed", "skipped"), "tests.a.m::gpu_fails": ("failed", "skipped")}
+    # a failure on ROCm still gates although the reference never ran the case; a failure on
+    # both is a known failure on both, as before
+    assert [b.test_id for b in v.blocking] == ["tests.a.m::gpu_fails"]
+    assert v.blocking[0].reference.startswith("none") and v.status == "not certified"
+    assert [n["test_id"] for n in v.to_json()["never_compared"]] == ["tests.a.m::gpu", "tests.a.m::gpu_fails"]
