@@ -8,7 +8,10 @@ For each case, one run measures (best of --repeat, wall time) the bytes of one s
   contiguous tensor.narrow(...).contiguous()     (gather reference; a no-op view for dim-0
              chunks of a contiguous tensor, so reported but not a copy there)
   copy_      a preallocated out.copy_(view)       (gather/scatter reference)
-  torch      torch.stack(bufs).sum(0) / .amax(0) (reduce reference)
+  torch      torch.add / torch.maximum into the same preallocated output, one buffer at a time
+             (reduce reference: the same allocation policy as ours, nothing allocated per call)
+  stack      torch.stack(bufs).sum(0) / .amax(0): allocates and copies every call (shown for
+             comparison only; it is not the baseline of the reduce ratio)
 
     .venv/bin/python bench/bench_native.py [--mib 64] [--repeat 15] [--threads 1] [--build-dir build/port] [--json out.json]
 """
@@ -44,7 +47,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--build-dir", default="build/port")
     ap.add_argument("--threads", type=int, default=1,
-                    help="host threads the native library may use per copy above 4 MiB (default 1)")
+                    help="host threads the native library may use per copy above 4 MiB, and torch's "
+                         "intra-op threads for the baselines (default 1)")
     ap.add_argument("--json", default=None, metavar="FILE")
     args = ap.parse_args()
 
@@ -55,6 +59,7 @@ def main() -> int:
     t_build = time.perf_counter()
     lib = native.ensure_built("cpu", args.build_dir)
     lib.set_num_threads(args.threads)
+    torch.set_num_threads(max(args.threads, 1))  # the baselines get the threads ours gets
     build_s = time.perf_counter() - t_build
     n = args.mib * 1024 * 1024 // 4
     side = int(n ** 0.5)
@@ -108,28 +113,45 @@ def main() -> int:
     red_out = torch.empty_like(bufs[0])
     nbytes = sum(b.numel() * 4 for b in bufs)
     big_src, big_dst = torch.empty(nbytes // 4), torch.empty(nbytes // 4)
-    for op, ref in (("sum", lambda: torch.stack(bufs).sum(0)), ("max", lambda: torch.stack(bufs).amax(0))):
+    def inplace(fn: Callable[..., object]) -> Callable[[], object]:
+        def run() -> object:  # out = b0 op b1, then out = out op bi: reads and writes what ours does
+            fn(bufs[0], bufs[1], out=red_out)
+            for b in bufs[2:]:
+                fn(red_out, b, out=red_out)
+            return red_out
+        return run
+
+    for op, ref, stack in (("sum", inplace(torch.add), lambda: torch.stack(bufs).sum(0)),
+                           ("max", inplace(torch.maximum), lambda: torch.stack(bufs).amax(0))):
         timings = best({
             "native": lambda: native.reduce(bufs, op, out=red_out, lib=lib),
             "memcpy": lambda: ctypes.memmove(big_dst.data_ptr(), big_src.data_ptr(), nbytes),
             "torch": ref,
+            "stack": stack,
         }, args.repeat)
-        add(f"reduce {op}", f"{k} x {n // k * 4 >> 20} MiB float32", nbytes, timings)
+        native.reduce(bufs, op, out=red_out, lib=lib)
+        assert torch.equal(red_out, ref()), f"reduce {op}: native and the in-place torch baseline differ"
+        row_case = f"{k} x {n // k * 4 >> 20} MiB float32"
+        add(f"reduce {op}", row_case, nbytes, timings)
+        rows[-1]["ratio_vs_torch"] = timings["torch"] / timings["native"]
 
     print(f"cpu build: {build_s:.2f}s (incl. up-to-date check); native threads {lib.num_threads()}; "
           f"torch threads {torch.get_num_threads()}; "
           f"{os.cpu_count()} cores; {platform.processor() or platform.machine()}")
     print(f"{'op':<11} {'case':<42} {'MiB':>5}  " + "  ".join(f"{c:>18}" for c in
                                                               ("native", "memcpy", "torch.cat", "contiguous",
-                                                               "copy_", "torch")))
+                                                               "copy_", "torch", "stack")))
     for row in rows:
         cells = []
-        for col in ("native", "memcpy", "torch.cat", "contiguous", "copy_", "torch"):
+        for col in ("native", "memcpy", "torch.cat", "contiguous", "copy_", "torch", "stack"):
             g = row["gbps"].get(col)  # type: ignore[union-attr]
             r = row["ratio_vs_memcpy"].get(col)  # type: ignore[union-attr]
             cells.append(f"{g:6.2f} GB/s {r:5.2f}x" if g is not None else " " * 18)
         print(f"{row['op']:<11} {row['case']:<42} {int(row['bytes']) >> 20:>5}  " + "  ".join(cells))
     print("ratios are against memcpy of the same bytes (higher is faster)")
+    for row in rows:
+        if "ratio_vs_torch" in row:
+            print(f"{row['op']}: native / in-place torch (torch time / native time) = {row['ratio_vs_torch']:.2f}x")
     if args.json:
         from porting.atomic import write_json
 
