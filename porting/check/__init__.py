@@ -19,7 +19,7 @@ from ..errors import InputError, PlatformError
 from ..hipify.convert import HipifyOptions, convert_tree
 from . import compiler as cc
 from . import diagnostics as dg
-from .units import Unit, from_compile_commands, from_tree
+from .units import Unit, from_compile_commands, from_tree, tree_files
 
 DEFAULT_ARCHS = ("gfx942", "gfx950")
 
@@ -79,7 +79,7 @@ def run_check(req: CheckRequest, plan, machine) -> CheckResult:
     hip_root = req.out / "hipified"
     options = _hipify_options(src, units)
     manifest = convert_tree(src, hip_root, jobs=req.jobs, options=options)
-    findings = _audit(src, req.jobs)
+    findings = _audit(src, req.out, req.jobs)
     jobs, skipped = _jobs(req, src, hip_root.resolve(), manifest, units, tool)
     notes += skipped
     memo = cc.HashMemo()
@@ -98,7 +98,7 @@ def _units(req: CheckRequest, src: Path) -> tuple[list[Unit], list[str]]:
     if req.compile_commands is not None:
         units, notes = from_compile_commands(req.compile_commands, src)
     else:
-        units, notes = from_tree(src), []
+        units, notes = from_tree(src, req.out), []
     for u in units:  # the user's -D/-I apply to every unit, after the database's own
         u.defines += req.defines
         u.includes += [os.path.abspath(i) for i in req.includes]
@@ -112,10 +112,14 @@ def _hipify_options(src: Path, units: list[Unit]) -> HipifyOptions:
     return HipifyOptions(header_include_dirs=tuple(sorted(dirs)))
 
 
-def _audit(src: Path, jobs: int) -> list:
+def _audit(src: Path, out: Path, jobs: int) -> list:
     from ..audit.scan import audit_paths
+    from ..audit.tokenize import language_for
 
-    result = audit_paths([str(src)], jobs=jobs or None)
+    files = [f for f in tree_files(src, out) if language_for(f) is not None]
+    if not files:
+        return []
+    result = audit_paths(files, jobs=jobs or None)
     for f in result.findings:
         f.path = os.path.relpath(os.path.abspath(f.path), src)
     return result.findings

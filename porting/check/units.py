@@ -100,19 +100,25 @@ def from_compile_commands(path: Path, src: Path) -> tuple[list[Unit], list[str]]
     return sorted(units.values(), key=lambda u: u.source), notes
 
 
-def from_tree(src: Path) -> list[Unit]:
-    """Every .cu file and every C++ file that includes a CUDA header; -I the root and include dirs."""
+def tree_files(src: Path, exclude: Path | None = None) -> list[str]:
+    """Every file under SRC (sorted), skipping VCS/build dirs and ``exclude`` (the output
+    directory, when the user put it inside SRC: its hipified copies are not the user's code)."""
+    skip = os.path.realpath(exclude) if exclude is not None else None
     found: list[str] = []
-    incs = [str(src)]
     for dirpath, dirnames, filenames in os.walk(src):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
-        if os.path.basename(dirpath) == "include":
-            incs.append(dirpath)
-        for name in sorted(filenames):
-            full = os.path.join(dirpath, name)
-            if name.endswith(CUDA_SUFFIXES) or (name.endswith(CPP_SUFFIXES) and _includes_cuda(full)):
-                found.append(Path(os.path.relpath(full, src)).as_posix())
-    return [Unit(rel, includes=list(incs)) for rel in found]
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")
+                             and os.path.realpath(os.path.join(dirpath, d)) != skip)
+        found += [os.path.join(dirpath, name) for name in sorted(filenames)]
+    return found
+
+
+def from_tree(src: Path, exclude: Path | None = None) -> list[Unit]:
+    """Every .cu file and every C++ file that includes a CUDA header; -I the root and include dirs."""
+    files = tree_files(src, exclude)
+    incs = [str(src)] + sorted({os.path.dirname(f) for f in files if os.path.basename(os.path.dirname(f)) == "include"})
+    units = [Path(os.path.relpath(f, src)).as_posix() for f in files
+             if f.endswith(CUDA_SUFFIXES) or (f.endswith(CPP_SUFFIXES) and _includes_cuda(f))]
+    return [Unit(rel, includes=list(incs)) for rel in units]
 
 
 def _includes_cuda(path: str) -> bool:

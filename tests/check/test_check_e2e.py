@@ -151,3 +151,20 @@ def test_bad_arguments(tmp_path, capsys):
     assert "nope" in capsys.readouterr().err
     assert main(["check", str(tmp_path), "--compile-commands", str(tmp_path / "cc.json")]) == 2
     assert main(["check", str(tmp_path), "--arch", "sm_90"]) == 2
+
+
+def test_out_inside_src_is_not_checked_and_codegen_compiles_device_code(toolchain, tmp_path, capsys, monkeypatch):
+    """`port check .` with the default --out (port-check/ in the tree): its hipified copies are
+    neither units nor audited; --codegen generates device code for each arch."""
+    src = tmp_path / "tree"
+    src.mkdir()
+    for name in ("saxpy.cu", "warp_mask.cu"):
+        (src / name).write_text((DATA / "kinds" / name).read_text())
+    monkeypatch.chdir(src)
+    for _ in range(2):  # the second run finds port-check/hipified/*.hip from the first
+        code, data = _check(capsys, ".", "--codegen")
+        assert code == 1 and sorted(u["source"] for u in data["units"]) == ["saxpy.cu", "warp_mask.cu"]
+        assert all(not f["path"].startswith("port-check") for f in data["findings"])
+        assert data["mode"] == "codegen" and "compiled to device code" in data["evidence"]
+    assert _unit(data, "saxpy.cu")["class"] == "compiles" and data["summary"]["compiled"] == 0
+    assert (src / "port-check" / "check.json").is_file()

@@ -59,3 +59,10 @@ def test_bad_compile_commands_name_the_file(tmp_path, text, what):
     assert str(db) in str(err.value)
     if what != "not valid JSON":
         assert what in str(err.value)
+
+
+def test_tree_skips_the_output_directory(tmp_path):
+    src = _tree(tmp_path)
+    (src / "port-check" / "hipified").mkdir(parents=True)
+    (src / "port-check" / "hipified" / "a.cu").write_text("__global__ void k() {}\n")
+    assert [u.source for u in from_tree(src, src / "port-check")] == ["host.cpp", "kernels/a.cu"]
