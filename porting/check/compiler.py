@@ -142,7 +142,7 @@ def compile_job(job: CompileJob, tool: Toolchain, memo: HashMemo) -> CompileResu
     result = CompileResult(rc, diag, headers, seconds=time.monotonic() - started)
     if rc in (0, 1):  # a compiler verdict; a crash or time-out is not worth remembering
         fresh = HashMemo()  # hash what the compiler read now, not what an earlier unit saw
-        entry = {"seed": job.key_seed(tool), "source_sha": fresh(job.source), "returncode": rc, "stderr": diag,
+        entry = {"seed": job.key_seed(tool), "argv": job.argv, "source_sha": fresh(job.source), "returncode": rc, "stderr": diag,
                  "deps": [[p, fresh(p)] for p in headers]}
         os.makedirs(os.path.dirname(job.cache_file), exist_ok=True)
         write_text(job.cache_file, json.dumps(entry))
