@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import process_group
-from ..atomic import write_text
+from ..atomic import write_bytes
 
 COMPILE_TIMEOUT_S = 900
 _HEADER_LINE = re.compile(r"^\.+ (\S.*)$")
@@ -142,10 +142,11 @@ def compile_job(job: CompileJob, tool: Toolchain, memo: HashMemo) -> CompileResu
     result = CompileResult(rc, diag, headers, seconds=time.monotonic() - started)
     if rc in (0, 1):  # a compiler verdict; a crash or time-out is not worth remembering
         fresh = HashMemo()  # hash what the compiler read now, not what an earlier unit saw
-        entry = {"seed": job.key_seed(tool), "argv": job.argv, "source_sha": fresh(job.source), "returncode": rc, "stderr": diag,
-                 "deps": [[p, fresh(p)] for p in headers]}
+        entry = {"seed": job.key_seed(tool), "argv": job.argv, "source_sha": fresh(job.source), "returncode": rc,
+                 "stderr": diag, "deps": [[p, fresh(p)] for p in headers]}
         os.makedirs(os.path.dirname(job.cache_file), exist_ok=True)
-        write_text(job.cache_file, json.dumps(entry))
+        # atomic (a reader never sees half an entry) but not fsynced: a lost entry is a recompile
+        write_bytes(job.cache_file, json.dumps(entry).encode(), durable=False)
     return result
 
 
