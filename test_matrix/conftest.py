@@ -116,7 +116,6 @@ class PoolHolder:
 
 
 @pytest.fixture(scope="session")
-@pytest.fixture(scope="session")
 def native_libs(facts):
     """``lib_for(memory)``: the native build for that placement (porting.native.load_for:
     cpu build for host memory, this platform's GPU build for device memory); skips with the
