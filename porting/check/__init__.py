@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError, PlatformError
+from ..errors import InputError, PlatformError, UsageError
 from ..hipify.convert import HipifyOptions, convert_tree
 from . import compiler as cc
 from . import diagnostics as dg
@@ -70,12 +70,14 @@ def run_check(req: CheckRequest, plan, machine) -> CheckResult:
     src = req.src.resolve()
     if not src.is_dir():
         raise InputError(f"SRC {req.src}: not a directory")
-    tool = cc.select_toolchain(plan, machine, req.out / "rocm7-guard")
-    if tool is None:
-        raise PlatformError("no ROCm toolchain can compile here: " + plan.toolchain("hipified-cuda").reason)
+    if os.path.realpath(req.out) == str(src):
+        raise UsageError(f"--out {req.out}: is SRC itself; give a directory of its own (default: port-check)")
     units, notes = _units(req, src)
     if not units:
         raise InputError(f"SRC {req.src}: no CUDA translation units found (.cu, or C++ including a CUDA header)")
+    tool = cc.select_toolchain(plan, machine, req.out / "rocm7-guard")
+    if tool is None:
+        raise PlatformError("no ROCm toolchain can compile here: " + plan.toolchain("hipified-cuda").reason)
     hip_root = req.out / "hipified"
     options = _hipify_options(src, units)
     manifest = convert_tree(src, hip_root, jobs=req.jobs, options=options)

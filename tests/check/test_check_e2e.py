@@ -151,6 +151,10 @@ def test_bad_arguments(tmp_path, capsys):
     assert "nope" in capsys.readouterr().err
     assert main(["check", str(tmp_path), "--compile-commands", str(tmp_path / "cc.json")]) == 2
     assert main(["check", str(tmp_path), "--arch", "sm_90"]) == 2
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n")
+    assert main(["check", str(tmp_path), "--out", str(tmp_path)]) == 2
+    assert "is SRC itself" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.cu"]  # nothing written
 
 
 def test_out_inside_src_is_not_checked_and_codegen_compiles_device_code(toolchain, tmp_path, capsys, monkeypatch):

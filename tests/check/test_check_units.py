@@ -66,3 +66,20 @@ def test_tree_skips_the_output_directory(tmp_path):
     (src / "port-check" / "hipified").mkdir(parents=True)
     (src / "port-check" / "hipified" / "a.cu").write_text("__global__ void k() {}\n")
     assert [u.source for u in from_tree(src, src / "port-check")] == ["host.cpp", "kernels/a.cu"]
+
+
+def test_no_rocm_toolchain_is_a_one_line_platform_error(tmp_path):
+    from porting.check import CheckRequest, run_check
+    from porting.errors import PlatformError
+    from porting.plan import Toolchain
+
+    src = _tree(tmp_path)
+    none = Toolchain("hipified-cuda", None, None, False, False, "no ROCm installation found", "rocm")
+
+    class Plan:
+        def toolchain(self, path: str) -> Toolchain:
+            return none
+
+    with pytest.raises(PlatformError, match="no ROCm toolchain can compile here: no ROCm installation found"):
+        run_check(CheckRequest(src, tmp_path / "out", ["gfx942"]), Plan(), None)
+    assert not (tmp_path / "out").exists()  # nothing written
