@@ -76,6 +76,7 @@ def from_compile_commands(path: Path, src: Path) -> tuple[list[Unit], list[str]]
         raise InputError(f"--compile-commands {path}: not a JSON array of compile commands")
     units: dict[str, Unit] = {}
     notes: list[str] = []
+    host = 0
     for n, entry in enumerate(data):
         if not isinstance(entry, dict) or not isinstance(entry.get("file"), str) \
                 or not isinstance(entry.get("directory", ""), str):
@@ -94,9 +95,14 @@ def from_compile_commands(path: Path, src: Path) -> tuple[list[Unit], list[str]]
         if rel.startswith(".." + os.sep) or rel == "..":
             notes.append(f"{file}: outside {src}, not checked")
             continue
+        if not (file.endswith(CUDA_SUFFIXES) or _includes_cuda(file)):
+            host += 1  # plain host C++ (a CMake database lists every file): not a GPU unit
+            continue
         unit = Unit(Path(rel).as_posix())
         _parse_args(args[1:], directory, unit)
         units.setdefault(unit.source, unit)  # the first command for a file wins (as clangd does)
+    if host:
+        notes.append(f"{host} host-only file(s) in {path} (no .cu, no CUDA include): not checked")
     return sorted(units.values(), key=lambda u: u.source), notes
 
 

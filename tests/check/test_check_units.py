@@ -38,6 +38,7 @@ def test_compile_commands_arguments_and_command_forms(tmp_path):
                        "-std=c++20", "-gencode=arch=compute_90,code=sm_90", "-c", "a.cu"]},
         {"directory": str(src), "file": "host.cpp", "command": "g++ -DHOST -I include -c host.cpp"},
         {"directory": str(tmp_path), "file": "elsewhere.cu", "command": "nvcc -c elsewhere.cu"},
+        {"directory": str(src), "file": "plain.cpp", "command": "g++ -c plain.cpp"},
     ]))
     units, notes = from_compile_commands(db, src)
     a, host = {u.source: u for u in units}["kernels/a.cu"], {u.source: u for u in units}["host.cpp"]
@@ -45,7 +46,9 @@ def test_compile_commands_arguments_and_command_forms(tmp_path):
     assert a.includes == [str(src / "include"), "/opt/x/include"]
     assert a.std == "c++20"
     assert host.defines == ["HOST"] and host.includes == [str(src / "include")]
-    assert len(notes) == 1 and "elsewhere.cu" in notes[0] and "outside" in notes[0]
+    assert [u.source for u in units] == ["host.cpp", "kernels/a.cu"]  # plain.cpp includes no CUDA header
+    assert len(notes) == 2 and "elsewhere.cu" in notes[0] and "outside" in notes[0]
+    assert notes[1].startswith("1 host-only file(s)")
 
 
 @pytest.mark.parametrize("text, what", [("{", "not valid JSON"), ("{}", "not a JSON array"),
