@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .. import process_group
 from ..atomic import write_bytes
+from ..errors import ToolError
 
 COMPILE_TIMEOUT_S = 900
 _HEADER_LINE = re.compile(r"^\.+ (\S.*)$")
@@ -50,7 +51,11 @@ def select_toolchain(plan, machine, guard: Path) -> Toolchain | None:
     version = _version_text(tc.compiler)
     if tc.toolchain == "rocm7-sdk":
         sdk = machine.rocm_sdk
-        base = ["-x", "hip", "-nogpuinc", "-nogpulib", *sdk_includes(tc.compiler, Path(sdk.include_dir), guard)]
+        try:
+            includes = sdk_includes(tc.compiler, Path(sdk.include_dir), guard)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            raise ToolError(f"{tc.compiler}: cannot set up the ROCm 7 SDK include path: {exc}") from None
+        base = ["-x", "hip", "-nogpuinc", "-nogpulib", *includes]
         ident = json.dumps([version, sdk.hip_version, sdk.source, base])
     else:
         base, ident = ["-x", "hip"], json.dumps([version, tc.version])
