@@ -307,3 +307,28 @@ def test_cases_the_reference_skipped_are_listed_as_never_compared(write_junit, j
     assert listed == {"tests.a.m::gpu": ("passed", "skipped"), "tests.a.m::gpu_fails": ("failed", "skipped")}
     assert v.blocking == [] and v.status == "certified"  # listed, not silently dropped, and not gating
     assert [n["test_id"] for n in v.to_json()["never_compared"]] == ["tests.a.m::gpu", "tests.a.m::gpu_fails"]
+
+
+def test_never_compared_error_and_absent_references(write_junit, jx):
+    """An error on the reference is a known failure there (not listed, like a failure); a test
+    the reference never ran at all is listed with reference status 'missing'."""
+    cpu = [("tests.a.m::ok", "passed"), ("tests.a.m::broken", "error")]
+    rocm = [("tests.a.m::ok", "passed"), ("tests.a.m::broken", "error"), ("tests.a.m::rocm_only", "failed")]
+    files = [write_junit("cpu.xml", jx.CPU, cpu, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    v = report(files).verdict
+    assert [(n.test_id, n.column, n.status, n.reference_status) for n in v.never_compared] == [
+        ("tests.a.m::rocm_only", "rocm-7.0.2/gfx942", "failed", "missing")]
+
+
+def test_decide_defaults_are_the_documented_ones(write_junit, jx):
+    """decide() called bare: reference 'auto' (CUDA when present), gate 7.0, no exemptions, today."""
+    from porting.report.verdict import decide
+
+    rocm700 = dict(jx.ROCM, **{"port.rocm_version": "7.0.0"})
+    paths = [write_junit("cuda.xml", jx.CUDA, GREEN, run_id="g"), write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"),
+             write_junit("rocm.xml", rocm700, GREEN, run_id="r")]
+    v = decide(report(paths).matrix)
+    assert v.status == "certified" and v.reference == ["cuda-13.0/sm_90"] and v.rocm == ["rocm-7.0.0/gfx942"]
+    old = dict(jx.ROCM, **{"port.rocm_version": "6.4.1"})
+    v = decide(report([paths[0], write_junit("old.xml", old, GREEN, run_id="o")]).matrix)
+    assert v.status == "not certified" and "rocm-6.4.1/gfx942: ROCm 6.4.1 is below 7.0" in v.reasons
