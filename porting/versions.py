@@ -37,6 +37,8 @@ def format_version(v: tuple[int, ...] | None) -> str | None:
 
 
 def _pad(v: tuple[int, ...], n: int = 3) -> tuple[int, ...]:
+    # Any n >= 3 orders the same (versions have at most 3 fields; extra zeros compare equal):
+    # mutation testing's n=4 survivor is equivalent.
     return v + (0,) * (n - len(v))
 
 

@@ -42,7 +42,15 @@ def test_requirement_parse_and_text():
     r = Requirement.parse(" hip >= 7.0 ")
     assert (r.name, r.op, r.version, str(r)) == ("rocm", ">=", (7, 0), "rocm>=7.0")
     assert str(Requirement.parse("torch<2.14.1")) == "torch<2.14.1"
-    with pytest.raises(UsageError, match="expected NAME OP VERSION"):
+    with pytest.raises(UsageError) as bad:
         Requirement.parse("rocm=>7")
-    with pytest.raises(UsageError, match="is not a version"):
+    assert str(bad.value) == ("--require 'rocm=>7': expected NAME OP VERSION with NAME in rocm|hip|cuda|torch "
+                              "and OP in >=,<=,==,!=,>,< (e.g. 'rocm>=7.0')")
+    with pytest.raises(UsageError) as big:
         Requirement.parse("cuda>=1234567")
+    assert str(big.value) == ("--require 'cuda>=1234567': version '1234567'... is not a version (at most "
+                              "6 digits per field)")
+
+
+def test_parse_version_searches_by_default():
+    assert parse_version("HIP version: 7.1") == (7, 1)
