@@ -41,11 +41,12 @@ def emulated_lib(build_dir: Path):
     through the CPU emulation of hip_aliases/gpu_runtime.h."""
     import shutil
 
-    from porting.build import _locked
     from porting import assets
+    from porting.build import _locked
     from porting.build.sources import header_files
     from porting.build.steps import Command, run_commands
     from porting.native import Library
+    from porting.paths import OutputDir
 
     NATIVE_DIR, ALIASES_INCLUDE = assets.native_dir(), assets.aliases_include()
     cxx = shutil.which("c++") or shutil.which("g++")
@@ -61,7 +62,7 @@ def emulated_lib(build_dir: Path):
     library = out / "libport_native_emulated.so"
     link = Command("link", "objects", library, [cxx, "-shared", "-o", str(library), *map(str, objs), "-lpthread"],
                    [o.with_name(o.name + ".stamp") for o in objs])
-    with _locked(out):
+    with _locked(OutputDir(build_dir), out.name):
         run_commands(compiles, 0)
         run_commands([link], 1)
     return Library(library)
