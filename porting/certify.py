@@ -262,12 +262,14 @@ def _describe_reference(path: Path) -> str:
 def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: str | None = None,
             stage_timeout: float = 1200.0, progress: Progress | None = None,
             report_args: list[str] | None = None, cwd: str | None = None,
-            skip: Collection[str] = (), reference_dir: str | None = None) -> CertifyRecord:
+            skip: Collection[str] = (), reference_dir: str | None = None,
+            matrix_args: list[str] | None = None) -> CertifyRecord:
     """Run the pipeline; return the record (also written to OUT/certify.json).
 
     ``skip``: stages not to run (``--skip``); an omitted stage makes the report partial, since
     certify can then not vouch for the evidence end to end. ``reference_dir``: JUnit of a
-    reference run made elsewhere, read (never written) by the report next to this run's."""
+    reference run made elsewhere, read (never written) by the report next to this run's.
+    ``matrix_args``: passed to `port matrix` (e.g. ``--matrix-dir``: other packs than the shipped ones)."""
     from .errors import UsageError
     from .hipify import MANIFEST_NAME
     from .paths import OutputDir
@@ -338,7 +340,7 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
     junit_dir = Path(outdir.path("junit/x.xml")).parent  # refuses a symlinked junit/
     for old in _junit_files(junit_dir):  # never report stale evidence from an earlier certify
         outdir.unlink(str(old.relative_to(out)))
-    record.stages.append(stage("matrix", [*common, "--junit", str(junit_dir)], "matrix.log",
+    record.stages.append(stage("matrix", [*common, "--junit", str(junit_dir), *(matrix_args or [])], "matrix.log",
                                summarize=lambda r: f"{len(_junit_files(junit_dir))} JUnit file(s)"))
 
     reasons = [f"stage {s.name} {s.status}" + (f" (exit {s.rc})" if s.rc is not None else "")

@@ -24,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "merged into the report so that this machine alone can reach a verdict")
     parser.add_argument("--reference-platform", choices=OPTIONS["report.reference"].choices, default=None,
                         help="reference platform, passed to `port report --reference` (default auto)")
+    parser.add_argument("--matrix-dir", metavar="DIR", default=None,
+                        help="matrix packs to run instead of the shipped test_matrix/ (passed to `port matrix`)")
     parser.add_argument("--skip", action="append", default=[], metavar="STAGE",
                         choices=("detect", "audit", "hipify", "build", "matrix"),
                         help="do not run STAGE (repeatable); the report is then marked partial")
@@ -48,9 +50,12 @@ def run(args: argparse.Namespace) -> int:
     if args.no_evidence_ok:
         report_args.append("--no-evidence-ok")
 
+    matrix_args = ["--matrix-dir", os.path.abspath(args.matrix_dir)] if args.matrix_dir else []
+
     # A signal raises process_group.Interrupted (the CLI's owner), which unwinds through
     # run_stage: it stops the running stage's process group.
     record = certify(config["out_dir"], list(config["sources"]), config_file=args.config,
                      stage_timeout=args.stage_timeout, progress=Progress(interval=args.progress_interval),
-                     report_args=report_args, skip=set(args.skip), reference_dir=args.reference)
+                     report_args=report_args, skip=set(args.skip), reference_dir=args.reference,
+                     matrix_args=matrix_args)
     return record.exit_code

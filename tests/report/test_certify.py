@@ -88,7 +88,8 @@ def test_interrupting_certify_stops_the_running_stage(tmp_path):
         "import os, time\n"
         f"def test_sleep():\n    open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n    time.sleep(600)\n")
     proc = subprocess.Popen([sys.executable, "-m", "porting", "certify", "--out", str(tmp_path / "out"),
-                             "--skip", "build", "--progress-interval", "0.5"],
+                             "--skip", "build", "--progress-interval", "0.5",
+                             "--matrix-dir", "test_matrix"],
                             cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         while not pidfile.exists() or not pidfile.read_text():
@@ -122,7 +123,8 @@ def test_certify_end_to_end_on_a_small_project(tmp_path):
     (project / "test_matrix" / "test_small.py").write_text(
         "import pytest\n\n@pytest.mark.parametrize('n', [1, 2])\ndef test_ok(n):\n    assert n > 0\n")
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "porting", "certify", "--out", str(out)], cwd=project,
+    proc = subprocess.run([sys.executable, "-m", "porting", "certify", "--out", str(out),
+                           "--matrix-dir", "test_matrix"], cwd=project,
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 3, proc.stdout + proc.stderr
     record = json.loads((out / "certify.json").read_text())
