@@ -27,6 +27,9 @@ def main(paths: list[str]) -> int:
             survivors.append(f"{raw.strip()}")
     for module, c in counts.items():
         total = sum(c.values())
+        if not total:  # mutmut mutates code inside functions only: a module of tables has none
+            print(f"{modules[module]}: no mutants (no functions)")
+            continue
         score = c["killed"] / total if total else 0.0
         other = ", ".join(f"{n} {s}" for s, n in sorted(c.items()) if s != "killed")
         print(f"{modules[module]}: {c['killed']}/{total} killed, score {score:.1%}" + (f" ({other})" if other else ""))
