@@ -206,7 +206,10 @@ def test_cmake_module_builds_a_cuda_kernel_with_hipcc(tmp_path):
     (proj / "src" / "scale.cu").write_text(SCALE_CU)
     (proj / "CMakeLists.txt").write_text(CMAKELISTS_KERNEL)
     cmake_dir = run([str(port_command(tmp_path)), "aliases", "--cmake-dir"]).stdout.strip()
-    env = {**os.environ, "HIP_PLATFORM": "amd"}
+    # hipcc 5.2 leaves empty mkdtemp directories behind (CMakeCXXCompilerABI-XXXXXX): keep them
+    # in the test's own directory, not in the machine's /tmp.
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "HIP_PLATFORM": "amd", "TMPDIR": str(tmp_path / "tmp")}
     for argv in (["cmake", "-S", str(proj), "-B", str(build), f"-DCMAKE_CXX_COMPILER={hipcc}",
                   f"-DROCM_PORT_EXECUTABLE={port_command(tmp_path)}", f"-DPORT_CMAKE_DIR={cmake_dir}"],
                  ["cmake", "--build", str(build)]):
