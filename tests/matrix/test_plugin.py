@@ -25,7 +25,8 @@ def test_component():
 
 DETECTED = {"port.schema", "port.platform", "port.path", "port.rocm_version", "port.rocm_usable",
             "port.cuda_version", "port.gpu_arch", "port.torch_version", "port.torch_flavour",
-            "port.monarch_version", "port.monarch_flavour", "port.rdma_backend", "port.host", "port.run_id", "port.shard",
+            "port.monarch_version", "port.monarch_flavour", "port.rdma_backend", "port.host", "port.run_id",
+            "port.shard",
             "port.complete", "port.incomplete_reason", "port.collected", "port.runner", "port.runner_detail"}
 
 
