@@ -76,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
     from ..aliases.table import build_table
     from ..config import load_config
 
+    if action == "generate":
+        _refuse_installed_copy(args)  # before reading any header: the refusal does not depend on them
+
     config = load_config(cli={"aliases.extra_overrides": args.extra_overrides}, config_file=args.config)
     # every HIP target is held to what the ROCm headers here declare (porting.aliases.ground_truth)
     table = build_table(args.overrides, extra_overrides=config["aliases.extra_overrides"], names=rocm_names())
@@ -133,13 +136,18 @@ def _diff_items(current: str, wanted: str) -> tuple[int, int]:
     return len(want - have), len(have - want)
 
 
-def _generate(args: argparse.Namespace, table) -> int:
+def _refuse_installed_copy(args: argparse.Namespace) -> None:
     from .. import assets
-    from ..aliases.generate import Layout, expected_files, stale_files, write_files
 
     if not (args.root or args.check or assets.is_checkout()):
         raise UsageError("port aliases generate: the shipped hip_aliases/ is an installed copy, not a "
                          "checkout; pass --root DIR (a copy to regenerate) or --check")
+
+
+def _generate(args: argparse.Namespace, table) -> int:
+    from .. import assets
+    from ..aliases.generate import Layout, expected_files, stale_files, write_files
+
     layout = Layout(Path(args.root) if args.root else assets.aliases_dir())
     expected = expected_files(table, layout)
     if args.check:

@@ -85,20 +85,25 @@ def test_registry_files_order_and_duplicate_ids(tmp_path):
 
 def test_extra_overrides_replace_shipped_entries_and_add_names(tmp_path):
     shipped = build_table()
-    user = write(tmp_path / "mine.toml", '[[alias]]\ncuda = "cudaMyVendorThing"\nhip = "hipMyVendorThing"\n'
+    user = write(tmp_path / "mine.toml", '[[alias]]\ncuda = "cudaMyVendorThing"\nhip = "hipMallocAsync"\n'
                  'kind = "function"\nreason = "our fork"\nsource = "https://example.invalid"\n\n'
-                 '[[alias]]\ncuda = "cudaMalloc"\nhip = "hipMallocManagedByUs"\nkind = "function"\n'
+                 '[[alias]]\ncuda = "cudaMalloc"\nhip = "hipMallocManaged"\nkind = "function"\n'
                  'reason = "ours"\nsource = "https://example.invalid"\n')
     table = build_table(extra_overrides=[user])
-    assert "cudaMyVendorThing" not in shipped and table.entries["cudaMyVendorThing"].hip == "hipMyVendorThing"
+    assert "cudaMyVendorThing" not in shipped and table.entries["cudaMyVendorThing"].hip == "hipMallocAsync"
     assert shipped.entries["cudaMalloc"].hip == "hipMalloc"
-    assert table.entries["cudaMalloc"].hip == "hipMallocManagedByUs"
+    assert table.entries["cudaMalloc"].hip == "hipMallocManaged"
     assert str(user) in table.overrides_file
 
     # The same through config and the command line.
     write(tmp_path / "port.toml", f'[aliases]\nextra_overrides = ["{user}"]\n')
     proc = port(tmp_path, "aliases", "table", "cudaMyVendorThing")
-    assert proc.returncode == 0 and "hipMyVendorThing" in proc.stdout, proc.stderr
+    assert proc.returncode == 0 and "hipMallocAsync" in proc.stdout, proc.stderr
+    # A user's target is held to the ROCm headers like a shipped one: an undeclared name is refused.
+    bad = write(tmp_path / "bad.toml", '[[alias]]\ncuda = "cudaMyVendorThing"\nhip = "hipNoSuchThing"\n'
+                'kind = "function"\nreason = "typo"\nsource = "https://example.invalid"\n')
+    proc = port(tmp_path, "aliases", "--extra-overrides", str(bad), "table")
+    assert proc.returncode == 2 and "cudaMyVendorThing -> hipNoSuchThing" in proc.stderr, proc.stderr
     proc = port(tmp_path, "aliases", "--extra-overrides", str(tmp_path / "missing.toml"), "table")
     assert proc.returncode == 2 and "missing.toml" in proc.stderr and "Traceback" not in proc.stderr
 
