@@ -117,15 +117,17 @@ class HashMemo:
 
 def cached(job: CompileJob, tool: Toolchain, memo: HashMemo) -> CompileResult | None:
     """The stored result when argv, toolchain and every file the compile read are unchanged."""
+    from ..errors import InputError
+    from ..parsing import load_json
+
     try:
-        with open(job.cache_file, encoding="utf-8") as fh:
-            entry = json.load(fh)
+        entry = load_json(job.cache_file)  # the one JSON reader: a deeply nested entry is a miss, not a traceback
         if entry["seed"] != job.key_seed(tool) or memo(job.source) != entry["source_sha"]:
             return None
         if any(memo(path) != sha for path, sha in entry["deps"]):
             return None
         return CompileResult(entry["returncode"], entry["stderr"], [p for p, _ in entry["deps"]], cached=True)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (InputError, ValueError, KeyError, TypeError):
         return None
 
 
