@@ -22,6 +22,7 @@ from .errors import PortError
 # name -> module; order is the order shown by `port --help` (the pipeline order).
 COMMANDS: dict[str, str] = {
     "detect": "porting.commands.detect",
+    "sdk": "porting.commands.sdk",
     "hipify": "porting.commands.hipify",
     "audit": "porting.commands.audit",
     "check": "porting.commands.check",

@@ -146,7 +146,7 @@ def _rocm7_sdk(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
     if not sdk.found:
         missing = "the SDK is missing" if sdk.clang else f"no clang++ new enough for gfx950 ({MIN_CLANG_MAJOR}+)"
         return Toolchain("", None, None, False, False,
-                         f"no compile-only ROCm 7 SDK toolchain: {missing} (ci/fetch-rocm7-sdk)", "rocm7-sdk")
+                         f"no compile-only ROCm 7 SDK toolchain: {missing} (`port sdk fetch`)", "rocm7-sdk")
     reason = (f"compile-only: clang++-{sdk.clang_major} with the ROCm {sdk.hip_version} SDK headers "
               "(no ROCm runtime, nothing built with it runs)")
     return Toolchain("", sdk.clang, sdk.hip_version, True, False, reason, "rocm7-sdk", sdk.headers_from)

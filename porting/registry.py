@@ -44,7 +44,7 @@ TOOLCHAINS: tuple[ToolchainSpec, ...] = (
                   False),
     ToolchainSpec("rocm7-sdk", "rocm", ("clang++", "clang-offload-bundler", "ld.lld"),
                   "clang++-N (N >= 20, knows gfx950) with its bundler and ld.lld, and the ROCm 7 SDK headers + "
-                  "ocml/ockl (ci/fetch-rocm7-sdk)", True),
+                  "ocml/ockl (`port sdk fetch`)", True),
     ToolchainSpec("host", "none", ("c++", "g++", "clang++"), "a host C++ compiler", False),
 )
 

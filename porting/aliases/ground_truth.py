@@ -1,7 +1,7 @@
 """Aliases held to the headers: a HIP target counts when ROCm 7's own headers declare it.
 
 ``rocm_names(env)`` reads the names the ROCm headers here declare (a ROCm >= 7.0 install, else
-the compile-only SDK of ci/fetch-rocm7-sdk) with ``porting.headers``. ``verify(entries, names,
+the compile-only SDK of `port sdk fetch`) with ``porting.headers``. ``verify(entries, names,
 rules)`` then sorts every alias into:
 
 - ``declared``: the HIP target is declared (kinds compatible);
@@ -88,7 +88,7 @@ def rocm_include_dir(env: Mapping[str, str]) -> tuple[Path, str]:
     if sdk.include_dir and Path(sdk.include_dir, "hip", "hip_runtime.h").is_file():
         return Path(sdk.include_dir), f"ROCm {sdk.hip_version} SDK headers ({sdk.headers_from})"
     raise ConfigError("no ROCm >= 7.0 headers to hold the aliases to: install ROCm 7, or run "
-                      "ci/fetch-rocm7-sdk (the compile-only SDK)")
+                      "`port sdk fetch` (the compile-only SDK)")
 
 
 def rocm_names(env: Mapping[str, str] | None = None) -> HeaderNames:

@@ -45,7 +45,7 @@ class SymbolSets:
 
 def rocm7_include(env: dict[str, str]) -> Path | None:
     """ROCm 7's HIP include dir: the compile-only SDK as porting.probe.rocm_sdk finds it
-    (ci/fetch-rocm7-sdk, PORT_ROCM7_SDK), else a ROCm 7 install (ROCM_PATH, /opt/rocm)."""
+    (`port sdk fetch`, PORT_ROCM7_SDK), else a ROCm 7 install (ROCM_PATH, /opt/rocm)."""
     from ..probe.rocm import version_from_header
     from ..probe.rocm_sdk import probe_rocm_sdk
 
@@ -94,7 +94,7 @@ def _load(env_items: tuple[tuple[str, str], ...]) -> SymbolSets:
     rocm = None
     inc7 = rocm7_include(env)
     if inc7 is None:
-        problems.append("ROCm 7 rules: no ROCm 7 HIP headers (run ci/fetch-rocm7-sdk or set PORT_ROCM7_SDK); "
+        problems.append("ROCm 7 rules: no ROCm 7 HIP headers (run `port sdk fetch` or set PORT_ROCM7_SDK); "
                         "hip-deprecated, rocm7-removed and hip-error-ignored were skipped")
     else:
         rocm, err = _read(ROCM7_HEADERS, inc7, "hip", env)

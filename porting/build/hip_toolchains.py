@@ -1,7 +1,7 @@
 """How each HIP toolchain compiles and links (the HipBackend asks the one the plan chose).
 
 ``HIPCC``: a ROCm install at or above the gate; hipcc finds its own headers and device
-libraries. ``ROCM7_SDK``: clang++-N with the compile-only ROCm 7 SDK (ci/fetch-rocm7-sdk),
+libraries. ``ROCM7_SDK``: clang++-N with the compile-only ROCm 7 SDK (`port sdk fetch`),
 driven the way hipcc drives clang, plus what hipcc would have found in a ROCm install:
 
 * headers: ``-nogpuinc``, then the SDK's include dir, clang's cuda_wrappers and resource dir,

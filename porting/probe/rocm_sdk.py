@@ -1,7 +1,7 @@
 """Probe: the compile-only ROCm 7 toolchain (a versioned clang + the ROCm 7 SDK headers).
 
 The SDK is ROCm's HIP headers and the ocml/ockl device libraries, unpacked by
-``ci/fetch-rocm7-sdk`` from a pinned PyPI triton wheel into
+``port sdk fetch`` from a pinned PyPI triton wheel into
 ``$PORT_ROCM7_SDK`` or ``${XDG_CACHE_HOME:-$HOME/.cache}/rocm-port/rocm7-sdk/<name>/``, with a
 ``SOURCE.json`` saying where it came from. With Debian's ``clang++-N``,
 ``clang-offload-bundler-N`` and ``ld.lld-N`` (N new enough to know gfx950) it compiles and
@@ -60,7 +60,7 @@ def _sdk_candidates(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> li
     parent = f"{base.rstrip('/')}/{SDK_SUBDIR}"
     names = [n for n in fs.listdir(root, parent) if not n.startswith(".")]
     if not names:
-        info.evidence.append(f"{parent}: no SDK (ci/fetch-rocm7-sdk fetches one)")
+        info.evidence.append(f"{parent}: no SDK (`port sdk fetch` fetches one)")
     return [f"{parent}/{n}" for n in sorted(names, reverse=True)]
 
 

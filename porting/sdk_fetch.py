@@ -1,0 +1,203 @@
+"""`port sdk fetch`: the compile-only ROCm 7 SDK, for checkouts and wheel installs alike.
+
+ROCm 7.1's HIP headers and the ocml/ockl device libraries ship inside PyPI's triton wheel
+(``triton/backends/amd/``). One pinned wheel, checked against its sha256, is unpacked into a
+cache outside any virtual environment (never installed next to torch), where
+``porting.probe.rocm_sdk`` finds it: ``$PORT_ROCM7_SDK`` or
+``${XDG_CACHE_HOME:-$HOME/.cache}/rocm-port/rocm7-sdk/triton-<version>``. Debian's clang 22
+compiles and device-links gfx942/gfx950 code against it; it has no ROCm runtime, so nothing
+built with it runs.
+
+Where the machine has no route to PyPI (a cluster's air-gapped login node), ``--wheel FILE``
+takes the same wheel copied there by hand; its hash is checked the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import process_group
+from .errors import InputError, ToolError, UsageError
+from .probe.rocm_sdk import SDK_SUBDIR
+
+
+@dataclass(frozen=True)
+class Pin:
+    """The one wheel the SDK comes from."""
+
+    version: str
+    wheel: str
+    sha256: str
+
+
+# The cp311 manylinux x86_64 wheel: every wheel of a release carries the same headers, so one
+# pinned file (fetched for any local Python) is the ground truth.
+PIN = Pin("3.9.0", "triton-3.9.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
+          "1622118a038b0c6e16fa4a0305da62c8b3c15904ee1cc4d4e65846a25969e41e")
+_INCLUDE = "triton/backends/amd/include/"
+_LIB = "triton/backends/amd/lib/"
+DEVICE_LIBS = ("ocml.bc", "ockl.bc")
+LACKS = ["hip_fp16.h", "hip_bf16.h", "hipCUB/rocPRIM/rocThrust", "hipBLAS and the other ROCm libraries",
+         "ROCm runtime libraries"]
+DOWNLOAD_TIMEOUT_S = 900
+KIND = "rocm7-sdk-compile-only"  # SOURCE.json's mark of an SDK this module unpacked
+
+
+def default_dir(env: Mapping[str, str]) -> Path:
+    """Where the probe looks first: PORT_ROCM7_SDK, else the per-user cache."""
+    if env.get("PORT_ROCM7_SDK"):
+        return Path(env["PORT_ROCM7_SDK"])
+    base = env.get("XDG_CACHE_HOME") or (f"{env['HOME']}/.cache" if env.get("HOME") else None)
+    if base is None:
+        raise UsageError("port sdk: neither PORT_ROCM7_SDK, XDG_CACHE_HOME nor HOME is set; give --dir DIR")
+    return Path(base) / SDK_SUBDIR / f"triton-{PIN.version}"
+
+
+def is_ready(sdk: Path) -> bool:
+    return (sdk / "SOURCE.json").is_file() and (sdk / "include/hip/hip_version.h").is_file() and all(
+        (sdk / "lib" / n).is_file() for n in DEVICE_LIBS)
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(dest: Path, pin: Pin = PIN, python: str = sys.executable) -> Path:
+    """pip download of the pinned wheel (hash-checked by pip, then by us) into ``dest``."""
+    req = dest / "requirements.txt"
+    req.write_text(f"triton=={pin.version} --hash=sha256:{pin.sha256}\n")
+    argv = [python, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+            "--require-hashes", "--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
+            "--abi", "cp311", "--platform", "manylinux_2_28_x86_64", "-d", str(dest / "dl"), "-r", str(req)]
+    try:
+        proc = process_group.run(argv, timeout=DOWNLOAD_TIMEOUT_S)
+    except FileNotFoundError:
+        raise ToolError(f"port sdk fetch: {python} not found (it runs pip)") from None
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"port sdk fetch: pip download of {pin.wheel} ran past {DOWNLOAD_TIMEOUT_S} s") from None
+    if proc.returncode != 0:
+        last = (proc.stderr or proc.stdout or "").strip().splitlines()[-1:] or ["no output"]
+        raise ToolError(f"port sdk fetch: pip download of triton=={pin.version} failed (exit "
+                        f"{proc.returncode}): {last[0]}; without PyPI, copy {pin.wheel} here and pass --wheel FILE")
+    wheel = dest / "dl" / pin.wheel
+    if not wheel.is_file():
+        raise ToolError(f"port sdk fetch: pip did not produce {pin.wheel} in {dest / 'dl'}")
+    return wheel
+
+
+def check_wheel(wheel: Path, pin: Pin = PIN) -> None:
+    if not wheel.exists():
+        raise InputError(f"{wheel}: no such wheel file")
+    if not wheel.is_file():  # a FIFO would block the hash, a directory is no wheel
+        raise InputError(f"{wheel}: not a regular file")
+    digest = sha256_of(wheel)
+    if digest != pin.sha256:
+        raise InputError(f"{wheel}: sha256 {digest} is not the pinned {pin.wheel} ({pin.sha256})")
+
+
+def _member_target(name: str) -> tuple[str, str] | None:
+    """(subdir, relative path) for a member we keep; None for the rest of the wheel."""
+    parts = name.split("/")
+    if name.startswith("/") or ".." in parts or "" in parts[:-1]:
+        return None
+    if name.startswith(_INCLUDE) and len(name) > len(_INCLUDE):
+        return "include", name[len(_INCLUDE):]
+    if name.startswith(_LIB) and name[len(_LIB):] in DEVICE_LIBS:
+        return "lib", name[len(_LIB):]
+    return None
+
+
+def unpack(wheel: Path, dest: Path, pin: Pin = PIN) -> str:
+    """The headers and device libraries of ``wheel`` into ``dest``; returns the HIP version."""
+    with zipfile.ZipFile(wheel) as z:
+        for info in z.infolist():
+            target = None if info.is_dir() else _member_target(info.filename)
+            if target is None:
+                continue
+            out = dest.joinpath(*target)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            with z.open(info) as src, open(out, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+    version = hip_version(dest / "include/hip/hip_version.h")
+    missing = [n for n in DEVICE_LIBS if not (dest / "lib" / n).is_file()]
+    if missing:
+        raise InputError(f"{wheel}: lacks {', '.join(_LIB + n for n in missing)}")
+    (dest / "SOURCE.json").write_text(json.dumps({
+        "kind": KIND,
+        "origin": "PyPI triton wheel (triton/backends/amd/include, lib/ocml.bc, lib/ockl.bc)",
+        "wheel": pin.wheel, "sha256": pin.sha256, "hip_version": version, "lacks": LACKS}, indent=2) + "\n")
+    return version
+
+
+def _check_replaceable(sdk: Path) -> None:
+    """Only an SDK this command unpacked (its SOURCE.json says so) or an empty directory is
+    ever replaced: ``--dir`` pointing at anything else is refused, never deleted."""
+    if not os.path.lexists(sdk):
+        return
+    if sdk.is_dir() and not sdk.is_symlink():
+        if not any(sdk.iterdir()):
+            return
+        try:
+            kind = json.loads((sdk / "SOURCE.json").read_text()).get("kind")
+        except (OSError, ValueError, AttributeError, RecursionError):
+            kind = None
+        if kind == KIND:
+            return
+    raise UsageError(f"{sdk}: exists and is not an SDK unpacked by `port sdk fetch`; "
+                     "give another --dir (nothing was changed)")
+
+
+def hip_version(header: Path) -> str:
+    fields: dict[str, str] = {}
+    try:
+        text = header.read_text(errors="replace")
+    except OSError:
+        raise InputError(f"{header}: the wheel has no hip/hip_version.h") from None
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "#define" and parts[1].startswith("HIP_VERSION_"):
+            fields[parts[1][len("HIP_VERSION_"):]] = parts[2]
+    try:
+        return ".".join(str(int(fields[k])) for k in ("MAJOR", "MINOR", "PATCH"))
+    except (KeyError, ValueError):
+        raise InputError(f"{header}: no HIP_VERSION_MAJOR/MINOR/PATCH") from None
+
+
+def fetch(sdk: Path, wheel: Path | None = None, force: bool = False, pin: Pin = PIN,
+          python: str = sys.executable) -> tuple[Path, bool]:
+    """Make ``sdk`` hold the SDK; (sdk, whether anything was done). Atomic: the SDK is
+    unpacked in a sibling temporary directory and renamed into place, so a reader (or an
+    interrupted fetch) never sees half an SDK."""
+    if is_ready(sdk) and not force:
+        return sdk, False
+    _check_replaceable(sdk)
+    if wheel is not None:
+        check_wheel(wheel, pin)
+    sdk.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".fetch.", dir=sdk.parent) as tmp:
+        work = Path(tmp)
+        if wheel is None:
+            wheel = download(work, pin, python)
+            check_wheel(wheel, pin)
+        staged = work / "sdk"
+        unpack(wheel, staged, pin)
+        old = work / "old"
+        if sdk.exists():
+            os.rename(sdk, old)
+        os.rename(staged, sdk)
+    return sdk, True
+
