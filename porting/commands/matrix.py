@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -141,6 +142,34 @@ def _shard_from_scheduler(args: argparse.Namespace):
     return scheduled
 
 
+def _run_pytest(args: argparse.Namespace, config, junit_file: Path, run_id: str) -> tuple[int, bool]:
+    """pytest.main on the packs; (exit code, whether the JUnit was published).
+
+    pytest writes its JUnit with a plain open() that follows symlinks and can leave half a
+    file; it writes into a private staging directory instead, and the finished file (also the
+    partial one of an interrupted run) is published into the JUnit directory through
+    ``OutputDir``: atomically, with the umask's mode, never through a symlink."""
+    import pytest
+
+    from ..paths import OutputDir, PathRefused
+
+    out = OutputDir(junit_file.parent)
+    try:
+        out.path(junit_file.name)
+    except PathRefused as exc:
+        raise UsageError(f"--junit {junit_file.parent}: {exc.why}") from None
+    with tempfile.TemporaryDirectory(prefix="port-matrix-junit-") as staging:
+        staged = Path(staging) / junit_file.name
+        pytest_args = build_pytest_args(args, config, staged, run_id)
+        _environment_of_the_run(args)
+        print(f"port matrix: pytest {' '.join(pytest_args)}", flush=True)
+        code = int(pytest.main(pytest_args))
+        if not staged.is_file():
+            return code, False
+        out.write_bytes(junit_file.name, staged.read_bytes())
+        return code, True
+
+
 def run(args: argparse.Namespace) -> int:
     missing = missing_modules(shipped_packs=args.matrix_dir is None)
     if missing:
@@ -157,12 +186,7 @@ def run(args: argparse.Namespace) -> int:
               or uuid.uuid4().hex)
     junit_dir = Path(args.junit) if args.junit else Path(config["out_dir"]) / "junit"
     junit_file = junit_path(junit_dir, run_id, args.shard)
-    pytest_args = build_pytest_args(args, config, junit_file, run_id)
-    junit_dir.mkdir(parents=True, exist_ok=True)
-    _environment_of_the_run(args)
-    print(f"port matrix: pytest {' '.join(pytest_args)}", flush=True)
-    code = int(pytest.main(pytest_args))
-    written = junit_file.is_file()
+    code, written = _run_pytest(args, config, junit_file, run_id)
     print(f"port matrix: JUnit {'written to ' + str(junit_file) if written else 'NOT written'}"
           f" (run {run_id}, pytest exit {code})", flush=True)
     if code == 0:
@@ -174,6 +198,6 @@ def run(args: argparse.Namespace) -> int:
     if code == pytest.ExitCode.NO_TESTS_COLLECTED:
         raise ProblemsFound(f"matrix run {run_id}: no tests collected (check --shard and -k)")
     if code == pytest.ExitCode.USAGE_ERROR:
-        raise UsageError(f"pytest stopped on a usage error (the line above: arguments, shard, exemption "
-                         f"registry or detection config): {' '.join(pytest_args)}")
+        raise UsageError("pytest stopped on a usage error (the lines above: arguments, shard, exemption "
+                         "registry or detection config; the pytest command is printed first)")
     raise ProblemsFound(f"matrix run {run_id}: pytest ended with exit code {code} (internal error)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -78,3 +79,37 @@ def test_port_matrix_end_to_end(project):
     run.junit = junit
     assert run.suite_properties()["port.run_id"] == "feedbeef0000"
     assert len(run.cases()) == 2
+
+
+@pytest.mark.slow
+def test_junit_is_published_atomically_and_never_through_a_symlink(project):
+    """pytest writes the JUnit into a private staging dir; `port matrix` publishes it with
+    OutputDir: a symlink planted at the file's name is replaced, its target left alone, and the
+    mode is the umask's."""
+    project.write("test_matrix/pack/test_a.py", "def test_a():\n    pass\n")
+    victim = project.root / "victim.txt"
+    victim.write_text("keep me")
+    (project.root / "out").mkdir()
+    planted = project.root / "out" / "matrix-feedbeef0001-shard1of1.xml"
+    planted.symlink_to(victim)
+    port = [sys.executable, "-m", "porting", "matrix", "--matrix-dir", "test_matrix", "--junit", "out", "-n", "0",
+            "--run-id", "feedbeef0001"]
+    proc = subprocess.run(port, cwd=project.root, env=project.env(), capture_output=True, text=True, timeout=600,
+                          preexec_fn=lambda: os.umask(0o027))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert victim.read_text() == "keep me"
+    assert planted.is_file() and not planted.is_symlink() and "<testsuite" in planted.read_text()
+    assert planted.stat().st_mode & 0o777 == 0o640
+    assert sorted(os.listdir(project.root / "out")) == [planted.name]
+
+
+@pytest.mark.slow
+def test_a_junit_dir_below_a_symlinked_directory_is_written_there(project):
+    project.write("test_matrix/pack/test_a.py", "def test_a():\n    pass\n")
+    (project.root / "elsewhere").mkdir()
+    (project.root / "out").symlink_to(project.root / "elsewhere")
+    port = [sys.executable, "-m", "porting", "matrix", "--matrix-dir", "test_matrix", "--junit", "out/sub", "-n", "0"]
+    proc = subprocess.run(port, cwd=project.root, env=project.env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # the root of an output directory may itself be reached through a symlink (a user's choice)
+    assert len(list((project.root / "elsewhere" / "sub").iterdir())) == 1
