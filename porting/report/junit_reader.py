@@ -34,6 +34,7 @@ _PROPS = {"port.platform": "platform", "port.path": "path", "port.rocm_version":
           "port.rocm_usable": "rocm_usable", "port.cuda_version": "cuda_version",
           "port.gpu_arch": "gpu_arch", "port.torch_version": "torch_version",
           "port.torch_flavour": "torch_flavour", "port.monarch_version": "monarch_version",
+          "port.monarch_flavour": "monarch_flavour",
           "port.rdma_backend": "rdma_backend", "port.host": "host", "port.run_id": "run_id",
           "port.shard": "shard", "port.runner": "runner", "port.runner_detail": "runner_detail"}
 
@@ -298,3 +299,15 @@ def _apply_properties(info: RunInfo, props: dict[str, str], labelled: bool) -> N
             info.warnings.append(f"port.collected is not an integer: {collected!r}")
     if info.platform and info.platform not in ("rocm", "cuda", "cpu"):
         info.warnings.append(f"unknown port.platform {info.platform!r}")
+    info.warnings.extend(flavour_warnings(info))
+
+
+def flavour_warnings(info: RunInfo) -> list[str]:
+    """A GPU run whose torch or torchmonarch is another platform's build (PyPI's torchmonarch
+    wheels are CUDA builds): its results are real, but not those of a build for this platform."""
+    if info.platform not in ("cuda", "rocm"):
+        return []
+    return [f"{name} is a {flavour} build on a {info.platform} run: its GPU paths did not run as a "
+            f"{info.platform} build" for name, flavour in (("torch", info.torch_flavour),
+                                                          ("torchmonarch", info.monarch_flavour))
+            if flavour not in ("", "none", info.platform)]

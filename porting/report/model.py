@@ -51,6 +51,7 @@ class RunInfo:
     torch_version: str = ""
     torch_flavour: str = ""
     monarch_version: str = ""
+    monarch_flavour: str = ""  # the GPU build torchmonarch was made as (cuda / rocm / none)
     rdma_backend: str = ""
     host: str = ""
     run_id: str = ""

@@ -15,7 +15,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from .model import MISSING, PASSED, STATUSES, Cell, pass_rate
-from .render_md import _URL, LIST_LIMIT, runner_text
+from .render_md import _URL, LIST_LIMIT, build_text, runner_text
 
 if TYPE_CHECKING:
     from . import Report
@@ -101,7 +101,8 @@ def _summary(report: Report) -> list[str]:
                    "<th>monarch</th><th>rdma</th><th>tests</th><th>complete</th></tr></thead><tbody>")
         for key, r in run_rows[:LIST_LIMIT * 4]:
             cells = (r.file, key, r.path, r.shard, r.host, r.run_id[:12], r.timestamp, runner_text(r),
-                     r.torch_version, r.monarch_version, r.rdma_backend)
+                     build_text(r.torch_version, r.torch_flavour), build_text(r.monarch_version, r.monarch_flavour),
+                     r.rdma_backend)
             out.append("<tr>" + "".join(f"<td>{_e(c or '–')}</td>" for c in cells)
                        + f"<td class=n>{r.tests}</td><td>{'yes' if not r.problems else '<span class=partial>no</span>'}"
                        "</td></tr>")

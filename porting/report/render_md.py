@@ -53,6 +53,13 @@ def runner_text(run: RunInfo) -> str:
     return run.runner + (f": {run.runner_detail}" if run.runner_detail else "")
 
 
+def build_text(version: str, flavour: str) -> str:
+    """``2.14.1 (cuda build)``; the flavour only where it is a GPU build."""
+    if not version:
+        return "–"
+    return version + (f" ({flavour} build)" if flavour in ("cuda", "rocm") else "")
+
+
 def render_md(report: Report) -> str:
     m, v = report.matrix, report.verdict
     totals = m.totals()
@@ -133,7 +140,8 @@ def render_md(report: Report) -> str:
         for key, r in runs[:LIST_LIMIT]:
             lines.append(f"| {md(Path(r.file).name)} | {md(key)} | {md(r.path or '–')} | {md(r.shard or '–')} | "
                          f"{md(r.host or '–')} | {md(r.run_id[:12] or '–')} | {md(r.timestamp or '–')} | "
-                         f"{md(runner_text(r))} | {md(r.torch_version or '–')} | {md(r.monarch_version or '–')} | "
+                         f"{md(runner_text(r))} | {md(build_text(r.torch_version, r.torch_flavour))} | "
+                         f"{md(build_text(r.monarch_version, r.monarch_flavour))} | "
                          f"{md(r.rdma_backend or '–')} | {r.tests} | {'no' if r.problems else 'yes'} |")
         lines.append(_cut(runs, min(len(runs), LIST_LIMIT)))
     components = sorted({c for t in totals.values() for c in t if c != "*"})

@@ -112,3 +112,15 @@ def test_html_row_limit_keeps_the_interesting_rows(tmp_path, jx, monkeypatch):
     path.write_text(jx.xml(jx.ROCM, cases))
     html = write_artifacts(build_report([str(path)]), tmp_path / "o")["index.html"].read_text()
     assert "t.m::zz_bad" in html and "8 all-green tests omitted" in html
+
+
+def test_runs_table_names_each_build(write_junit, jx, tmp_path):
+    rocm = {**jx.ROCM, "port.torch_version": "2.14.1", "port.torch_flavour": "rocm",
+            "port.monarch_version": "0.7.0", "port.monarch_flavour": "cuda"}
+    rep = build_report([str(write_junit("cpu.xml", jx.CPU, OLD, run_id="c")),
+                        str(write_junit("rocm.xml", rocm, NEW, run_id="r"))])
+    out = write_artifacts(rep, tmp_path)
+    text = out["parity.md"].read_text()
+    assert "| 2.14.1 (rocm build) | 0.7.0 (cuda build) |" in text
+    assert "torchmonarch is a cuda build on a rocm run" in text  # under Warnings
+    assert "0.7.0 (cuda build)" in out["index.html"].read_text()

@@ -188,3 +188,19 @@ def test_nameless_testcases_are_not_duplicates(tmp_path):
     assert sorted(run.cases) == ["a::b", "pytest::(unnamed 2)"]
     assert run.cases["pytest::(unnamed 2)"].status == "error"
     assert "2 nameless passing" in run.info.warnings[0]
+
+
+@pytest.mark.parametrize("platform,torch,monarch,flagged", [
+    ("rocm", "rocm", "cuda", ["torchmonarch is a cuda build on a rocm run"]),  # PyPI's torchmonarch on ROCm
+    ("rocm", "cuda", "rocm", ["torch is a cuda build on a rocm run"]),
+    ("rocm", "cpu", "none", ["torch is a cpu build on a rocm run"]),
+    ("rocm", "rocm", "rocm", []),
+    ("cuda", "cuda", "cuda", []),
+    ("cpu", "cuda", "cuda", []),  # a CPU run makes no GPU claim for either build
+])
+def test_a_gpu_run_with_another_platforms_build_is_flagged(write_junit, jx, platform, torch, monarch, flagged):
+    props = {**{"rocm": jx.ROCM, "cuda": jx.CUDA, "cpu": jx.CPU}[platform], "port.torch_flavour": torch,
+             "port.monarch_version": "0.7.0", "port.monarch_flavour": monarch}
+    run = read_run(write_junit("r.xml", props, [("t::a", "passed")]))
+    assert run.info.monarch_flavour == monarch and run.info.torch_flavour == torch
+    assert [w.split(":")[0] for w in run.info.warnings] == flagged
