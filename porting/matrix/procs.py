@@ -35,9 +35,9 @@ def _ancestors(pid: int) -> set[int]:
     return out
 
 
-def tagged_processes(run_id: str, proc: Path = Path("/proc")) -> list[Leftover]:
+def tagged_processes(run_id: str, proc: Path = Path("/proc"), tag_env: str = TAG_ENV) -> list[Leftover]:
     """Live processes (other than this one and its ancestors) started with this run's tag."""
-    needle = f"{TAG_ENV}={run_id}".encode()
+    needle = f"{tag_env}={run_id}".encode()
     skip = _ancestors(os.getpid())
     found: list[Leftover] = []
     for entry in proc.iterdir() if proc.is_dir() else []:
@@ -57,11 +57,11 @@ def tagged_processes(run_id: str, proc: Path = Path("/proc")) -> list[Leftover]:
     return found
 
 
-def wait_for_exit(run_id: str, grace_s: float) -> list[Leftover]:
+def wait_for_exit(run_id: str, grace_s: float, tag_env: str = TAG_ENV) -> list[Leftover]:
     """Poll until no tagged process remains or ``grace_s`` passes; return what remains."""
     deadline = time.monotonic() + grace_s
     while True:
-        left = tagged_processes(run_id)
+        left = tagged_processes(run_id, tag_env=tag_env)
         if not left or time.monotonic() >= deadline:
             return left
         time.sleep(0.1)
