@@ -22,7 +22,6 @@ from pathlib import Path
 from .. import assets, process_group
 from ..errors import InputError
 from ..paths import OutputDir
-from ..process_group import stop_group
 from ..sources import classify
 from .rewrite import rewrite
 
@@ -196,14 +195,14 @@ def _start_all(cache: Path, warps: list[int], make) -> dict[int, Compiled]:
                 procs[job.warp] = (job, None, job.output, time.monotonic())
                 continue
             tmp = job.output.with_name(f".{job.output.name}.{os.getpid()}.tmp")
-            child = subprocess.Popen([*job.cmd, str(tmp)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, errors="replace", start_new_session=True)
+            child = process_group.spawn([*job.cmd, str(tmp)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, errors="replace")
             procs[job.warp] = (job, child, tmp, time.monotonic())
         return {w: _finish(*entry) for w, entry in procs.items()}
     finally:
         for _, proc, tmp, _ in procs.values():
-            if proc is not None and proc.poll() is None:
-                stop_group(proc, grace_s=2.0)
+            if proc is not None:  # registered with the owner until its group is gone
+                process_group.stop_group(proc, grace_s=2.0)
             if proc is not None and tmp.exists():
                 tmp.unlink()
 

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..process_group import stop_group
+from ..process_group import spawn, stop_group
 
 EXIT_FAULT = 3          # emu_runtime.cpp: a kernel trapped (bad warp mask, __trap, ...)
 EXIT_UNSUPPORTED = 4    # emu_runtime.cpp: the program needs something not emulated
@@ -57,17 +57,17 @@ def run_binary(binary: Path, warp: int, args: list[str], workdir: Path, stdin: P
                timeout: float, files: list[str]) -> Run:
     began = time.monotonic()
     with open(stdin if stdin is not None else "/dev/null", "rb") as feed:
-        proc = subprocess.Popen([str(binary), *args], cwd=workdir, stdin=feed, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+        # registered with the command's owner: a signal to `port emulate` ends the program's group
+        proc = spawn([str(binary), *args], cwd=workdir, stdin=feed, stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             stop_group(proc, grace_s=2.0)
             out, err = proc.communicate()
             return Run(warp, "timeout", None, _text(out), _text(err), time.monotonic() - began, workdir=workdir)
-        finally:
-            if proc.poll() is None:
-                stop_group(proc, grace_s=2.0)
+        finally:  # also after a normal exit: whatever the program forked into its group goes too
+            stop_group(proc, grace_s=2.0)
     stderr = _text(err)
     run = Run(warp, "ran", proc.returncode, _text(out), stderr, time.monotonic() - began, workdir=workdir)
     emu = _EMU_LINE.findall(stderr)

@@ -145,3 +145,36 @@ def test_a_run_past_its_timeout_is_stopped_with_its_children(capsys, out_dir):
     for w in (32, 64):
         pid = int((out_dir / f"run-w{w}" / "child.pid").read_text())
         assert _dead(pid), f"warp {w}: the program's child {pid} outlived the command"
+
+
+def test_sigterm_ends_the_running_program_and_its_children(tmp_path):
+    """The program runs are registered with the command's process-group owner: a SIGTERM to
+    `port emulate` ends the program's whole group (its forked child too), not just the CLI."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    hang = Path(__file__).parent / "programs" / "runtime" / "hang.cu"
+    out_dir = tmp_path / "emu"
+    proc = subprocess.Popen([sys.executable, "-m", "porting", "emulate", str(hang), "--out", str(out_dir),
+                             "--timeout", "600"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    pid_files = [out_dir / f"run-w{w}" / "child.pid" for w in (32, 64)]
+    try:
+        while not any(p.is_file() and p.read_text().strip() for p in pid_files):
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.1)
+        time.sleep(0.2)  # the pid file is written before the kernel starts spinning
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)  # a hang guard, not a time limit on the behaviour
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode != 0 and "Traceback" not in err, err
+    for pid_file in pid_files:
+        if pid_file.is_file() and pid_file.read_text().strip():
+            pid = int(pid_file.read_text())
+            assert _dead(pid), f"{pid_file.parent.name}: the program's child {pid} outlived the command"
