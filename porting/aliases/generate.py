@@ -3,6 +3,8 @@
 - ``include/hip_aliases/detail/gpu_runtime_renames.h`` (CUDA/HIP backends of the header)
 - the API list region of ``include/hip_aliases/gpu_runtime.h``
 - ``rust/src/table.rs`` (the ``rocm_compat!`` macro's arms: every Rust-usable alias)
+- ``alias_table.json`` (the verified table itself, for machines without ROCm headers:
+  ``porting.aliases.snapshot``)
 
 All are pure functions of the alias table and ``gpu_runtime_api.toml``, so a test regenerates
 them and compares byte for byte.
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from ..atomic import write_text
 from ..errors import InputError
-from . import cpp_gen, rust_gen
+from . import cpp_gen, rust_gen, snapshot
 from .table import AliasTable
 
 
@@ -39,6 +41,10 @@ class Layout:
     def rust_table(self) -> Path:
         return self.root / "rust" / "src" / "table.rs"
 
+    @property
+    def snapshot(self) -> Path:
+        return self.root / snapshot.NAME
+
 
 def expected_files(table: AliasTable, layout: Layout) -> dict[Path, str]:
     """Path -> the content it must have."""
@@ -51,6 +57,7 @@ def expected_files(table: AliasTable, layout: Layout) -> dict[Path, str]:
         layout.renames: cpp_gen.render_renames(resolved),
         layout.header: cpp_gen.splice_api_list(header_now, cpp_gen.render_api_list(resolved), str(layout.header)),
         layout.rust_table: rust_gen.render_macro_table(table),
+        layout.snapshot: snapshot.render(table),
     }
 
 

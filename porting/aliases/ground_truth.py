@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..headers import HeaderNames, declared_names
+from ..headers.reader import DEFAULT_COMPILER
 
 # ROCm libraries whose headers the compile-only SDK lacks: (library, CUDA-name regex, HIP-name regex)
 LIBRARIES: tuple[tuple[str, str, str], ...] = (
@@ -67,6 +69,23 @@ def library_of(cuda: str, hip: str) -> str | None:
     return None
 
 
+_HIP_VERSION = re.compile(r"^\s*#\s*define\s+HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)", re.MULTILINE)
+
+
+def held_to(include_dirs: list[str]) -> str:
+    """``ROCm HIP 7.1.25424 headers``: what a table was held to, without this machine's paths
+    (the first include dir with a hip/hip_version.h says)."""
+    for inc in include_dirs:
+        try:
+            text = (Path(inc) / "hip" / "hip_version.h").read_text(errors="replace")
+        except OSError:
+            continue
+        parts = dict(_HIP_VERSION.findall(text))
+        if {"MAJOR", "MINOR"} <= parts.keys():
+            return f"ROCm HIP {parts['MAJOR']}.{parts['MINOR']}.{parts.get('PATCH', '0')} headers"
+    return "ROCm headers of unknown version"
+
+
 def header_set(include_dir: Path) -> list[str]:
     """hip/hip_runtime.h first (the others need its definitions), then every other hip/*.h."""
     rest = sorted(f"hip/{p.name}" for p in (include_dir / "hip").glob("*.h") if p.name != "hip_runtime.h")
@@ -87,13 +106,20 @@ def rocm_include_dir(env: Mapping[str, str]) -> tuple[Path, str]:
     sdk = probe_rocm_sdk(Path("/"), env)
     if sdk.include_dir and Path(sdk.include_dir, "hip", "hip_runtime.h").is_file():
         return Path(sdk.include_dir), f"ROCm {sdk.hip_version} SDK headers ({sdk.headers_from})"
-    raise ConfigError("no ROCm >= 7.0 headers to hold the aliases to: install ROCm 7, or run "
+    raise NoGroundTruth("no ROCm >= 7.0 headers to hold the aliases to: install ROCm 7, or run "
                       "`port sdk fetch` (the compile-only SDK)")
+
+
+class NoGroundTruth(ConfigError):
+    """This machine cannot read ROCm 7's headers (none, or no clang to parse them with)."""
 
 
 def rocm_names(env: Mapping[str, str] | None = None) -> HeaderNames:
     env = dict(os.environ if env is None else env)
     include, _ = rocm_include_dir(env)
+    if shutil.which(DEFAULT_COMPILER, path=env.get("PATH")) is None:
+        raise NoGroundTruth(f"no {DEFAULT_COMPILER} on PATH to read the ROCm headers with (Debian: apt-get "
+                            f"install clang-22)")
     return declared_names(header_set(include), include_dirs=[include], language="hip", env=env)
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from .. import assets
 from ..errors import ConfigError
 from ..headers import HeaderNames
-from .ground_truth import UndeclaredRule, verify
+from .ground_truth import UndeclaredRule, held_to, verify
 
 SCHEMA = 1
 KINDS = ("type", "const", "function")
@@ -89,6 +89,7 @@ class AliasTable:
     skipped: int = 0  # hipify entries that are not identifiers (paths, ``cub::``, includes)
     dropped: list[Alias] = field(default_factory=list)  # undeclared in the ROCm headers, by an [[undeclared]] rule
     headers: str = ""  # what the targets were held to ("" when not verified)
+    held_to: str = ""  # the same without this machine's paths: "ROCm HIP 7.1.25424 headers"
 
     def get(self, cuda: str) -> Alias | None:
         return self.entries.get(cuda)
@@ -111,7 +112,7 @@ class AliasTable:
         return {"schema": self.schema, "torch_version": self.torch_version,
                 "overrides_file": self.overrides_file, "skipped": self.skipped,
                 "counts": {k: sum(1 for a in self.entries.values() if a.kind == k) for k in KINDS},
-                "headers": self.headers,
+                "headers": self.headers, "held_to": self.held_to,
                 "status": {s: sum(1 for a in self.entries.values() if a.status == s)
                            for s in ("declared", "renamed", "unverified")} | {"dropped": len(self.dropped)},
                 "entries": [a.to_json() for a in self.entries.values()],
@@ -123,7 +124,8 @@ class AliasTable:
         return cls(entries={a.cuda: a for a in entries}, torch_version=data.get("torch_version", ""),
                    overrides_file=data.get("overrides_file", ""), schema=int(data.get("schema", SCHEMA)),
                    skipped=int(data.get("skipped", 0)),
-                   dropped=[Alias.from_json(e) for e in data.get("dropped", [])], headers=data.get("headers", ""))
+                   dropped=[Alias.from_json(e) for e in data.get("dropped", [])], headers=data.get("headers", ""),
+                   held_to=data.get("held_to", ""))
 
 
 @dataclass
@@ -291,4 +293,5 @@ def build_table(overrides: str | Path | None = None,
     files = ", ".join(map(str, [path, *extra_overrides]))
     return AliasTable(entries=entries, torch_version=torch_version, overrides_file=files,
                       skipped=skipped, dropped=dropped,
-                      headers=f"{names.compiler_version}: {', '.join(names.include_dirs)}" if names else "")
+                      headers=f"{names.compiler_version}: {', '.join(names.include_dirs)}" if names else "",
+                      held_to=held_to(names.include_dirs) if names else "")

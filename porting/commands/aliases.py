@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..config import add_option_flag
-from ..errors import InputError, ProblemsFound, UsageError
+from ..errors import InputError, PortError, ProblemsFound, UsageError
 
 HELP = "generate CUDA->HIP aliases for Rust sources and the portable gpu_runtime.h header"
 
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     action = getattr(args, "aliases_command", None)
     if action is None:
         raise UsageError("port aliases: choose an action: scan, generate or table (see --help)")
-    from ..aliases.ground_truth import rocm_names
+    from ..aliases.ground_truth import NoGroundTruth, rocm_names
     from ..aliases.table import build_table
     from ..config import load_config
 
@@ -81,10 +81,27 @@ def run(args: argparse.Namespace) -> int:
 
     config = load_config(cli={"aliases.extra_overrides": args.extra_overrides}, config_file=args.config)
     # every HIP target is held to what the ROCm headers here declare (porting.aliases.ground_truth)
-    table = build_table(args.overrides, extra_overrides=config["aliases.extra_overrides"], names=rocm_names())
+    try:
+        table = build_table(args.overrides, extra_overrides=config["aliases.extra_overrides"], names=rocm_names())
+    except NoGroundTruth as exc:
+        table = _shipped_table(action, args, config, exc)
     if args.verified_only:
         table.entries = {c: a for c, a in table.entries.items() if a.status != "unverified"}
     return {"scan": _scan, "generate": _generate, "table": _table}[action](args, table)
+
+
+def _shipped_table(action: str, args: argparse.Namespace, config, no_headers: PortError):
+    """No ROCm 7 headers here: scan and table use the table generated (and verified) with the
+    package, which only holds for the shipped overrides."""
+    from .. import assets
+    from ..aliases.snapshot import NAME, load
+
+    if action == "generate" or args.overrides or config["aliases.extra_overrides"]:
+        raise no_headers  # a table of the user's own must be held to headers here
+    table = load(assets.aliases_dir() / NAME)
+    print(f"port aliases: no ROCm 7 headers here ({no_headers}); using the table shipped with rocm-port, "
+          f"held to {table.held_to or 'no headers'} when it was generated", file=sys.stderr)
+    return table
 
 
 def _scan(args: argparse.Namespace, table) -> int:

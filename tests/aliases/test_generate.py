@@ -16,7 +16,7 @@ from porting.errors import ConfigError
 
 def test_checked_in_files_are_up_to_date(hip_aliases_dir: Path, table: AliasTable) -> None:
     expected = expected_files(table, Layout(hip_aliases_dir))
-    assert len(expected) == 3
+    assert len(expected) == 4
     assert stale_files(expected) == [], "run `port aliases generate` and commit the result"
 
 
@@ -88,3 +88,49 @@ def test_table_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["entries"] == [{"cuda": "cuInit", "hip": "hipInit", "kind": "function",
                                 "origin": "hipify:CUDA_IDENTIFIER_MAP", "status": "declared"}]
     assert main(["aliases", "table", "cuNope"]) == 2
+
+
+def test_snapshot_round_trips_the_verified_table(table: AliasTable, tmp_path: Path) -> None:
+    from porting.aliases import snapshot
+
+    text = snapshot.render(table)
+    assert "/" not in table.held_to and table.held_to.startswith("ROCm HIP 7.")
+    assert str(Path.home()) not in text and "include" not in snapshot.load_text(text, "t").headers
+    (tmp_path / "t.json").write_text(text)
+    back = snapshot.load(tmp_path / "t.json")
+    assert back.entries == table.entries and back.dropped == table.dropped
+    assert back.held_to == table.held_to and back.torch_version == table.torch_version
+
+
+def _no_ground_truth(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A machine where ROCm 7's headers cannot be read: no SDK, no clang on PATH."""
+    for var in ("PORT_ROCM7_SDK", "ROCM_PATH", "ROCM_HOME", "HIP_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+
+
+def test_without_rocm_headers_scan_and_table_use_the_shipped_table(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _no_ground_truth(monkeypatch, tmp_path)
+    assert main(["aliases", "table", "cudaMalloc", "cublasCreate_v2"]) == 0
+    out, err = capsys.readouterr()
+    assert "function cudaMalloc -> hipMalloc  (hipify:CUDA_IDENTIFIER_MAP, declared)" in out
+    assert "unverified: hipBLAS" in out
+    assert "using the table shipped with rocm-port, held to ROCm HIP 7." in err
+    (tmp_path / "k.rs").write_text("fn f() { unsafe { cudaMalloc(p, n); } }\n")
+    assert main(["aliases", "scan", str(tmp_path / "k.rs")]) == 0
+    assert "cudaMalloc" in capsys.readouterr().out
+
+
+def test_without_rocm_headers_own_overrides_and_generate_still_need_them(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        hip_aliases_dir: Path) -> None:
+    _no_ground_truth(monkeypatch, tmp_path)
+    for argv in (["aliases", "--overrides", str(hip_aliases_dir / "overrides.toml"), "table", "cudaMalloc"],
+                 ["aliases", "generate", "--check"]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("port: error: no ROCm >= 7.0 headers") and err.count("\n") == 1, err
