@@ -28,23 +28,8 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..headers import HeaderNames, declared_names
 from ..headers.reader import DEFAULT_COMPILER
+from ..rocm_libraries import family_of
 
-# ROCm libraries whose headers the compile-only SDK lacks: (library, CUDA-name regex, HIP-name regex)
-LIBRARIES: tuple[tuple[str, str, str], ...] = (
-    ("hipBLAS", r"(?i)cublas", r"(?i)(hipblas|rocblas)"),
-    ("hipSPARSE", r"(?i)cusparse", r"(?i)(hipsparse|rocsparse)"),
-    ("hipRAND", r"(?i)(curand|mtgp32)", r"(?i)(hiprand|rocrand)"),
-    ("hipFFT", r"(?i)cufft", r"(?i)(hipfft|rocfft)"),
-    ("hipSOLVER", r"(?i)cusolver", r"(?i)(hipsolver|rocsolver)"),
-    ("MIOpen", r"(?i)cudnn", r"(?i)(miopen|hipdnn)"),
-    ("RCCL", r"(?i)nccl", r"(?i)rccl"),
-    ("hipRTC", r"(?i)nvrtc", r"(?i)hiprtc"),
-    ("roctx", r"(?i)nvtx", r"(?i)roctx"),
-    ("amdsmi", r"(?i)nvml", r"(?i)amdsmi"),
-    ("hipFile", r"(?i)(cufile|IS_CUDA_ERR|^cu_err$)", r"(?i)hipfile"),
-    ("hipSPARSELt", r"(?i)cusparselt", r"(?i)hipsparselt"),
-    ("hip_complex.h", r"^cu(Double|Float)?Complex$", r"^hip(Double|Float)?Complex$"),
-)
 # Which declared kinds can stand behind an alias kind (a macro can stand in for anything).
 # "function" is the table's catch-all for camelCase names hipify does not classify
 # (cudaStreamCaptureStatus is an enum type), so any declared kind fits it.
@@ -63,10 +48,10 @@ class UndeclaredRule:
 
 
 def library_of(cuda: str, hip: str) -> str | None:
-    for name, cuda_re, hip_re in LIBRARIES:
-        if re.search(cuda_re, cuda) or re.search(hip_re, hip):
-            return name
-    return None
+    """The ROCm library (porting.rocm_libraries) whose headers could not confirm this alias; the
+    runtime's interop headers are left to overrides.toml's [[undeclared]] rules."""
+    family = family_of(cuda, hip, interop=False)
+    return family.name if family is not None else None
 
 
 _HIP_VERSION = re.compile(r"^\s*#\s*define\s+HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)", re.MULTILINE)

@@ -7,11 +7,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ..rocm_libraries import family_of
 from . import branches, curated, warp
 from .findings import Finding, snippet_at
 from .mask import Masked
 from .rules import RULES
-from .symbols import HIP_LIBRARY_PREFIXES, SymbolSets
+from .symbols import SymbolSets
 from .tables import hipify_map
 
 CUDA_NAME = (r"cuda[A-Z]\w*|cu[A-Z]\w*|CU[a-zA-Z_]\w*|cublas\w*|cusparse\w*|curand\w*|cufft\w*|cusolver\w*"
@@ -354,7 +355,8 @@ def _mapped(m: Masked, path: str, start: int, name: str, hip: str, sets: SymbolS
                             "port to the replacement the message names", symbol=name, hip=hip)
         gone = sets.unavailable.get(hip)
         base = hip.split()[0].rstrip("*")  # hipify writes CUarray as "hipArray *"
-        if gone is not None or (base.startswith(("hip", "HIP_")) and not base.startswith(HIP_LIBRARY_PREFIXES)
+        # a name of a family whose headers are not among those read (porting.rocm_libraries) is not judged
+        if gone is not None or (base.startswith(("hip", "HIP_")) and family_of(name, base) is None
                                 and base not in sets.rocm and not rust):
             near = base[:-2] if base.endswith("__") and base[:-2] in sets.rocm else ""
             fix = (f"hipify marks it unsupported ({hip}); ROCm 7 declares {near} with other semantics: port the call "

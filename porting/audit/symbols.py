@@ -17,11 +17,6 @@ from pathlib import Path
 # The CUDA API as the toolkit declares it: driver, runtime, profiler and library data types.
 CUDA_HEADERS = ("cuda.h", "cuda_runtime_api.h", "cudaProfiler.h", "cuda_profiler_api.h", "library_types.h")
 ROCM7_HEADERS = ("hip/hip_runtime.h",)
-# HIP names of ROCm libraries whose headers the compile-only ROCm 7 SDK lacks: not judged by it.
-HIP_LIBRARY_PREFIXES = ("hipblas", "HIPBLAS", "hipsparse", "HIPSPARSE", "hipfft", "HIPFFT", "hiprand", "HIPRAND",
-                        "hipsolver", "HIPSOLVER", "hipdnn", "miopen", "MIOPEN", "rccl", "hipcub", "rocblas",
-                        "rocprim", "hiprtc", "HIPRTC", "rocsparse", "hipGL", "hipGraphicsGL", "hipEGL", "hipFile",
-                        "hipfile", "HIPFILE")
 
 
 @dataclass(frozen=True)
