@@ -43,7 +43,11 @@ def _rate(counts: dict[str, int]) -> str:
 
 
 def _cut(items: list, shown: int) -> str:
-    return f"\n_{len(items) - shown} more in parity.json._\n" if len(items) > shown else ""
+    return _more(len(items), shown)
+
+
+def _more(total: int, shown: int) -> str:
+    return f"\n_{total - shown} more in parity.json._\n" if total > shown else ""
 
 
 def runner_text(run: RunInfo) -> str:
@@ -61,126 +65,158 @@ def build_text(version: str, flavour: str) -> str:
 
 
 def render_md(report: Report) -> str:
+    sections = (_head, _why, _platforms, _blocking, _exempted, _never_compared, _other_failures,
+                _incomplete, _runs, _components, _baseline, _warnings)
+    lines = [line for section in sections for line in section(report)]
+    lines.append(f"_Generated {report.generated} by {md(report.tool)}; ROCm gate >= {md(report.min_rocm)}._")
+    return "\n".join(lines).replace("\n\n\n", "\n\n") + "\n"
+
+
+def _table(title: str, header: list[str], align: str, rows: list[str], total: int) -> list[str]:
+    """A titled table of (already cut) rows, and the "N more" line."""
+    return [title, "| " + " | ".join(header) + " |", align, *rows, _more(total, len(rows))]
+
+
+def _head(report: Report) -> list[str]:
     m, v = report.matrix, report.verdict
-    totals = m.totals()
-    icon = ICONS.get(v.status, "❌")
-    lines = [f"# {icon} ROCm parity: {v.status.upper()}"]
     summary = [f"{len(m.cells)} tests", f"{len(m.columns)} platforms",
                f"reference: {md(report.reference)}"
                + (f" ({', '.join(md(k) for k in v.reference)})" if v.reference else " (none)"),
                f"{len(v.blocking)} blocking", f"{len(v.exempted)} exempted"]
     if m.partial:
         summary.append(f"**PARTIAL**: {len(m.partial_reasons())} problem(s)")
-    lines.append("**" + "** · **".join(summary[:1]) + "** · " + " · ".join(summary[1:]))
-    lines.append("")
-    if v.reasons:
-        lines.append("## Why")
-        lines.extend(f"- {md(r)}" for r in v.reasons)
-        lines.append("")
-    lines.append("## Platforms")
-    lines.append("| platform | runs | tests | " + " | ".join(STATUSES) + " | pass rate | complete |")
-    lines.append("|---|---:|---:|" + "---:|" * len(STATUSES) + "---:|---|")
-    for col in m.columns:
+    return [f"# {ICONS.get(v.status, '❌')} ROCm parity: {v.status.upper()}",
+            "**" + "** · **".join(summary[:1]) + "** · " + " · ".join(summary[1:]), ""]
+
+
+def _why(report: Report) -> list[str]:
+    reasons = report.verdict.reasons
+    return ["## Why", *(f"- {md(r)}" for r in reasons), ""] if reasons else []
+
+
+def _platforms(report: Report) -> list[str]:
+    totals = report.matrix.totals()
+    lines = ["## Platforms", "| platform | runs | tests | " + " | ".join(STATUSES) + " | pass rate | complete |",
+             "|---|---:|---:|" + "---:|" * len(STATUSES) + "---:|---|"]
+    for col in report.matrix.columns:
         t = totals[col.key]["*"]
         present = sum(t[s] for s in STATUSES) - t["missing"]
         lines.append(f"| {md(col.key)} | {len(col.runs)} | {present} | " + " | ".join(str(t[s]) for s in STATUSES)
                      + f" | {_rate(t)} | {'yes' if col.complete else '**no**'} |")
-    lines.append("")
-    if v.blocking:
-        shown = v.blocking[:LIST_LIMIT]
-        lines.append(f"## Blocking tests ({len(v.blocking)})")
-        lines.append("| test | platform | status | passes on | message |")
-        lines.append("|---|---|---|---|---|")
-        for b in shown:
-            msg = b.message + (f" ({b.note})" if b.note else "")
-            lines.append(f"| {md(b.test_id)} | {md(b.column)} | {b.status} | {md(b.reference)} | {md(msg)} |")
-        lines.append(_cut(v.blocking, len(shown)))
-    if v.exempted:
-        shown_e = v.exempted[:LIST_LIMIT]
-        lines.append(f"## Exempted ({len(v.exempted)})")
-        lines.append("| test | platform | status | exemption | reason | link | expires |")
-        lines.append("|---|---|---|---|---|---|---|")
-        for e in shown_e:
-            x = e.exemption
-            lines.append(f"| {md(e.test_id)} | {md(e.column)} | {e.status} | {md(x['id'])} | {md(x['reason'])} | "
-                         f"{md_link(x['link'])} | {x['expires']} |")
-        lines.append(_cut(v.exempted, len(shown_e)))
-    if v.never_compared:
-        shown_n = v.never_compared[:LIST_LIMIT]
-        lines.append(f"## Never compared ({len(v.never_compared)})")
-        lines.append("No reference run passed these tests (skipped, expected-fail or absent there), so "
-                     "parity was never measured for them: they do not gate the verdict until a reference "
-                     "run executes them (e.g. device cases skipped on a CPU reference).")
-        lines.append("| test | platform | status | on the reference |")
-        lines.append("|---|---|---|---|")
-        for n in shown_n:
-            lines.append(f"| {md(n.test_id)} | {md(n.column)} | {n.status} | {n.reference_status} |")
-        lines.append(_cut(v.never_compared, len(shown_n)))
-    blocked = {(b.test_id, b.column) for b in v.blocking}
+    return [*lines, ""]
+
+
+def _blocking(report: Report) -> list[str]:
+    items = report.verdict.blocking
+    rows = [f"| {md(b.test_id)} | {md(b.column)} | {b.status} | {md(b.reference)} | "
+            f"{md(b.message + (f' ({b.note})' if b.note else ''))} |" for b in items[:LIST_LIMIT]]
+    return _table(f"## Blocking tests ({len(items)})", ["test", "platform", "status", "passes on", "message"],
+                  "|---|---|---|---|---|", rows, len(items)) if items else []
+
+
+def _exempted(report: Report) -> list[str]:
+    items = report.verdict.exempted
+    rows = [f"| {md(e.test_id)} | {md(e.column)} | {e.status} | {md(e.exemption['id'])} | "
+            f"{md(e.exemption['reason'])} | {md_link(e.exemption['link'])} | {e.exemption['expires']} |"
+            for e in items[:LIST_LIMIT]]
+    return _table(f"## Exempted ({len(items)})",
+                  ["test", "platform", "status", "exemption", "reason", "link", "expires"],
+                  "|---|---|---|---|---|---|---|", rows, len(items)) if items else []
+
+
+def _never_compared(report: Report) -> list[str]:
+    items = report.verdict.never_compared
+    if not items:
+        return []
+    rows = [f"| {md(n.test_id)} | {md(n.column)} | {n.status} | {n.reference_status} |" for n in items[:LIST_LIMIT]]
+    table = _table(f"## Never compared ({len(items)})", ["test", "platform", "status", "on the reference"],
+                   "|---|---|---|---|", rows, len(items))
+    why = ("No reference run passed these tests (skipped, expected-fail or absent there), so parity was never "
+           "measured for them: they do not gate the verdict until a reference run executes them (e.g. device "
+           "cases skipped on a CPU reference).")
+    return [table[0], why, *table[1:]]
+
+
+def _other_failures(report: Report) -> list[str]:
+    m = report.matrix
+    blocked = {(b.test_id, b.column) for b in report.verdict.blocking}
     failures = [(t, k, c) for t in m.test_ids for k, c in m.cells[t].items()
                 if c.status in ("failed", "error", "xpassed") and (t, k) not in blocked]
-    if failures:
-        lines.append(f"## Other failures ({len(failures)})")
-        lines.append("| test | platform | status | message |")
-        lines.append("|---|---|---|---|")
-        for tid, k, c in failures[:LIST_LIMIT]:
-            lines.append(f"| {md(tid)} | {md(k)} | {c.status} | {md(c.message)} |")
-        lines.append(_cut(failures, min(len(failures), LIST_LIMIT)))
-    reasons = m.partial_reasons()
-    if reasons:
-        lines.append(f"## Incomplete evidence ({len(reasons)})")
-        lines.extend(f"- {md(r)}" for r in reasons[:LIST_LIMIT])
-        lines.append(_cut(reasons, min(len(reasons), LIST_LIMIT)))
-    runs = [(col.key, r) for col in m.columns for r in col.runs]
-    if runs:
-        lines.append(f"## Runs ({len(runs)}): where each column came from")
-        lines.append("| file | platform | path | shard | host | run | started | runner | torch | monarch | rdma "
-                     "| tests | complete |")
-        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---:|---|")
-        for key, r in runs[:LIST_LIMIT]:
-            lines.append(f"| {md(Path(r.file).name)} | {md(key)} | {md(r.path or '–')} | {md(r.shard or '–')} | "
-                         f"{md(r.host or '–')} | {md(r.run_id[:12] or '–')} | {md(r.timestamp or '–')} | "
-                         f"{md(runner_text(r))} | {md(build_text(r.torch_version, r.torch_flavour))} | "
-                         f"{md(build_text(r.monarch_version, r.monarch_flavour))} | "
-                         f"{md(r.rdma_backend or '–')} | {r.tests} | {'no' if r.problems else 'yes'} |")
-        lines.append(_cut(runs, min(len(runs), LIST_LIMIT)))
+    rows = [f"| {md(tid)} | {md(k)} | {c.status} | {md(c.message)} |" for tid, k, c in failures[:LIST_LIMIT]]
+    return _table(f"## Other failures ({len(failures)})", ["test", "platform", "status", "message"],
+                  "|---|---|---|---|", rows, len(failures)) if failures else []
+
+
+def _incomplete(report: Report) -> list[str]:
+    reasons = report.matrix.partial_reasons()
+    if not reasons:
+        return []
+    return [f"## Incomplete evidence ({len(reasons)})", *(f"- {md(r)}" for r in reasons[:LIST_LIMIT]),
+            _cut(reasons, min(len(reasons), LIST_LIMIT))]
+
+
+def _runs(report: Report) -> list[str]:
+    runs = [(col.key, r) for col in report.matrix.columns for r in col.runs]
+    rows = [_run_row(key, r) for key, r in runs[:LIST_LIMIT]]
+    header = ["file", "platform", "path", "shard", "host", "run", "started", "runner", "torch", "monarch", "rdma",
+              "tests", "complete"]
+    return _table(f"## Runs ({len(runs)}): where each column came from", header,
+                  "|---|---|---|---|---|---|---|---|---|---|---|---:|---|", rows, len(runs)) if runs else []
+
+
+def _run_row(key: str, r: RunInfo) -> str:
+    return (f"| {md(Path(r.file).name)} | {md(key)} | {md(r.path or '–')} | {md(r.shard or '–')} | "
+            f"{md(r.host or '–')} | {md(r.run_id[:12] or '–')} | {md(r.timestamp or '–')} | "
+            f"{md(runner_text(r))} | {md(build_text(r.torch_version, r.torch_flavour))} | "
+            f"{md(build_text(r.monarch_version, r.monarch_flavour))} | "
+            f"{md(r.rdma_backend or '–')} | {r.tests} | {'no' if r.problems else 'yes'} |")
+
+
+def _components(report: Report) -> list[str]:
+    m = report.matrix
+    totals = m.totals()
     components = sorted({c for t in totals.values() for c in t if c != "*"})
-    if components and m.columns:
-        lines.append("## Pass rate per component")
-        lines.append("| component | " + " | ".join(md(c.key) for c in m.columns) + " |")
-        lines.append("|---|" + "---:|" * len(m.columns))
-        for comp in components[:200]:
-            cells = []
-            for col in m.columns:
-                tot = totals[col.key].get(comp)
-                cells.append("–" if tot is None else f"{_rate(tot)} ({tot['passed']}/{sum(tot[s] for s in RAN)})")
-            lines.append(f"| {md(comp)} | " + " | ".join(cells) + " |")
-        lines.append("")
-    if report.baseline is not None:
-        base = report.baseline
-        counts = base.counts()
-        lines.append(f"## Against baseline `{md(base.file)}`")
-        lines.append(", ".join(f"{n} {k.replace('_', ' ')}" for k, n in counts.items()))
-        lines.append("")
-        for title, items in (("Newly failing", base.newly_failing), ("Newly passing", base.newly_passing)):
-            if items:
-                lines.append(f"**{title}** ({len(items)}):")
-                lines.extend(f"- {md(d['test_id'])} on {md(d['column'])}: {d['before']} → {d['after']}"
-                             for d in items[:LIST_LIMIT])
-                lines.append(_cut(items, min(len(items), LIST_LIMIT)))
-        for title, names in (("Added", base.added), ("Removed", base.removed)):
-            if names:
-                lines.append(f"**{title}** ({len(names)}): " + ", ".join(md(n) for n in names[:LIST_LIMIT])
-                             + (" …" if len(names) > LIST_LIMIT else ""))
-                lines.append("")
-        if base.duration_changes:
-            lines.append(f"**Duration changed more than 2x** ({len(base.duration_changes)}):")
-            lines.extend(f"- {md(d['test_id'])} on {md(d['column'])}: {d['before']:.3f}s → {d['after']:.3f}s"
-                         for d in base.duration_changes[:LIST_LIMIT])
-            lines.append(_cut(base.duration_changes, min(len(base.duration_changes), LIST_LIMIT)))
-    if report.warnings:
-        lines.append(f"## Warnings ({len(report.warnings)})")
-        lines.extend(f"- {md(w)}" for w in report.warnings[:LIST_LIMIT])
-        lines.append("")
-    lines.append(f"_Generated {report.generated} by {md(report.tool)}; ROCm gate >= {md(report.min_rocm)}._")
-    return "\n".join(lines).replace("\n\n\n", "\n\n") + "\n"
+    if not (components and m.columns):
+        return []
+    lines = ["## Pass rate per component", "| component | " + " | ".join(md(c.key) for c in m.columns) + " |",
+             "|---|" + "---:|" * len(m.columns)]
+    for comp in components[:200]:
+        cells = []
+        for col in m.columns:
+            tot = totals[col.key].get(comp)
+            cells.append("–" if tot is None else f"{_rate(tot)} ({tot['passed']}/{sum(tot[s] for s in RAN)})")
+        lines.append(f"| {md(comp)} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _baseline(report: Report) -> list[str]:
+    base = report.baseline
+    if base is None:
+        return []
+    lines = [f"## Against baseline `{md(base.file)}`", ", ".join(f"{n} {k.replace('_', ' ')}"
+                                                               for k, n in base.counts().items()), ""]
+    for title, items in (("Newly failing", base.newly_failing), ("Newly passing", base.newly_passing)):
+        if items:
+            lines.append(f"**{title}** ({len(items)}):")
+            lines.extend(f"- {md(d['test_id'])} on {md(d['column'])}: {d['before']} → {d['after']}"
+                         for d in items[:LIST_LIMIT])
+            lines.append(_cut(items, min(len(items), LIST_LIMIT)))
+    for title, names in (("Added", base.added), ("Removed", base.removed)):
+        if names:
+            lines.append(f"**{title}** ({len(names)}): " + ", ".join(md(n) for n in names[:LIST_LIMIT])
+                         + (" …" if len(names) > LIST_LIMIT else ""))
+            lines.append("")
+    changes = base.duration_changes
+    if changes:
+        lines.append(f"**Duration changed more than 2x** ({len(changes)}):")
+        lines.extend(f"- {md(d['test_id'])} on {md(d['column'])}: {d['before']:.3f}s → {d['after']:.3f}s"
+                     for d in changes[:LIST_LIMIT])
+        lines.append(_cut(changes, min(len(changes), LIST_LIMIT)))
+    return lines
+
+
+def _warnings(report: Report) -> list[str]:
+    warnings = report.warnings
+    if not warnings:
+        return []
+    return [f"## Warnings ({len(warnings)})", *(f"- {md(w)}" for w in warnings[:LIST_LIMIT]), ""]
