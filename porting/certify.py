@@ -94,6 +94,36 @@ def stage_available(name: str) -> bool:
         return False
 
 
+class _Pump:
+    """Copies a stage's output into its log on a thread, keeping what progress lines and the
+    verdict on the stage need: the line count, the last line, whether a traceback went by."""
+
+    def __init__(self, stream: Any, log: TextIO) -> None:
+        self.stream, self.log = stream, log
+        self.lines = 0
+        self.last = ""
+        self.traceback = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        # Chunks, not lines: pytest's progress dots arrive without a newline.
+        pending = ""
+        while True:
+            chunk = self.stream.read1(65536) if hasattr(self.stream, "read1") else self.stream.read(65536)
+            if not chunk:
+                break
+            text = chunk.decode("utf-8", errors="replace")
+            self.log.write(text)
+            self.lines += text.count("\n")
+            pending = (pending + text)[-4096:]
+            if "Traceback (most recent call last):" in pending:
+                self.traceback = True
+            tail = [ln.strip() for ln in pending.splitlines() if ln.strip()]
+            if tail:
+                self.last = tail[-1][-160:]
+
+
 def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, timeout: float,
               stdout_path: Path | None = None, summarize: Callable[[StageResult], str] | None = None,
               cwd: str | None = None, ok_codes: dict[int, str] | None = None,
@@ -112,37 +142,30 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
     log_path.parent.mkdir(parents=True, exist_ok=True)
     progress.say(name, "start: " + (" ".join(command) if explicit else f"port {name} " + " ".join(args)))
     start = time.monotonic()
-    lines = [0]
-    last = [""]
-    traceback = [False]
+    rc, timed_out, pump = _supervise(name, command, log_path, stdout_path, cwd, progress, timeout)
+    result.elapsed = round(time.monotonic() - start, 3)
+    result.rc, result.last_line = rc, pump.last
+    _judge(result, timed_out, pump, ok_codes or OK_CODES, summarize)
+    what = {"timeout": f"TIMEOUT after {_clock(timeout)}", "failed": f"FAILED (exit {rc})",
+            "problems": "finished with problems (exit 1)", "ok": "ok"}[result.status]
+    progress.say(name, f"{what} in {_clock(result.elapsed)}" + (f"; {result.summary}" if result.summary else "")
+                 + (f"; log {log_path}" if result.status in ("failed", "timeout", "problems") else ""))
+    return result
+
+
+def _supervise(name: str, command: list[str], log_path: Path, stdout_path: Path | None, cwd: str | None,
+               progress: Progress, timeout: float) -> tuple[int | None, bool, _Pump]:
+    """Run the stage in its own process group until it exits or ``timeout`` passes; whatever it
+    started is ended with it (also when certify itself is interrupted)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    start = time.monotonic()
+    timed_out = False
     with open(log_path, "w", encoding="utf-8", errors="replace") as log:
         out = open(stdout_path, "wb") if stdout_path else None
         try:
             proc = spawn(command, stdout=out or subprocess.PIPE, stderr=subprocess.PIPE if out else subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, env=env, cwd=cwd)
-            stream = proc.stderr if out else proc.stdout
-            assert stream is not None
-
-            def pump() -> None:
-                # Chunks, not lines: pytest's progress dots arrive without a newline.
-                pending = ""
-                while True:
-                    chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
-                    if not chunk:
-                        break
-                    text = chunk.decode("utf-8", errors="replace")
-                    log.write(text)
-                    lines[0] += text.count("\n")
-                    pending = (pending + text)[-4096:]
-                    if "Traceback (most recent call last):" in pending:
-                        traceback[0] = True
-                    tail = [ln.strip() for ln in pending.splitlines() if ln.strip()]
-                    if tail:
-                        last[0] = tail[-1][-160:]
-
-            reader = threading.Thread(target=pump, daemon=True)
-            reader.start()
+            pump = _Pump(proc.stderr if out else proc.stdout, log)
             try:
                 while True:
                     try:
@@ -151,41 +174,37 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
                     except subprocess.TimeoutExpired:
                         elapsed = time.monotonic() - start
                         if elapsed > timeout:
-                            stop_group(proc)
-                            result.status = "timeout"
+                            timed_out = True
                             break
-                        progress.say(name, f"running {_clock(elapsed)}, {lines[0]} lines of output; "
-                                           f"last: {last[0]}")
-            except BaseException:  # Ctrl-C / SIGTERM of certify: do not leave the stage running
+                        progress.say(name, f"running {_clock(elapsed)}, {pump.lines} lines of output; "
+                                           f"last: {pump.last}")
+            finally:  # done, timed out, or certify interrupted: nothing the stage started outlives it
                 stop_group(proc)
-                raise
-            stop_group(proc)  # the stage is done: nothing it started outlives it
-            reader.join(timeout=10)
+            pump.thread.join(timeout=10)
         finally:
             if out:
                 out.close()
-    result.elapsed = round(time.monotonic() - start, 3)
-    result.rc = proc.returncode
-    result.last_line = last[0]
-    if result.status != "timeout":
-        result.status = (ok_codes or OK_CODES).get(proc.returncode, "failed")
+    return proc.returncode, timed_out, pump
+
+
+def _judge(result: StageResult, timed_out: bool, pump: _Pump, ok_codes: dict[int, str],
+           summarize: Callable[[StageResult], str] | None) -> None:
+    if timed_out:
+        result.status = "timeout"
+    else:
+        result.status = ok_codes.get(result.rc, "failed") if result.rc is not None else "failed"
         # An uncaught exception also exits 1; the CLI turns every expected failure into one
         # line, so a traceback ending the output is a crash, not "found problems".
-        if traceback[0] and _EXCEPTION_LINE.match(last[0]):
+        if pump.traceback and _EXCEPTION_LINE.match(pump.last):
             result.status = "failed"
-            result.summary = f"crashed: {last[0]}"
+            result.summary = f"crashed: {pump.last}"
     if summarize is not None and not result.summary:
         try:
             result.summary = summarize(result)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             result.summary = f"(could not summarize: {exc})"
     if not result.summary:
-        result.summary = last[0]
-    what = {"timeout": f"TIMEOUT after {_clock(timeout)}", "failed": f"FAILED (exit {proc.returncode})",
-            "problems": "finished with problems (exit 1)", "ok": "ok"}[result.status]
-    progress.say(name, f"{what} in {_clock(result.elapsed)}" + (f"; {result.summary}" if result.summary else "")
-                 + (f"; log {log_path}" if result.status in ("failed", "timeout", "problems") else ""))
-    return result
+        result.summary = pump.last
 
 
 def _json_file(path: Path) -> Any:
@@ -271,9 +290,6 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
     reference run made elsewhere, read (never written) by the report next to this run's.
     ``matrix_args``: passed to `port matrix` (e.g. ``--matrix-dir``: other packs than the shipped ones)."""
     from .errors import UsageError
-    from .hipify import MANIFEST_NAME
-    from .paths import OutputDir
-    from .report import ARTIFACTS
 
     progress = progress or Progress()
     out = Path(out_dir).resolve()
@@ -286,95 +302,138 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"{out_dir}: cannot create the output directory ({exc.strerror or exc})") from None
-    base = Path(cwd or ".").resolve()
-    common = ["--config", str(Path(config_file).resolve())] if config_file else []
-    record = CertifyRecord(out_dir=str(out))
+    run = _Pipeline(out, Path(cwd or ".").resolve(), config_file, progress, stage_timeout, skip)
     start = time.monotonic()
+    run.detect()
+    run.sources(sources)
+    run.build()
+    run.matrix(matrix_args or [])
+    rep = run.report(reference, report_args or [])
+    run.record.elapsed = time.monotonic() - start
+    run.finish(rep)
+    return run.record
 
-    outdir = OutputDir(out)
 
-    def fresh(rel: str) -> Path:
+class _Pipeline:
+    """One certify run: where it writes (OUT, through OutputDir), how each stage is started, and
+    the record the stages add to, in pipeline order."""
+
+    def __init__(self, out: Path, base: Path, config_file: str | None, progress: Progress,
+                 stage_timeout: float, skip: Collection[str]) -> None:
+        from .paths import OutputDir
+
+        self.out, self.base, self.progress, self.timeout, self.skip = out, base, progress, stage_timeout, skip
+        self.outdir = OutputDir(out)
+        self.common = ["--config", str(Path(config_file).resolve())] if config_file else []
+        self.record = CertifyRecord(out_dir=str(out))
+        self.junit_dir = Path(self.outdir.path("junit/x.xml")).parent  # refuses a symlinked junit/
+
+    def fresh(self, rel: str) -> Path:
         """A file in OUT that a stage creates with a plain open(): no symlinked directory on the
         way (PathRefused), and no earlier file or symlink at its place (open would follow it)."""
-        path = Path(outdir.path(rel))
-        outdir.unlink(rel)
+        path = Path(self.outdir.path(rel))
+        self.outdir.unlink(rel)
         return path
 
-    def stage(name: str, args: list[str], log: str, **kw: Any) -> StageResult:
-        if name in skip:
-            progress.say(name, "omitted (--skip)")
-            return StageResult(name, [], "omitted", summary="omitted by --skip")
-        return run_stage(name, args, fresh(f"logs/{log}"), progress, stage_timeout, cwd=str(base), **kw)
+    def stage(self, name: str, args: list[str], log: str, **kw: Any) -> StageResult:
+        if name in self.skip:
+            self.progress.say(name, "omitted (--skip)")
+            result = StageResult(name, [], "omitted", summary="omitted by --skip")
+        else:
+            result = run_stage(name, args, self.fresh(f"logs/{log}"), self.progress, self.timeout,
+                               cwd=str(self.base), **kw)
+        self.record.stages.append(result)
+        return result
 
-    detect_json = fresh("detect.json")
-    det = stage("detect", [*common, "--json", "--out", str(detect_json)], "detect.log",
-                stdout_path=fresh("logs/detect.stdout.json"), summarize=lambda r: _summarize_detect(r, detect_json))
-    record.stages.append(det)
-    if det.status == "ok" and detect_json.is_file():
-        try:
-            record.path = _json_file(detect_json).get("path")
-        except ValueError:
-            record.path = None
+    def skipped(self, name: str, why: str) -> None:
+        self.record.stages.append(StageResult(name, [], "skipped", summary=why))
+        self.progress.say(name, f"skipped: {why}")
 
-    src_dirs = [s for s in sources if (base / s).is_dir()]
-    if not src_dirs:
-        for name in ("audit", "hipify"):
-            record.stages.append(StageResult(name, [], "skipped", summary=f"no source dir ({', '.join(sources)})"))
-            progress.say(name, f"skipped: no source dir ({', '.join(sources)})")
-    for src in src_dirs:
-        tag = src.replace("/", "_").strip("_") or "src"
-        audit_json = fresh(f"audit/{tag}.json")
-        audit_json.parent.mkdir(parents=True, exist_ok=True)
-        record.stages.append(stage("audit", [*common, str(base / src), "--format", "json"], f"audit-{tag}.log",
-                                   stdout_path=audit_json, summarize=lambda r, p=audit_json: _summarize_audit(r, p)))
-        hip_out = Path(outdir.path(f"hipified/{tag}/{MANIFEST_NAME}")).parent  # refuses symlinked dirs
-        record.stages.append(stage("hipify", [*common, str(base / src), "--out", str(hip_out)],
-                                   f"hipify-{tag}.log"))
+    def detect(self) -> None:
+        detect_json = self.fresh("detect.json")
+        det = self.stage("detect", [*self.common, "--json", "--out", str(detect_json)], "detect.log",
+                         stdout_path=self.fresh("logs/detect.stdout.json"),
+                         summarize=lambda r: _summarize_detect(r, detect_json))
+        if det.status == "ok" and detect_json.is_file():
+            try:
+                self.record.path = _json_file(detect_json).get("path")
+            except ValueError:
+                self.record.path = None
 
-    if record.path or "build" in skip:
-        record.stages.append(stage("build", [*common, "--path", str(record.path)], "build.log"))
-    else:
-        record.stages.append(StageResult("build", [], "skipped", summary="no path: detect did not finish"))
-        progress.say("build", "skipped: no path (detect did not finish)")
+    def sources(self, sources: list[str]) -> None:
+        from .hipify import MANIFEST_NAME
 
-    junit_dir = Path(outdir.path("junit/x.xml")).parent  # refuses a symlinked junit/
-    for old in _junit_files(junit_dir):  # never report stale evidence from an earlier certify
-        outdir.unlink(str(old.relative_to(out)))
-    record.stages.append(stage("matrix", [*common, "--junit", str(junit_dir), *(matrix_args or [])], "matrix.log",
-                               summarize=lambda r: f"{len(_junit_files(junit_dir))} JUnit file(s)"))
+        src_dirs = [s for s in sources if (self.base / s).is_dir()]
+        if not src_dirs:
+            for name in ("audit", "hipify"):
+                self.skipped(name, f"no source dir ({', '.join(sources)})")
+        for src in src_dirs:
+            tag = src.replace("/", "_").strip("_") or "src"
+            audit_json = self.fresh(f"audit/{tag}.json")
+            audit_json.parent.mkdir(parents=True, exist_ok=True)
+            self.stage("audit", [*self.common, str(self.base / src), "--format", "json"], f"audit-{tag}.log",
+                       stdout_path=audit_json, summarize=lambda r, p=audit_json: _summarize_audit(r, p))
+            hip_out = Path(self.outdir.path(f"hipified/{tag}/{MANIFEST_NAME}")).parent  # refuses symlinked dirs
+            self.stage("hipify", [*self.common, str(self.base / src), "--out", str(hip_out)], f"hipify-{tag}.log")
 
-    reasons = [f"stage {s.name} {s.status}" + (f" (exit {s.rc})" if s.rc is not None else "")
-               + (f": {s.summary}" if s.summary else "") for s in record.stages if s.broken]
-    if record.path is None and not any(s.name == "detect" and s.broken for s in record.stages):
-        reasons.append("stage detect gave no path")
-    junit_dir.mkdir(parents=True, exist_ok=True)
-    parity = out / "parity.json"
-    for name in ARTIFACTS:  # a report that fails must not leave an earlier run's artifacts listed
-        outdir.unlink(name)
-    args = [*common, str(junit_dir), *(str(p) for p in reference), "--out", str(out), *(report_args or [])]
-    for reason in reasons:
-        args += ["--incomplete", reason]
-    rep = run_stage("report", args, fresh("logs/report.log"), progress, stage_timeout, cwd=str(base),
-                    summarize=lambda r: _summarize_report(r, parity), ok_codes={0: "ok", 1: "ok", 3: "ok"})
-    record.stages.append(rep)
-    record.elapsed = time.monotonic() - start
-    if parity.is_file() and rep.rc in (0, 1, 2, 3):
-        data = _json_file(parity)
-        record.verdict = data["verdict"]
-        record.exit_code = rep.rc
-        cols = ", ".join(f"{c['key']}: {data['totals'][c['key']]['*']['passed']} passed" for c in data["columns"])
-        progress.say("done", f"path {record.path or '?'}; {len(data['tests'])} tests ({cols or 'no runs'}); "
-                     f"verdict: {data['verdict']['status'].upper()}"
-                     + (" (PARTIAL)" if data.get("partial") else "")
-                     + f" ({'; '.join(data['verdict']['reasons'][:3]) or 'all parity rules hold'}); "
-                     + _path_green(data, record.path))
-    else:
-        record.exit_code = 1
-        progress.say("done", f"path {record.path or '?'}; no report (stage report {rep.status}); "
-                             "verdict: NOT CERTIFIED")
-    outdir.write_bytes("certify.json", (json.dumps(record.to_json(), indent=2) + "\n").encode())
-    for line in outdir.report():
-        progress.say("done", line)
-    written = [name for name in (*ARTIFACTS, "certify.json") if (out / name).is_file()]
-    progress.say("done", f"artifacts in {out}: {' '.join(written)} logs/")
-    return record
+    def build(self) -> None:
+        if self.record.path or "build" in self.skip:
+            self.stage("build", [*self.common, "--path", str(self.record.path)], "build.log")
+        else:
+            self.record.stages.append(StageResult("build", [], "skipped", summary="no path: detect did not finish"))
+            self.progress.say("build", "skipped: no path (detect did not finish)")
+
+    def matrix(self, matrix_args: list[str]) -> None:
+        for old in _junit_files(self.junit_dir):  # never report stale evidence from an earlier certify
+            self.outdir.unlink(str(old.relative_to(self.out)))
+        self.stage("matrix", [*self.common, "--junit", str(self.junit_dir), *matrix_args], "matrix.log",
+                   summarize=lambda r: f"{len(_junit_files(self.junit_dir))} JUnit file(s)")
+
+    def incomplete_reasons(self) -> list[str]:
+        stages = self.record.stages
+        reasons = [f"stage {s.name} {s.status}" + (f" (exit {s.rc})" if s.rc is not None else "")
+                   + (f": {s.summary}" if s.summary else "") for s in stages if s.broken]
+        if self.record.path is None and not any(s.name == "detect" and s.broken for s in stages):
+            reasons.append("stage detect gave no path")
+        return reasons
+
+    def report(self, reference: list[Path], report_args: list[str]) -> StageResult:
+        from .report import ARTIFACTS
+
+        reasons = self.incomplete_reasons()
+        self.junit_dir.mkdir(parents=True, exist_ok=True)
+        for name in ARTIFACTS:  # a report that fails must not leave an earlier run's artifacts listed
+            self.outdir.unlink(name)
+        args = [*self.common, str(self.junit_dir), *(str(p) for p in reference), "--out", str(self.out),
+                *report_args]
+        for reason in reasons:
+            args += ["--incomplete", reason]
+        parity = self.out / "parity.json"
+        rep = run_stage("report", args, self.fresh("logs/report.log"), self.progress, self.timeout,
+                        cwd=str(self.base), summarize=lambda r: _summarize_report(r, parity),
+                        ok_codes={0: "ok", 1: "ok", 3: "ok"})
+        self.record.stages.append(rep)
+        return rep
+
+    def finish(self, rep: StageResult) -> None:
+        from .report import ARTIFACTS
+
+        record, say = self.record, self.progress.say
+        parity = self.out / "parity.json"
+        if parity.is_file() and rep.rc in (0, 1, 2, 3):
+            data = _json_file(parity)
+            record.verdict = data["verdict"]
+            record.exit_code = rep.rc
+            cols = ", ".join(f"{c['key']}: {data['totals'][c['key']]['*']['passed']} passed" for c in data["columns"])
+            say("done", f"path {record.path or '?'}; {len(data['tests'])} tests ({cols or 'no runs'}); "
+                f"verdict: {data['verdict']['status'].upper()}" + (" (PARTIAL)" if data.get("partial") else "")
+                + f" ({'; '.join(data['verdict']['reasons'][:3]) or 'all parity rules hold'}); "
+                + _path_green(data, record.path))
+        else:
+            record.exit_code = 1
+            say("done", f"path {record.path or '?'}; no report (stage report {rep.status}); verdict: NOT CERTIFIED")
+        self.outdir.write_bytes("certify.json", (json.dumps(record.to_json(), indent=2) + "\n").encode())
+        for line in self.outdir.report():
+            say("done", line)
+        written = [name for name in (*ARTIFACTS, "certify.json") if (self.out / name).is_file()]
+        say("done", f"artifacts in {self.out}: {' '.join(written)} logs/")
