@@ -47,7 +47,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("hipCUB/rocPRIM", r"^cub::", r"(?i)(hipcub|rocprim)", "hipcub/hipcub.hpp"),
     Family("hip_complex.h", r"^cu(Double|Float)?Complex$", r"^hip(Double|Float)?Complex$", "hip/hip_complex.h"),
     Family("GL/EGL interop", r"(?i)(^cu(da)?GL|^cu(da)?Graphics(GL|EGL)|^cu(da)?EGL|^CU_GL|^CU_EGL)",
-           r"(?i)^(hipGL|hipGraphicsGL|hipGraphicsEGL|hipEGL|HIP_GL_|HIP_EGL_)", "hip/hip_gl_interop.h", runtime_interop=True),
+           r"(?i)^(hipGL|hipGraphicsGL|hipGraphicsEGL|hipEGL|HIP_GL_|HIP_EGL_)", "hip/hip_gl_interop.h",
+           runtime_interop=True),
 )
 _COMPILED = tuple((f, re.compile(f.cuda), re.compile(f.hip)) for f in FAMILIES)
 

@@ -66,8 +66,8 @@ def mp_context() -> multiprocessing.context.BaseContext:
 class _Runner:
     """Runs worker tasks inline (jobs <= 1) or on one fork-started process pool for all stages."""
 
-    def __init__(self, jobs: int) -> None:
-        self.jobs = jobs
+    def __init__(self, jobs: int, session: worker.Session) -> None:
+        self.jobs, self.session = jobs, session
         self.pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> _Runner:
@@ -79,11 +79,11 @@ class _Runner:
 
     def run(self, tasks: list[worker.Task]) -> list[worker.Result]:
         if self.jobs <= 1 or len(tasks) < 2:
-            return [worker.run_task(t) for t in tasks]
+            return [worker.run_task(t, self.session) for t in tasks]
         if self.pool is None:
-            self.pool = new_pool(self.jobs, mp_context(), worker.init, (worker.CONTEXT, worker.HIP_CLANG_LAUNCH))
+            self.pool = new_pool(self.jobs, mp_context(), worker.init, (self.session,))
         chunk = max(1, min(16, len(tasks) // (self.jobs * 4)))
-        return list(self.pool.map(worker.run_task, tasks, chunksize=chunk))
+        return list(self.pool.map(worker.run_pooled, tasks, chunksize=chunk))
 
 
 def _check_roots(src: Path, out: Path) -> tuple[str, str]:
@@ -128,37 +128,10 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
         src_root, os.path.relpath(exclude, os.path.realpath(src_root))), out_real=real_out,
         follow_external=follow_external_symlinks)
     say(f"scanned {len(scan.files)} files under {src_root}")
-
-    def oabs(rel: str) -> str:
-        return os.path.join(out_root, rel) if rel else out_root
-
     good = [f for f in scan.files if f.problem is None]
-    exact = frozenset(oabs(i) for i in options.includes)
-    includes = [i.replace(src_root, out_root) for i in options.includes]
-    ignores = [i.replace(src_root, out_root) for i in options.ignores]
-    cand = {f.rel for f in good if is_candidate(f.rel, oabs(f.rel), includes, ignores, options.extensions, exact)}
-    all_files = [oabs(f.rel) for f in good if f.rel in cand]
-    for inc in options.header_include_dirs:
-        base = inc if os.path.isabs(inc) else oabs(inc)
-        extra = [f.rel for f in good if oabs(f.rel).startswith(base.rstrip(os.sep) + os.sep)
-                 and oabs(f.rel).endswith(options.header_extensions)]
-        all_files += [oabs(rel) for rel in extra]
-        cand.update(extra)
-    tree_paths = [oabs(d) for d in scan.dirs] + [oabs(f.rel) for f in good]
-    ctx = TreeContext(out_root, all_files, tree_paths, options.header_include_dirs, options.is_pytorch_extension)
-    worker.CONTEXT, worker.HIP_CLANG_LAUNCH = ctx, options.hip_clang_launch
-
-    # Which files need work: new or changed sources, or missing outputs.
-    reuse: dict[str, FileEntry] = {}
-    tasks: list[worker.Task] = []
-    for f in good:
-        prev = old_entries.get(f.rel)
-        if prev is not None and prev.size == f.size and prev.status != "failed" and _outputs_present(prev, outdir) \
-                and (prev.mtime_ns == f.mtime_ns or _same_content(f.path, prev.sha256)):
-            prev.mtime_ns = f.mtime_ns  # touched but unchanged: keep the outputs, remember the new mtime
-            reuse[f.rel] = prev
-            continue
-        tasks.append(worker.Task(f.rel, f.path, oabs(f.rel), f.mode, True, f.rel in cand, options.max_file_size))
+    cand, all_files, ctx = _select(good, scan.dirs, src_root, out_root, options)
+    session = worker.Session(ctx, options.hip_clang_launch)
+    tasks, reuse = _plan(good, old_entries, outdir, cand, out_root, options)
     say(f"{len(tasks)} files to process, {len(reuse)} unchanged since the last run, jobs={jobs}")
     if not tasks and old is not None and {e.source for e in old.files} == {f.rel for f in scan.files} \
             and old.key.get("digest") == key["digest"] and all(e.status != "failed" for e in old.files):
@@ -166,18 +139,11 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
         if any(reuse[f.rel].mtime_ns != old_mtimes.get(f.rel) for f in good):
             _write_manifest(mpath, old)
         return old
-    deferred: dict[str, str] = {}  # rel -> absolute copy path another file's hipified output may take
-    if any(t.candidate for t in tasks):
-        engine.hipify_module()  # compile hipify's regexes once, before the workers fork
-        claimed = {ctx.fout_path(fp): fp for fp in all_files}
-        for t in tasks:
-            if t.copy and claimed.get(t.fin, t.fin) != t.fin:
-                t.copy = False  # plain hipify copies first, then the hipified file overwrites it
-                deferred[t.rel] = t.fin
-    with _Runner(jobs) as runner:
-        by_rel = {f.rel: f for f in good}
+    deferred = _defer_copies(tasks, ctx, all_files)
+    by_rel = {f.rel: f for f in good}
+    with _Runner(jobs, session) as runner:
         results = _convert(runner, tasks, ctx, all_files, outdir, reuse, by_rel, options, say)
-    _resolve_collisions(results, deferred, all_files, out_root, by_rel)
+    _resolve_collisions(results, deferred, all_files, out_root, by_rel, session)
     manifest = Manifest(src_root, out_root, key)
     for f in scan.files:
         if f.problem is not None:
@@ -191,6 +157,63 @@ def convert_tree(src: str | os.PathLike[str], out: str | os.PathLike[str], *, jo
     manifest.summarize()
     _write_manifest(mpath, manifest)
     return manifest
+
+
+def _oabs(out_root: str, rel: str) -> str:
+    return os.path.join(out_root, rel) if rel else out_root
+
+
+def _select(good: list[SourceFile], dirs: list[str], src_root: str, out_root: str,
+            options: HipifyOptions) -> tuple[set[str], list[str], TreeContext]:
+    """Which files hipify converts (plain hipify's selection: includes, ignores, extensions,
+    header include dirs): their rel paths, their paths in OUT in its order, and the tree."""
+    exact = frozenset(_oabs(out_root, i) for i in options.includes)
+    includes = [i.replace(src_root, out_root) for i in options.includes]
+    ignores = [i.replace(src_root, out_root) for i in options.ignores]
+    cand = {f.rel for f in good
+            if is_candidate(f.rel, _oabs(out_root, f.rel), includes, ignores, options.extensions, exact)}
+    all_files = [_oabs(out_root, f.rel) for f in good if f.rel in cand]
+    for inc in options.header_include_dirs:
+        base = inc if os.path.isabs(inc) else _oabs(out_root, inc)
+        extra = [f.rel for f in good if _oabs(out_root, f.rel).startswith(base.rstrip(os.sep) + os.sep)
+                 and _oabs(out_root, f.rel).endswith(options.header_extensions)]
+        all_files += [_oabs(out_root, rel) for rel in extra]
+        cand.update(extra)
+    tree_paths = [_oabs(out_root, d) for d in dirs] + [_oabs(out_root, f.rel) for f in good]
+    ctx = TreeContext(out_root, all_files, tree_paths, options.header_include_dirs, options.is_pytorch_extension)
+    return cand, all_files, ctx
+
+
+def _plan(good: list[SourceFile], old_entries: dict[str, FileEntry], outdir: OutputDir, cand: set[str],
+          out_root: str, options: HipifyOptions) -> tuple[list[worker.Task], dict[str, FileEntry]]:
+    """Which files need work (new or changed sources, or missing outputs) and which earlier
+    entries stand."""
+    reuse: dict[str, FileEntry] = {}
+    tasks: list[worker.Task] = []
+    for f in good:
+        prev = old_entries.get(f.rel)
+        if prev is not None and prev.size == f.size and prev.status != "failed" and _outputs_present(prev, outdir) \
+                and (prev.mtime_ns == f.mtime_ns or _same_content(f.path, prev.sha256)):
+            prev.mtime_ns = f.mtime_ns  # touched but unchanged: keep the outputs, remember the new mtime
+            reuse[f.rel] = prev
+            continue
+        tasks.append(worker.Task(f.rel, f.path, _oabs(out_root, f.rel), f.mode, True, f.rel in cand,
+                                 options.max_file_size))
+    return tasks, reuse
+
+
+def _defer_copies(tasks: list[worker.Task], ctx: TreeContext, all_files: list[str]) -> dict[str, str]:
+    """rel -> the copy path another file's hipified output may take: plain hipify copies first,
+    then the hipified file overwrites it, so those copies wait for the conversions."""
+    deferred: dict[str, str] = {}
+    if any(t.candidate for t in tasks):
+        engine.hipify_module()  # compile hipify's regexes once, before the workers fork
+        claimed = {ctx.fout_path(fp): fp for fp in all_files}
+        for t in tasks:
+            if t.copy and claimed.get(t.fin, t.fin) != t.fin:
+                t.copy = False
+                deferred[t.rel] = t.fin
+    return deferred
 
 
 def _write_manifest(path: Path, manifest: Manifest) -> None:
@@ -238,7 +261,7 @@ def _convert(runner: _Runner, tasks: list[worker.Task], ctx: TreeContext, all_fi
 
 
 def _resolve_collisions(results: dict[str, worker.Result], deferred: dict[str, str], all_files: list[str],
-                        out_root: str, by_rel: dict[str, SourceFile]) -> None:
+                        out_root: str, by_rel: dict[str, SourceFile], session: worker.Session) -> None:
     """Two files, one output path: the hipified file beats a copy, and among hipified files
     the last in plain hipify's processing order wins, as in plain hipify's output tree."""
     order = {os.path.relpath(fp, out_root): i for i, fp in enumerate(all_files)}
@@ -255,7 +278,7 @@ def _resolve_collisions(results: dict[str, worker.Result], deferred: dict[str, s
                 loser.why = f"hipified name collides with the output of {winner.rel}, which wins (plain hipify's order)"
             f = by_rel[winner.rel]
             redo = worker.run_task(worker.Task(winner.rel, f.path, os.path.join(out_root, winner.rel), f.mode, False,
-                                               True, 1 << 62, winner.replacements))
+                                               True, 1 << 62, winner.replacements), session)
             results[winner.rel] = redo
     for rel, copy_path in deferred.items():
         owner = next((r for r in writers.get(copy_path, []) if r.status == "converted"), None)
@@ -267,7 +290,7 @@ def _resolve_collisions(results: dict[str, worker.Result], deferred: dict[str, s
             r.copy_overwritten = True
         else:
             try:
-                worker.write_file(copy_path, Path(by_rel[rel].path).read_bytes(), by_rel[rel].mode)
+                worker.write_file(session, copy_path, Path(by_rel[rel].path).read_bytes(), by_rel[rel].mode)
             except OSError as exc:  # reported like the workers' copies, and the run finishes
                 r.status, r.why = "failed", f"cannot copy: {exc.strerror or exc}"
             except PathRefused as exc:

@@ -11,15 +11,29 @@ from ..paths import OutputDir, PathRefused
 from . import engine
 from .includes import FileFacts, TreeContext
 
-# Set in the parent before the worker pool forks (and used directly when jobs == 1).
-CONTEXT: TreeContext | None = None
-HIP_CLANG_LAUNCH = False
+
+@dataclass(frozen=True)
+class Session:
+    """What every task of one conversion shares: the tree and hipify's launch option. The parent
+    passes it to each call; a pool worker gets its copy once, from the pool's initializer."""
+
+    context: TreeContext
+    hip_clang_launch: bool = False
 
 
-def init(context: TreeContext | None, hip_clang_launch: bool) -> None:
-    """Pool initializer: the tree context for workers that were not forked from the parent."""
-    global CONTEXT, HIP_CLANG_LAUNCH
-    CONTEXT, HIP_CLANG_LAUNCH = context, hip_clang_launch
+_POOL_SESSION: Session | None = None  # set only inside pool worker processes, by init()
+
+
+def init(session: Session) -> None:
+    """Pool initializer (runs in each worker process, never in the parent)."""
+    global _POOL_SESSION
+    _POOL_SESSION = session
+
+
+def run_pooled(task: Task) -> Result:
+    """``run_task`` in a pool worker, with the session its initializer received."""
+    assert _POOL_SESSION is not None, "worker.init() did not run in this process"
+    return run_task(task, _POOL_SESSION)
 
 
 @dataclass
@@ -52,14 +66,13 @@ class Result:
     refused: list[dict[str, str]] = field(default_factory=list)  # writes porting.paths refused
 
 
-def write_file(path: str, data: bytes, mode: int) -> None:
+def write_file(session: Session, path: str, data: bytes, mode: int) -> None:
     """Atomic replace inside OUT (``porting.paths.OutputDir``: never through a symlink, never
     outside OUT), without a per-file fsync (see ``porting.atomic.write_bytes``)."""
-    assert CONTEXT is not None, "worker.CONTEXT not set"
-    OutputDir(CONTEXT.out_root).write_bytes(path, data, mode=mode, durable=False)
+    OutputDir(session.context.out_root).write_bytes(path, data, mode=mode, durable=False)
 
 
-def run_task(task: Task) -> Result:
+def run_task(task: Task, session: Session) -> Result:
     """Copy and/or convert one file; never raises for file problems (they go in the Result)."""
     res = Result(task.rel)
     try:
@@ -72,7 +85,7 @@ def run_task(task: Task) -> Result:
     res.size = len(data)
     try:
         if task.copy:
-            write_file(task.fin, data, task.mode)
+            write_file(session, task.fin, data, task.mode)
         if not task.candidate:
             res.why = "not a hipify source (copied)"
             return res
@@ -84,13 +97,12 @@ def run_task(task: Task) -> Result:
         if nul >= 0:
             res.status, res.why = "skipped", f"binary file (NUL byte at offset {nul}); copied unchanged"
             return res
-        convert(task, data, res)
+        convert(task, data, res, session)
     except OSError as exc:
         res.status, res.why = "failed", f"cannot write output: {exc.strerror or exc}"
     except PathRefused as exc:
         res.status, res.why = "failed", f"output refused: {exc.why}"
-        res.refused.append({"path": os.path.relpath(str(exc.path), CONTEXT.out_root) if CONTEXT else str(exc.path),
-                            "why": exc.why})
+        res.refused.append({"path": os.path.relpath(str(exc.path), session.context.out_root), "why": exc.why})
     except engine.WouldNotTerminate as exc:
         res.status, res.why = "failed", f"not converted: {exc}; copied unchanged"
     except Exception as exc:  # a hipify internal error on odd input: report, carry on
@@ -98,9 +110,8 @@ def run_task(task: Task) -> Result:
     return res
 
 
-def convert(task: Task, data: bytes, res: Result) -> None:
-    ctx = CONTEXT
-    assert ctx is not None, "worker.CONTEXT not set"
+def convert(task: Task, data: bytes, res: Result, session: Session) -> None:
+    ctx = session.context
     text, bad = engine.decode(data)
     res.non_utf8_bytes = bad
     note = f"; {bad} non-UTF-8 bytes kept verbatim" if bad else ""
@@ -111,14 +122,14 @@ def convert(task: Task, data: bytes, res: Result) -> None:
     y1 = engine.stage1(text)
     matches = engine.include_matches(y1, ctx.ext)
     repl = task.replacements if task.replacements is not None else ctx.speculate(task.fin, matches, task.known)
-    final = engine.stage2(engine.apply_includes(y1, repl), task.fin, HIP_CLANG_LAUNCH)
+    final = engine.stage2(engine.apply_includes(y1, repl), task.fin, session.hip_clang_launch)
     changed = final != text
     if not repl:
         base_changed = changed
     elif y1 != text:
         base_changed = True
     else:
-        base_changed = engine.stage2(y1, task.fin, HIP_CLANG_LAUNCH) != text
+        base_changed = engine.stage2(y1, task.fin, session.hip_clang_launch) != text
     res.facts = FileFacts(breadcrumb=False, base_changed=base_changed, includes=matches)
     res.replacements = dict(repl)
     res.changed = changed
@@ -129,7 +140,7 @@ def convert(task: Task, data: bytes, res: Result) -> None:
     if engine.needs_breadcrumb(task.fin, fout):
         final = engine.breadcrumb() + final
     out_bytes = engine.encode(final)
-    write_file(fout, out_bytes, task.mode)
+    write_file(session, fout, out_bytes, task.mode)
     res.status = "converted"
     res.why = ("hipified" if changed else "hipify made no changes; written under its hipified name") + note
     res.output, res.output_size = fout, len(out_bytes)

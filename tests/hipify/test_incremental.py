@@ -12,9 +12,9 @@ def _count_tasks(monkeypatch) -> list[str]:
     seen: list[str] = []
     real = worker.run_task
 
-    def spy(task):
+    def spy(task, session):
         seen.append(task.rel)
-        return real(task)
+        return real(task, session)
 
     monkeypatch.setattr(worker, "run_task", spy)
     return seen
