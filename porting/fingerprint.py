@@ -6,11 +6,10 @@ import os
 import uuid
 from collections.abc import Mapping
 
+from .junit_contract import SCHEMA as JUNIT_SCHEMA
 from .plan import Plan
 from .probe import Machine
 from .registry import paths_on
-
-JUNIT_SCHEMA = "1"
 
 
 def platform_of(plan: Plan) -> str:

@@ -30,6 +30,7 @@ from typing import Any
 import pytest
 
 from ..errors import PortError
+from ..junit_contract import COMPONENT, EXEMPTION, default_component
 from . import exemptions as ex
 from . import procs
 from .facts import FACTS_ENV, Facts, detect_facts, facts_for_process, unmet_requirement
@@ -219,13 +220,13 @@ class MatrixState:
             if deselected:
                 config.hook.pytest_deselected(items=deselected)
         for item in items:
-            item.user_properties.append(("component", _component(item)))
+            item.user_properties.append((COMPONENT, _component(item)))
             reason = self._unmet(item)
             if reason:
                 item.add_marker(pytest.mark.skip(reason=reason))
             exemption = self.registry.match(item.nodeid, platform, self.today)
             if exemption is not None:
-                item.user_properties.append(("exemption", exemption.id))
+                item.user_properties.append((EXEMPTION, exemption.id))
                 why = (f"exemption {exemption.id}: {exemption.reason} "
                        f"({exemption.tracking}; expires {exemption.expires.isoformat()})")
                 if exemption.action == "skip":
@@ -377,12 +378,8 @@ class _EarlyCollection:
 
 
 def _component(item: pytest.Item) -> str:
+    """The ``component`` marker, else the pack directory (porting.junit_contract)."""
     mark = item.get_closest_marker("component")
     if mark is not None and mark.args:
         return str(mark.args[0])
-    parts = item.nodeid.split("::", 1)[0].split("/")
-    if MATRIX_DIR in parts:
-        idx = parts.index(MATRIX_DIR)
-        if idx + 1 < len(parts) - 1:
-            return parts[idx + 1]
-    return parts[0] if parts else "unknown"
+    return default_component(item.nodeid.split("::", 1)[0])

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 
+from ..junit_contract import COMPONENT, EXEMPTION, LABELLED, SCHEMA, default_component, run_fields
 from .model import ERROR, FAILED, PASSED, SEVERITY, SKIPPED, XFAILED, XPASSED, Case, Run, RunInfo
 
 MESSAGE_LIMIT = 300
@@ -30,13 +31,7 @@ _CRASHED = re.compile(r"worker '?[\w-]+'? crashed|node down", re.IGNORECASE)
 _XPASS_STRICT = "xfail-marked test passes unexpectedly"
 _LABEL = re.compile(r"^(?P<platform>rocm|cuda|cpu)(?:[-:](?P<version>[0-9][0-9A-Za-z.+-]*))?"
                     r"(?:/(?P<arch>[\w,.-]+))?$")
-_PROPS = {"port.platform": "platform", "port.path": "path", "port.rocm_version": "rocm_version",
-          "port.rocm_usable": "rocm_usable", "port.cuda_version": "cuda_version",
-          "port.gpu_arch": "gpu_arch", "port.torch_version": "torch_version",
-          "port.torch_flavour": "torch_flavour", "port.monarch_version": "monarch_version",
-          "port.monarch_flavour": "monarch_flavour",
-          "port.rdma_backend": "rdma_backend", "port.host": "host", "port.run_id": "run_id",
-          "port.shard": "shard", "port.runner": "runner", "port.runner_detail": "runner_detail"}
+_PROPS = run_fields()  # porting.junit_contract: each property declared once
 
 
 def parse_label(label: str) -> dict[str, str]:
@@ -134,14 +129,6 @@ def _first_line(text: str | None) -> str:
         if line:
             return line[:MESSAGE_LIMIT] + ("…" if len(line) > MESSAGE_LIMIT else "")
     return ""
-
-
-def default_component(test_id: str) -> str:
-    """First path element of the test id, skipping a leading ``tests``/``test`` package."""
-    parts = [p for p in re.split(r"[/.:\\]+", test_id) if p]
-    if len(parts) > 1 and parts[0] in ("tests", "test"):
-        parts = parts[1:]
-    return parts[0] if parts else "(none)"
 
 
 def _outcome(elem: ET.Element) -> tuple[str, str, dict[str, str]]:
@@ -252,8 +239,8 @@ def read_run(path: str | Path, label: str | None = None) -> Run:
                 duration = 0.0
             if not math.isfinite(duration) or duration < 0:
                 duration = 0.0
-            new = Case(test_id, case_props.get("component") or default_component(test_id), status,
-                       duration, message, case_props.get("exemption", ""))
+            new = Case(test_id, case_props.get(COMPONENT) or default_component(test_id), status,
+                       duration, message, case_props.get(EXEMPTION, ""))
             prev = run.cases.get(test_id)
             if prev is not None:
                 duplicates.append(test_id)
@@ -281,13 +268,12 @@ def _apply_properties(info: RunInfo, props: dict[str, str], labelled: bool) -> N
             info.source = "none"
         return
     for prop, attr in _PROPS.items():
-        if prop in props and not (labelled and attr in ("platform", "rocm_version", "cuda_version",
-                                                          "gpu_arch", "rocm_usable")):
+        if prop in props and not (labelled and attr in LABELLED):
             setattr(info, attr, props[prop].strip())
     if not labelled:
         info.source = "properties"
-    if props.get("port.schema", "1") != "1":
-        info.warnings.append(f"unknown port.schema {props['port.schema']!r} (this reader knows 1)")
+    if props.get("port.schema", SCHEMA) != SCHEMA:
+        info.warnings.append(f"unknown port.schema {props['port.schema']!r} (this reader knows {SCHEMA})")
     if props.get("port.complete", "true").strip().lower() == "false":
         reason = props.get("port.incomplete_reason", "").strip()
         info.problems.append(f"run incomplete: {reason}" if reason else "run incomplete (port.complete=false)")

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..atomic import write_text
+from ..junit_contract import SCHEMA
 
 
 def fault_ok(fault: dict[str, Any], downtime_bound: float) -> tuple[bool, str]:
@@ -63,7 +64,7 @@ def suite_properties(record: dict[str, Any], env: Mapping[str, str] | None = Non
 
         props = dict(current_properties(env=env))
     except Exception as exc:  # detection must not lose the soak's results; say what is missing
-        props = {"port.schema": "1", "port.platform": "cpu", "port.incomplete_reason": f"detection failed: {exc}"}
+        props = {"port.schema": SCHEMA, "port.platform": "cpu", "port.incomplete_reason": f"detection failed: {exc}"}
     errors = record["run"].get("errors", [])
     cases = len(record.get("faults", [])) + len(record.get("invariants", []))
     props["port.complete"] = "false" if errors else "true"

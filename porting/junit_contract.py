@@ -1,0 +1,59 @@
+"""The ``port.*`` JUnit testsuite properties: every name declared once (docs/junit-properties.md).
+
+Producers (``porting.fingerprint``, the matrix plugin, ``porting.matrix.scheduler``, ``port
+soak``) write them; ``port report`` reads them into ``RunInfo`` fields. Each entry is the property
+name and the ``RunInfo`` field it fills (None: read by the reader's own logic, e.g.
+``port.complete``). A test holds producers, reader and the documentation to this table.
+"""
+
+from __future__ import annotations
+
+import re
+
+SCHEMA = "1"
+
+PROPERTIES: dict[str, str | None] = {
+    "port.schema": None,
+    "port.platform": "platform",
+    "port.path": "path",
+    "port.rocm_version": "rocm_version",
+    "port.rocm_usable": "rocm_usable",
+    "port.cuda_version": "cuda_version",
+    "port.gpu_arch": "gpu_arch",
+    "port.torch_version": "torch_version",
+    "port.torch_flavour": "torch_flavour",
+    "port.monarch_version": "monarch_version",
+    "port.monarch_flavour": "monarch_flavour",
+    "port.rdma_backend": "rdma_backend",
+    "port.host": "host",
+    "port.run_id": "run_id",
+    "port.shard": "shard",
+    "port.complete": None,
+    "port.incomplete_reason": None,
+    "port.collected": None,
+    "port.runner": "runner",
+    "port.runner_detail": "runner_detail",
+}
+# Properties a label (`port report --label FILE=rocm-7.0.2/gfx942`) overrides: the platform facts.
+LABELLED = ("platform", "rocm_version", "cuda_version", "gpu_arch", "rocm_usable")
+
+
+def run_fields() -> dict[str, str]:
+    """property -> RunInfo field, for the reader."""
+    return {name: attr for name, attr in PROPERTIES.items() if attr is not None}
+
+
+# Per testcase: the component it checks (`component`), and the exemption applied (`exemption`).
+COMPONENT = "component"
+EXEMPTION = "exemption"
+# Leading test-tree directories that name no component.
+_TEST_ROOTS = ("tests", "test", "test_matrix")
+
+
+def default_component(test_id: str) -> str:
+    """The component of a test that does not say: the first element of its id below a test
+    root (``test_matrix/rdma/test_x.py::t`` and ``tests.rdma.test_x::t`` -> ``rdma``)."""
+    parts = [p for p in re.split(r"[/.:\\]+", test_id) if p]
+    while len(parts) > 1 and parts[0] in _TEST_ROOTS:
+        parts = parts[1:]
+    return parts[0] if parts else "(none)"
