@@ -91,10 +91,7 @@ def drive(out: Path) -> dict[str, Any]:
     run["network"] = network_facts()
 
     import monarch.actor
-    from monarch.actor import this_proc
     from torchft.coordination import LighthouseServer
-
-    from .actors import SupervisorActor
 
     def _unhandled(failure: Any) -> None:  # record, never KeyboardInterrupt the driver
         run["unhandled_faults"].append({"t": time.time(), "report": str(failure)[:600]})
@@ -105,83 +102,129 @@ def drive(out: Path) -> dict[str, Any]:
                                   join_timeout_ms=int(join_timeout_s(spec) * 1000), quorum_tick_ms=50,
                                   heartbeat_timeout_ms=int(heartbeat_timeout_s(spec) * 1000))
     # the Lighthouse advertises the hostname; inside the namespace only 127.0.0.1 is reachable
-    lighthouse_addr = "http://127.0.0.1:" + lighthouse.address().rsplit(":", 1)[1]
-    run["lighthouse"] = lighthouse_addr
-    launched = time.time()
-    cap = launched + spec.startup_budget_s + spec.duration_s
-    base = {"lighthouse": lighthouse_addr, "out_dir": str(out), "deadline": cap,
-            "quorum_every": spec.quorum_every, "step_period": spec.step_period_s,
-            "min_replicas": spec.min_replicas, "timeout_s": spec.timeout_s,
-            "quorum_timeout_s": spec.startup_budget_s, "seed": spec.seed}
-    supervisor = None
+    run["lighthouse"] = "http://127.0.0.1:" + lighthouse.address().rsplit(":", 1)[1]
+    driver = _Driver(out, spec, run)
     try:
-        supervisor = this_proc().spawn("supervisor", SupervisorActor, base, spec.replicas,
-                                       min_restart_s=3.0, warm_spare=spec.warm_spare)
-        supervisor.start.call_one().get(timeout=spec.startup_budget_s)
-        # schedule origin: every replica has committed a step
-        origin = None
-        while time.time() < launched + spec.startup_budget_s:
-            pids = supervisor.pids.call_one().get(timeout=30)
-            now = time.time()
-            if all(_healthy(out, r, pids[r][0], now, 5.0) for r in range(spec.replicas)):
-                origin = now
-                break
-            time.sleep(0.2)
-        if origin is None:
-            raise RuntimeError(f"not every replica trained a step within {spec.startup_budget_s:g} s of launch")
-        end = origin + spec.duration_s
-        deadline_path(out).parent.mkdir(parents=True, exist_ok=True)
-        deadline_path(out).write_text(f"{end:.6f}", encoding="utf-8")
-        run.update(origin=origin, end=end, startup_s=round(origin - launched, 3))
-        run["listener_snapshots"].append({"t": time.time(), "listeners": listeners()})
+        driver.launch()
+        driver.wait_for_origin()
         for fault in schedule:
-            _sleep_until(origin + fault.at_s, supervisor)
-            order = [(fault.replica + j) % spec.replicas for j in range(spec.replicas)]
-            target, give_up = None, time.time() + spec.fault_every_s / 2
-            while target is None and time.time() < give_up:  # a target that is up and committing
-                pids = supervisor.pids.call_one().get(timeout=30)
-                now = time.time()
-                target = next((r for r in order if _healthy(out, r, pids[r][0], now, 1.0 + 2 * spec.step_period_s)),
-                              None)
-                if target is None:
-                    time.sleep(0.1)
-            if target is None:
-                run["injections"].append({**fault.to_json(), "t": time.time(),
-                                          "skipped": f"no replica committing for {spec.fault_every_s / 2:g} s"})
-                continue
-            gen, pid = pids[target]
-            injected = time.time()
-            if fault.kind == "kill":
-                os.kill(pid, signal.SIGKILL)
-            else:
-                path = control_path(out, target, gen)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(fault.kind, encoding="utf-8")
-            run["injections"].append({**fault.to_json(), "target": target, "gen": gen, "pid": pid,
-                                      "t": injected, "delayed_s": round(injected - origin - fault.at_s, 3)})
-            _sleep_until(time.time() + min(2.0, spec.fault_every_s / 4), supervisor)
-            run["listener_snapshots"].append({"t": time.time(), "listeners": listeners()})
-        _sleep_until(end, supervisor)
-        # let every loop notice the deadline: at most one step plus one torchft timeout
-        stop_by = time.time() + 2 * spec.timeout_s + spec.step_period_s
-        while time.time() < stop_by:
-            recs = [last_record(steps_path(out, r)) for r in range(spec.replicas)]
-            if all(rec and rec.get("event") == "stop" for rec in recs):
-                break
-            time.sleep(0.2)
-        run["listener_snapshots"].append({"t": time.time(), "listeners": listeners()})
+            driver.inject(fault)
+        driver.wait_for_stop()
     except Exception as exc:  # reported, then everything is still stopped and reaped
         run["errors"].append(f"{type(exc).__name__}: {exc}"[:600])
     finally:
-        if supervisor is not None:
-            try:
-                run["stopped_meshes"] = supervisor.stop_all.call_one().get(timeout=120)
-            except Exception as exc:
-                run["errors"].append(f"stopping replicas: {type(exc).__name__}: {exc}"[:600])
+        driver.stop()
         lighthouse.shutdown()
     run["finished"] = time.time()
     run["reaped"] = _reap(out)
     return run
+
+
+class _Driver:
+    """The replicas under a Monarch supervisor, and the faults injected into them; every step
+    appends what it saw to ``run``."""
+
+    def __init__(self, out: Path, spec: SoakSpec, run: dict[str, Any]) -> None:
+        self.out, self.spec, self.run = out, spec, run
+        self.supervisor: Any = None
+        self.launched = time.time()
+        self.origin = self.end = 0.0
+
+    def launch(self) -> None:
+        from monarch.actor import this_proc
+
+        from .actors import SupervisorActor
+
+        spec = self.spec
+        base = {"lighthouse": self.run["lighthouse"], "out_dir": str(self.out),
+                "deadline": self.launched + spec.startup_budget_s + spec.duration_s,
+                "quorum_every": spec.quorum_every, "step_period": spec.step_period_s,
+                "min_replicas": spec.min_replicas, "timeout_s": spec.timeout_s,
+                "quorum_timeout_s": spec.startup_budget_s, "seed": spec.seed}
+        self.supervisor = this_proc().spawn("supervisor", SupervisorActor, base, spec.replicas,
+                                            min_restart_s=3.0, warm_spare=spec.warm_spare)
+        self.supervisor.start.call_one().get(timeout=spec.startup_budget_s)
+
+    def _pids(self) -> Any:
+        return self.supervisor.pids.call_one().get(timeout=30)
+
+    def wait_for_origin(self) -> None:
+        """The schedule's origin: the moment every replica has committed a step."""
+        spec = self.spec
+        while time.time() < self.launched + spec.startup_budget_s:
+            pids = self._pids()
+            now = time.time()
+            if all(_healthy(self.out, r, pids[r][0], now, 5.0) for r in range(spec.replicas)):
+                self.origin, self.end = now, now + spec.duration_s
+                break
+            time.sleep(0.2)
+        else:
+            raise RuntimeError(f"not every replica trained a step within {spec.startup_budget_s:g} s of launch")
+        deadline_path(self.out).parent.mkdir(parents=True, exist_ok=True)
+        deadline_path(self.out).write_text(f"{self.end:.6f}", encoding="utf-8")
+        self.run.update(origin=self.origin, end=self.end, startup_s=round(self.origin - self.launched, 3))
+        self.snapshot()
+
+    def snapshot(self) -> None:
+        self.run["listener_snapshots"].append({"t": time.time(), "listeners": listeners()})
+
+    def _target(self, fault: Any) -> tuple[int, Any] | None:
+        """A replica that is up and committing, starting with the scheduled one; (replica, pids)."""
+        spec = self.spec
+        order = [(fault.replica + j) % spec.replicas for j in range(spec.replicas)]
+        give_up = time.time() + spec.fault_every_s / 2
+        while time.time() < give_up:
+            pids = self._pids()
+            now = time.time()
+            target = next((r for r in order if _healthy(self.out, r, pids[r][0], now,
+                                                        1.0 + 2 * spec.step_period_s)), None)
+            if target is not None:
+                return target, pids
+            time.sleep(0.1)
+        return None
+
+    def inject(self, fault: Any) -> None:
+        spec = self.spec
+        _sleep_until(self.origin + fault.at_s, self.supervisor)
+        found = self._target(fault)
+        if found is None:
+            self.run["injections"].append({**fault.to_json(), "t": time.time(),
+                                           "skipped": f"no replica committing for {spec.fault_every_s / 2:g} s"})
+            return
+        target, pids = found
+        gen, pid = pids[target]
+        injected = time.time()
+        if fault.kind == "kill":
+            os.kill(pid, signal.SIGKILL)
+        else:
+            path = control_path(self.out, target, gen)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(fault.kind, encoding="utf-8")
+        self.run["injections"].append({**fault.to_json(), "target": target, "gen": gen, "pid": pid,
+                                       "t": injected, "delayed_s": round(injected - self.origin - fault.at_s, 3)})
+        _sleep_until(time.time() + min(2.0, spec.fault_every_s / 4), self.supervisor)
+        self.snapshot()
+
+    def wait_for_stop(self) -> None:
+        """After the end: let every loop notice the deadline (at most one step plus one torchft
+        timeout)."""
+        spec = self.spec
+        _sleep_until(self.end, self.supervisor)
+        stop_by = time.time() + 2 * spec.timeout_s + spec.step_period_s
+        while time.time() < stop_by:
+            recs = [last_record(steps_path(self.out, r)) for r in range(spec.replicas)]
+            if all(rec and rec.get("event") == "stop" for rec in recs):
+                break
+            time.sleep(0.2)
+        self.snapshot()
+
+    def stop(self) -> None:
+        if self.supervisor is None:
+            return
+        try:
+            self.run["stopped_meshes"] = self.supervisor.stop_all.call_one().get(timeout=120)
+        except Exception as exc:
+            self.run["errors"].append(f"stopping replicas: {type(exc).__name__}: {exc}"[:600])
 
 
 def _reap(out: Path) -> dict[str, Any]:

@@ -197,103 +197,125 @@ def train(spec: TrainerSpec) -> dict[str, Any]:
     """Run until ``spec.deadline``; return a summary. Raises InjectedFault when told to."""
     entered = time.time()
     import torch
-    from torch.distributed import TCPStore
-    from torchft import Manager, ProcessGroupGloo
 
     imported = time.time()
     torch.set_num_threads(1)
-    pid = os.getpid()
-    preexisting = socket_inodes()  # the host runtime's (Monarch's) sockets: never closed by a fault
-    log = _Log(steps_path(spec.out_dir, spec.replica))
-    ctl = control_path(spec.out_dir, spec.replica, spec.generation)
-    timeout = timedelta(seconds=spec.timeout_s)
-    model = build_model(spec.seed + 1000 * spec.replica + spec.generation)  # healing must overwrite
-    optim = torch.optim.Adam(model.parameters(), lr=spec.lr)
-    me = {"replica": spec.replica, "gen": spec.generation, "pid": pid}
-    fetches: list[dict[str, Any]] = []
-    log.write({"event": "start", "t": time.time(), **me, "delivery_s": spec.delivery_s,
-               "entered": entered, "imported": imported})
-
-    def state_dict() -> dict[str, Any]:
-        return {"model": model.state_dict(), "optim": optim.state_dict(),
-                "source": {"replica": spec.replica, "gen": spec.generation, "pid": pid,
-                           "checksum": weights_checksum(model)}}
-
-    def load_state_dict(sd: dict[str, Any]) -> None:
-        model.load_state_dict(sd["model"])
-        optim.load_state_dict(sd["optim"])
-        src = sd["source"]
-        got = weights_checksum(model)
-        log.write({"event": "heal", "t": time.time(), **me, "source_replica": src["replica"],
-                   "source_gen": src["gen"], "source_pid": src["pid"], "source_checksum": src["checksum"],
-                   "checksum": got, "transport": fetches[-1] if fetches else None})
-
-    def on_recv(src_rank: int, metadata: str, step: int) -> None:
-        fetches.append({"src_rank": src_rank, "url": f"{metadata}{step}", "step": step})
-
-    store = TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
-    manager = Manager(
-        pg=ProcessGroupGloo(timeout=timeout), load_state_dict=load_state_dict, state_dict=state_dict,
-        min_replica_size=spec.min_replicas, use_async_quorum=False, timeout=timeout,
-        quorum_timeout=timedelta(seconds=spec.quorum_timeout_s), connect_timeout=timeout,
-        rank=0, world_size=1, store_addr="127.0.0.1", store_port=store.port,
-        lighthouse_addr=spec.lighthouse, replica_id=f"replica_{spec.replica}", hostname="127.0.0.1",
-        heartbeat_interval=timedelta(milliseconds=100),
-        checkpoint_transport=_make_transport(timeout, on_recv),
-    )
-    log.write({"event": "manager_ready", "t": time.time(), **me})
-    params = list(model.parameters())
+    replica = _Replica(spec)
+    replica.log.write({"event": "start", "t": time.time(), **replica.me, "delivery_s": spec.delivery_s,
+                       "entered": entered, "imported": imported})
+    manager = replica.make_manager()
+    replica.log.write({"event": "manager_ready", "t": time.time(), **replica.me})
     need_quorum, iterations, committed = True, 0, 0
     try:
         while (began := time.time()) < current_deadline(spec.out_dir, spec.deadline):
-            fault = _read_fault(ctl)
-            if need_quorum or manager.current_step() % spec.quorum_every == 0:
-                manager.start_quorum()
-            step = manager.current_step()
-            x, y = teacher_batch(step, spec.replica, spec.seed)
-            optim.zero_grad()
-            loss = torch.nn.functional.mse_loss(model(x), y)
-            loss.backward()
-            if fault == "raise":
-                log.write({"event": "fault", "t": time.time(), **me, "kind": "raise", "step": step})
-                raise InjectedFault(f"replica {spec.replica}: injected exception in train step {step}")
-            flat = torch.cat([p.grad.reshape(-1) for p in params])
-            work = manager.allreduce(flat)
-            if fault == "collective":
-                closed = close_tcp_connections(preexisting)
-                log.write({"event": "fault", "t": time.time(), **me, "kind": "collective", "step": step,
-                           "closed": closed})
-                raise InjectedFault(f"replica {spec.replica}: closed {closed} connections mid-allreduce "
-                                    f"at step {step}")
-            work.wait()
-            if manager.errored() is not None:
-                # Close this replica's side of the broken collective at once, so that peers blocked
-                # on us fail now instead of at the collective timeout (gloo has no abort that wakes
-                # a blocked peer; aborting the wrapper drops our pairs).
-                _abort_pg(manager)
-            offset = 0
-            for p in params:
-                n = p.numel()
-                p.grad.copy_(flat[offset:offset + n].view_as(p))
-                offset += n
-            ok = manager.should_commit()
-            if ok:
-                optim.step()
-                committed += 1
+            ok = replica.step(manager, need_quorum)
+            committed += int(ok)
             need_quorum = not ok
             iterations += 1
-            log.write({"event": "step", "t": time.time(), **me, "step": step, "loss": loss.detach().item(),
-                       "committed": bool(ok), "quorum_id": manager._quorum_id,
-                       "participants": manager.num_participants(),
-                       "checksum": weights_checksum(model) if ok else None})
             rest = spec.step_period - (time.time() - began)
             if rest > 0:
                 time.sleep(rest)
-        log.write({"event": "stop", "t": time.time(), **me, "step": manager.current_step()})
+        replica.log.write({"event": "stop", "t": time.time(), **replica.me, "step": manager.current_step()})
     finally:
-        log.close()
+        replica.log.close()
         manager.shutdown(wait=False)
-    return {**me, "iterations": iterations, "committed": committed, "step": manager.current_step()}
+    return {**replica.me, "iterations": iterations, "committed": committed, "step": manager.current_step()}
+
+
+class _Replica:
+    """One replica group's model, optimizer and step log, and what torchft calls back into."""
+
+    def __init__(self, spec: TrainerSpec) -> None:
+        import torch
+
+        self.spec = spec
+        self.preexisting = socket_inodes()  # the host runtime's (Monarch's) sockets: never closed by a fault
+        self.log = _Log(steps_path(spec.out_dir, spec.replica))
+        self.ctl = control_path(spec.out_dir, spec.replica, spec.generation)
+        self.model = build_model(spec.seed + 1000 * spec.replica + spec.generation)  # healing must overwrite
+        self.optim = torch.optim.Adam(self.model.parameters(), lr=spec.lr)
+        self.params = list(self.model.parameters())
+        self.me = {"replica": spec.replica, "gen": spec.generation, "pid": os.getpid()}
+        self.fetches: list[dict[str, Any]] = []
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"model": self.model.state_dict(), "optim": self.optim.state_dict(),
+                "source": {**{k: self.me[k] for k in ("replica", "gen", "pid")},
+                           "checksum": weights_checksum(self.model)}}
+
+    def load_state_dict(self, sd: dict[str, Any]) -> None:
+        self.model.load_state_dict(sd["model"])
+        self.optim.load_state_dict(sd["optim"])
+        src = sd["source"]
+        self.log.write({"event": "heal", "t": time.time(), **self.me, "source_replica": src["replica"],
+                        "source_gen": src["gen"], "source_pid": src["pid"], "source_checksum": src["checksum"],
+                        "checksum": weights_checksum(self.model),
+                        "transport": self.fetches[-1] if self.fetches else None})
+
+    def on_recv(self, src_rank: int, metadata: str, step: int) -> None:
+        self.fetches.append({"src_rank": src_rank, "url": f"{metadata}{step}", "step": step})
+
+    def make_manager(self) -> Any:
+        from torch.distributed import TCPStore
+        from torchft import Manager, ProcessGroupGloo
+
+        spec = self.spec
+        timeout = timedelta(seconds=spec.timeout_s)
+        # kept on the replica: the store's server lives as long as this object (the manager's
+        # connection to it must outlive this call)
+        self.store = store = TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
+        return Manager(
+            pg=ProcessGroupGloo(timeout=timeout), load_state_dict=self.load_state_dict,
+            state_dict=self.state_dict, min_replica_size=spec.min_replicas, use_async_quorum=False,
+            timeout=timeout, quorum_timeout=timedelta(seconds=spec.quorum_timeout_s), connect_timeout=timeout,
+            rank=0, world_size=1, store_addr="127.0.0.1", store_port=store.port,
+            lighthouse_addr=spec.lighthouse, replica_id=f"replica_{spec.replica}", hostname="127.0.0.1",
+            heartbeat_interval=timedelta(milliseconds=100),
+            checkpoint_transport=_make_transport(timeout, self.on_recv),
+        )
+
+    def step(self, manager: Any, need_quorum: bool) -> bool:
+        """One training step through torchft; whether it committed. A scheduled fault raises."""
+        import torch
+
+        spec = self.spec
+        fault = _read_fault(self.ctl)
+        if need_quorum or manager.current_step() % spec.quorum_every == 0:
+            manager.start_quorum()
+        step = manager.current_step()
+        x, y = teacher_batch(step, spec.replica, spec.seed)
+        self.optim.zero_grad()
+        loss = torch.nn.functional.mse_loss(self.model(x), y)
+        loss.backward()
+        if fault == "raise":
+            self.log.write({"event": "fault", "t": time.time(), **self.me, "kind": "raise", "step": step})
+            raise InjectedFault(f"replica {spec.replica}: injected exception in train step {step}")
+        flat = torch.cat([p.grad.reshape(-1) for p in self.params])
+        work = manager.allreduce(flat)
+        if fault == "collective":
+            closed = close_tcp_connections(self.preexisting)
+            self.log.write({"event": "fault", "t": time.time(), **self.me, "kind": "collective", "step": step,
+                            "closed": closed})
+            raise InjectedFault(f"replica {spec.replica}: closed {closed} connections mid-allreduce at step {step}")
+        work.wait()
+        if manager.errored() is not None:
+            # Close this replica's side of the broken collective at once, so that peers blocked
+            # on us fail now instead of at the collective timeout (gloo has no abort that wakes
+            # a blocked peer; aborting the wrapper drops our pairs).
+            _abort_pg(manager)
+        offset = 0
+        for p in self.params:
+            n = p.numel()
+            p.grad.copy_(flat[offset:offset + n].view_as(p))
+            offset += n
+        ok = bool(manager.should_commit())
+        if ok:
+            self.optim.step()
+        self.log.write({"event": "step", "t": time.time(), **self.me, "step": step, "loss": loss.detach().item(),
+                        "committed": ok, "quorum_id": manager._quorum_id,
+                        "participants": manager.num_participants(),
+                        "checksum": weights_checksum(self.model) if ok else None})
+        return ok
 
 
 def _abort_pg(manager: Any) -> None:
