@@ -179,7 +179,7 @@ def _suites(xml):
 
 def read_run(path: str | Path, label: str | None = None) -> Run:
     """Read one JUnit file; never raises for bad content (see the module docstring)."""
-    from junitparser import JUnitXml, JUnitXmlError, Properties
+    from junitparser import JUnitXml, JUnitXmlError
 
     info = RunInfo(file=str(path))
     run = Run(info=info)
@@ -202,6 +202,17 @@ def read_run(path: str | Path, label: str | None = None) -> Run:
     except JUnitXmlError:
         info.problems.append(f"not JUnit XML (root element <{root.tag}>, expected <testsuites> or <testsuite>)")
         return run
+    _apply_properties(info, _port_properties(xml, info), labelled=bool(label))
+    info.timestamp = next((t for t in (s._elem.get("timestamp") for s in [xml, *_suites(xml)]) if t), "")
+    tally = _read_cases(xml, run)
+    _judge_counts(info, run, tally)
+    return run
+
+
+def _port_properties(xml, info: RunInfo) -> dict[str, str]:
+    """The port.* properties of the file and its suites (the first value of each wins; two
+    platforms or run ids in one file is a problem)."""
+    from junitparser import Properties
 
     props: dict[str, str] = {}
     for holder in [xml, *_suites(xml)]:
@@ -210,11 +221,26 @@ def read_run(path: str | Path, label: str | None = None) -> Run:
                 old = props.setdefault(prop.name, prop.value or "")
                 if old != (prop.value or "") and prop.name in ("port.platform", "port.run_id"):
                     info.problems.append(f"conflicting {prop.name} values in one file: {old!r}, {prop.value!r}")
-    _apply_properties(info, props, labelled=bool(label))
-    info.timestamp = next((t for t in (s._elem.get("timestamp") for s in [xml, *_suites(xml)]) if t), "")
+    return props
 
-    duplicates: list[str] = []
-    crashed = nameless = 0
+
+class _Tally:
+    def __init__(self) -> None:
+        self.duplicates: list[str] = []
+        self.crashed = 0
+        self.nameless = 0
+
+
+def _duration(case: ET.Element) -> float:
+    try:
+        duration = float((case.get("time") or "0").replace(",", ""))
+    except ValueError:
+        return 0.0
+    return duration if math.isfinite(duration) and duration >= 0 else 0.0
+
+
+def _read_cases(xml, run: Run) -> _Tally:
+    tally = _Tally()
     for suite in _suites(xml):
         suite_name = suite.name or ""
         # Cases are read straight from the suite's elements: junitparser's per-case wrappers
@@ -227,39 +253,36 @@ def read_run(path: str | Path, label: str | None = None) -> Run:
                 # pytest writes bare <testcase/> for session-level reports; keep them only
                 # when they carry a failure, each under its own id.
                 if status == PASSED:
-                    nameless += 1
+                    tally.nameless += 1
                     continue
                 name = f"(unnamed {len(run.cases) + 1})"
             test_id = f"{classname}::{name}" if classname else (f"{suite_name}::{name}" if suite_name else name)
             if status == ERROR and _CRASHED.search(message):
-                crashed += 1
-            try:
-                duration = float((case.get("time") or "0").replace(",", ""))
-            except ValueError:
-                duration = 0.0
-            if not math.isfinite(duration) or duration < 0:
-                duration = 0.0
+                tally.crashed += 1
             new = Case(test_id, case_props.get(COMPONENT) or default_component(test_id), status,
-                       duration, message, case_props.get(EXEMPTION, ""))
+                       _duration(case), message, case_props.get(EXEMPTION, ""))
             prev = run.cases.get(test_id)
             if prev is not None:
-                duplicates.append(test_id)
+                tally.duplicates.append(test_id)
                 if SEVERITY[prev.status] >= SEVERITY[new.status]:
                     continue
             run.cases[test_id] = new
+    return tally
+
+
+def _judge_counts(info: RunInfo, run: Run, tally: _Tally) -> None:
     info.tests = len(run.cases)
-    if nameless:
-        info.warnings.append(f"{nameless} nameless passing <testcase/> element(s) ignored")
-    if duplicates:
-        info.problems.append(f"{len(duplicates)} duplicate test ids in one run (worse outcome kept), "
-                             f"e.g. {duplicates[0]}")
-    if crashed:
-        info.problems.append(f"{crashed} test(s) lost to a crashed xdist worker")
+    if tally.nameless:
+        info.warnings.append(f"{tally.nameless} nameless passing <testcase/> element(s) ignored")
+    if tally.duplicates:
+        info.problems.append(f"{len(tally.duplicates)} duplicate test ids in one run (worse outcome kept), "
+                             f"e.g. {tally.duplicates[0]}")
+    if tally.crashed:
+        info.problems.append(f"{tally.crashed} test(s) lost to a crashed xdist worker")
     if not run.cases and not any("XML" in p for p in info.problems):
         info.problems.append("zero tests")
-    if info.collected is not None and info.collected > len(run.cases) + len(duplicates):
+    if info.collected is not None and info.collected > len(run.cases) + len(tally.duplicates):
         info.problems.append(f"collected {info.collected} tests but only {len(run.cases)} reported")
-    return run
 
 
 def _apply_properties(info: RunInfo, props: dict[str, str], labelled: bool) -> None:
