@@ -26,6 +26,17 @@
 #
 # rocm_port_include_directories(<target> [PRIVATE|PUBLIC|INTERFACE])
 #   Only the include directory of hip_aliases/gpu_runtime.h.
+#
+# rocm_port_rocm7_check(<target> SOURCE_DIR <dir> [ARCHS <arch>...] [CODEGEN] [ALL]
+#                       [OUTPUT_DIR <dir>] [CHECK_ARGS <arg>...])
+#   Adds the target <target>_rocm7_check: `port check <dir>` hipifies, audits and compiles
+#   every CUDA unit under <dir> for each arch (default gfx942 gfx950) against ROCm 7's headers
+#   (a ROCm 7 install, or the compile-only SDK of `port sdk fetch` with clang 22), with each
+#   unit's flags from this build's compile_commands.json when CMAKE_EXPORT_COMPILE_COMMANDS is
+#   on. It fails when a unit does not compile; CODEGEN generates device code instead of a
+#   syntax check; ALL adds it to the default build. Reports (text/JSON/SARIF/HTML) in
+#   OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<target>.rocm7-check). This is the ROCm 7
+#   answer a machine without ROCm (no runtime to link or run against) can give.
 
 cmake_minimum_required(VERSION 3.19)  # string(JSON)
 include_guard(GLOBAL)
@@ -144,4 +155,39 @@ function(rocm_port_hipify target)
   add_dependencies(${target} ${target}_hipify)
   set_target_properties(${target} PROPERTIES SOURCES "${new_sources}")
   target_include_directories(${target} ${ARG_SCOPE} "${out_dir}" "${ROCM_PORT_INCLUDE_DIR}")
+endfunction()
+
+function(rocm_port_rocm7_check target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "CODEGEN;ALL" "SOURCE_DIR;OUTPUT_DIR" "ARCHS;CHECK_ARGS")
+  if(NOT ARG_SOURCE_DIR)
+    message(FATAL_ERROR "rocm_port_rocm7_check(${target}): SOURCE_DIR is required")
+  endif()
+  get_filename_component(src_dir "${ARG_SOURCE_DIR}" ABSOLUTE)
+  set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}.rocm7-check")
+  if(ARG_OUTPUT_DIR)
+    get_filename_component(out_dir "${ARG_OUTPUT_DIR}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+  endif()
+  if(NOT ARG_ARCHS)
+    set(ARG_ARCHS gfx942 gfx950)
+  endif()
+  set(cmd "${ROCM_PORT_EXECUTABLE}" check "${src_dir}" --out "${out_dir}")
+  foreach(arch IN LISTS ARG_ARCHS)
+    list(APPEND cmd --arch "${arch}")
+  endforeach()
+  if(CMAKE_EXPORT_COMPILE_COMMANDS)
+    list(APPEND cmd --compile-commands "${CMAKE_BINARY_DIR}/compile_commands.json")
+  endif()
+  if(ARG_CODEGEN)
+    list(APPEND cmd --codegen)
+  endif()
+  list(APPEND cmd ${ARG_CHECK_ARGS})
+  set(all "")
+  if(ARG_ALL)
+    set(all ALL)
+  endif()
+  add_custom_target(${target}_rocm7_check ${all}
+                    COMMAND ${cmd}
+                    WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}"
+                    COMMENT "port check ${ARG_SOURCE_DIR}: ROCm 7 readiness for ${ARG_ARCHS}"
+                    VERBATIM)
 endfunction()

@@ -219,3 +219,46 @@ def test_cmake_module_builds_a_cuda_kernel_with_hipcc(tmp_path):
     assert "hipLaunchKernelGGL" in hip and "<<<" not in hip and "hipMalloc" in hip
     backend, status = run([str(build / "scale")]).stdout.split()
     assert backend == "hip" and status.startswith("hip")  # hipSuccess on an AMD GPU, else the runtime's error
+
+
+CHECK_CMAKELISTS = """cmake_minimum_required(VERSION 3.19)
+project(ready LANGUAGES CXX)
+execute_process(COMMAND "${ROCM_PORT_EXECUTABLE}" aliases --cmake-dir
+                OUTPUT_VARIABLE port_cmake OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+list(APPEND CMAKE_MODULE_PATH "${port_cmake}")
+include(RocmPort)
+rocm_port_rocm7_check(kernels SOURCE_DIR src ARCHS gfx942 gfx950)
+"""
+SCALE_CU = ("#include <cuda_runtime.h>\n__global__ void scale(float* x, float a, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= a;\n}\n"
+            "cudaError_t launch(float* x, int n) {\n  scale<<<(n + 63) / 64, 64>>>(x, 2.0f, n);\n"
+            "  return cudaDeviceSynchronize();\n}\n")
+BROKEN_CU = ("#include <cuda_runtime.h>\nvoid broken(float* x) {\n"
+             "  x[0] = 1.0f;\n  undeclared_in_rocm7(x);\n}\n")
+
+
+def _rocm7_toolchain() -> bool:
+    from porting.probe.rocm_sdk import probe_rocm_sdk
+
+    return probe_rocm_sdk(Path("/"), os.environ).found
+
+
+def test_cmake_rocm7_check_target_compiles_each_unit_for_both_archs(tmp_path):
+    if shutil.which("cmake") is None or not _rocm7_toolchain():
+        pytest.skip("needs cmake, clang 22 and the ROCm 7 SDK (`port sdk fetch`)")
+    proj, build = tmp_path / "proj", tmp_path / "build"
+    (proj / "src").mkdir(parents=True)
+    (proj / "src" / "scale.cu").write_text(SCALE_CU)
+    (proj / "CMakeLists.txt").write_text(CHECK_CMAKELISTS)
+    run(["cmake", "-S", str(proj), "-B", str(build), f"-DROCM_PORT_EXECUTABLE={port_command(tmp_path)}"])
+    run(["cmake", "--build", str(build), "--target", "kernels_rocm7_check"])
+    report = __import__("json").loads((build / "kernels.rocm7-check" / "check.json").read_text())
+    assert report["archs"] == ["gfx942", "gfx950"]
+    assert [(u["source"], u["class"], sorted(u["per_arch"])) for u in report["units"]] == [
+        ("scale.cu", "compiles", ["gfx942", "gfx950"])]
+    # a unit that does not compile for ROCm 7 fails the target
+    (proj / "src" / "broken.cu").write_text(BROKEN_CU)
+    run(["cmake", "-S", str(proj), "-B", str(build)])
+    proc = subprocess.run(["cmake", "--build", str(build), "--target", "kernels_rocm7_check"],
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and "broken.cu" in proc.stdout + proc.stderr
