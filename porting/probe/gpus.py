@@ -1,4 +1,10 @@
-"""Probe: GPU devices, AMD through KFD topology, NVIDIA through the proc driver interface."""
+"""Probe: GPU devices, AMD through KFD topology, NVIDIA through the proc driver interface.
+
+In a container, sysfs and /proc may list every GPU of the host while only some device nodes
+were passed in (``--device=/dev/dri/renderD129``, ``--gpus device=1``); the runtimes enumerate
+only GPUs whose node they can open, so a GPU counts here only when its node is present: AMD's
+``/dev/dri/renderD<drm_render_minor>``, NVIDIA's ``/dev/nvidia<Device Minor>``. A GPU whose
+driver entry does not name its node is counted (nothing says otherwise)."""
 
 from __future__ import annotations
 
@@ -31,6 +37,7 @@ class GpuInfo(Record):
     nvidia_device_node: bool = False  # /dev/nvidia0 ...
     evidence: list[str] = []
     problems: list[str] = []
+    unreachable: list[str] = []  # GPUs the driver lists whose device node is not here (containers)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -76,6 +83,11 @@ def probe_amd(root: Path, info: GpuInfo) -> None:
         if arch is None:
             info.problems.append(f"{path}: gfx_target_version {target} is not a GPU architecture; node ignored")
             continue
+        minor = props.get("drm_render_minor")
+        if minor is not None and not fs.exists(root, f"/dev/dri/renderD{minor}"):
+            info.unreachable.append(f"{path}: {arch}, but /dev/dri/renderD{minor} is not here (a GPU of the host "
+                                    "not passed to this container); not counted")
+            continue
         name = (fs.read_text(root, f"{KFD_NODES}/{node}/name") or arch).strip() or arch
         info.gpus.append(Gpu("amd", arch, name, path))
         info.evidence.append(f"{path}: gfx_target_version {target} -> {arch}")
@@ -97,6 +109,11 @@ def probe_nvidia(root: Path, info: GpuInfo) -> None:
         m = re.search(r"^Model:\s*(.+)$", text, re.M)
         model = m.group(1).strip() if m else "NVIDIA GPU"
         arch = next((a for frag, a in _NV_ARCH if frag in model), "unknown")
+        minor = re.search(r"^Device Minor:\s*(\d{1,6})\s*$", text, re.M)
+        if minor is not None and not fs.exists(root, f"/dev/nvidia{int(minor.group(1))}"):
+            info.unreachable.append(f"{path}: {model}, but /dev/nvidia{int(minor.group(1))} is not here (a GPU of "
+                                    "the host not passed to this container); not counted")
+            continue
         info.gpus.append(Gpu("nvidia", arch, model, path))
         info.evidence.append(f"{path}: {model} -> {arch}")
     if not entries and info.nvidia_device_node:
