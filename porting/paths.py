@@ -41,6 +41,17 @@ class PathRefused(InputError):
         self.path, self.why = path, why
 
 
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The hex sha256 of a file's bytes, read in 1 MiB blocks."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def show(path: object) -> str:
     """A path as one printable line (control characters and undecodable bytes escaped)."""
     text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else repr(path)

@@ -14,7 +14,6 @@ takes the same wheel copied there by hand; its hash is checked the same way.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -28,6 +27,7 @@ from pathlib import Path
 
 from . import process_group
 from .errors import InputError, ToolError, UsageError
+from .paths import sha256_file
 from .probe.rocm_sdk import SDK_SUBDIR
 
 
@@ -68,14 +68,6 @@ def is_ready(sdk: Path) -> bool:
         (sdk / "lib" / n).is_file() for n in DEVICE_LIBS)
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def download(dest: Path, pin: Pin = PIN, python: str = sys.executable) -> Path:
     """pip download of the pinned wheel (hash-checked by pip, then by us) into ``dest``."""
     req = dest / "requirements.txt"
@@ -104,7 +96,7 @@ def check_wheel(wheel: Path, pin: Pin = PIN) -> None:
         raise InputError(f"{wheel}: no such wheel file")
     if not wheel.is_file():  # a FIFO would block the hash, a directory is no wheel
         raise InputError(f"{wheel}: not a regular file")
-    digest = sha256_of(wheel)
+    digest = sha256_file(wheel)
     if digest != pin.sha256:
         raise InputError(f"{wheel}: sha256 {digest} is not the pinned {pin.wheel} ({pin.sha256})")
 

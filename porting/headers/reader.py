@@ -25,6 +25,7 @@ from pathlib import Path
 from .. import process_group
 from ..atomic import write_json
 from ..errors import InputError, ToolError
+from ..paths import sha256_file
 from ..probe.toolcache import cache_dir, cached_version
 from . import astjson, macros
 from .model import HeaderNames
@@ -63,19 +64,11 @@ def _argv(compiler: str, language: str, include_dirs: Sequence[str], defines: Ma
     return argv + list(extra)
 
 
-def _file_digest(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _fingerprints(files: Sequence[str]) -> dict[str, list]:
     out: dict[str, list] = {}
     for path in sorted(files):
         st = os.stat(path)
-        out[path] = [st.st_size, st.st_mtime_ns, _file_digest(path)]
+        out[path] = [st.st_size, st.st_mtime_ns, sha256_file(path)]
     return out
 
 
@@ -86,7 +79,7 @@ def _still_valid(fingerprints: Mapping[str, list]) -> bool:
             st = os.stat(path)
             if (st.st_size, st.st_mtime_ns) == (size, mtime):
                 continue
-            if st.st_size != size or _file_digest(path) != digest:
+            if st.st_size != size or sha256_file(path) != digest:
                 return False
         except OSError:
             return False
