@@ -229,7 +229,7 @@ list(APPEND CMAKE_MODULE_PATH "${port_cmake}")
 include(RocmPort)
 rocm_port_rocm7_check(kernels SOURCE_DIR src ARCHS gfx942 gfx950)
 """
-SCALE_CU = ("#include <cuda_runtime.h>\n__global__ void scale(float* x, float a, int n) {\n"
+CHECK_CU = ("#include <cuda_runtime.h>\n__global__ void scale(float* x, float a, int n) {\n"
             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= a;\n}\n"
             "cudaError_t launch(float* x, int n) {\n  scale<<<(n + 63) / 64, 64>>>(x, 2.0f, n);\n"
             "  return cudaDeviceSynchronize();\n}\n")
@@ -248,7 +248,7 @@ def test_cmake_rocm7_check_target_compiles_each_unit_for_both_archs(tmp_path):
         pytest.skip("needs cmake, clang 22 and the ROCm 7 SDK (`port sdk fetch`)")
     proj, build = tmp_path / "proj", tmp_path / "build"
     (proj / "src").mkdir(parents=True)
-    (proj / "src" / "scale.cu").write_text(SCALE_CU)
+    (proj / "src" / "scale.cu").write_text(CHECK_CU)
     (proj / "CMakeLists.txt").write_text(CHECK_CMAKELISTS)
     run(["cmake", "-S", str(proj), "-B", str(build), f"-DROCM_PORT_EXECUTABLE={port_command(tmp_path)}"])
     run(["cmake", "--build", str(build), "--target", "kernels_rocm7_check"])
