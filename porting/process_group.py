@@ -49,9 +49,14 @@ class _Groups:
     registry is too: the handler must reach children started anywhere (worker threads too)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # Reentrant: the signal handler runs in the main thread, possibly while that thread is
+        # inside spawn() holding the lock.
+        self._lock = threading.RLock()
         self._pgids: set[int] = set()
         self.stopping: int | None = None  # the signal that ends the command: start nothing new
+
+    def locked(self) -> threading.RLock:
+        return self._lock
 
     def add(self, pgid: int) -> None:
         with self._lock:
@@ -93,11 +98,15 @@ def stop_group(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
 def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen:
     """``subprocess.Popen`` with the child leading its own group, registered with the owner.
     The caller ends it with ``stop_group`` (also when it exited: its group may live on)."""
-    if _LIVE.stopping is not None:  # a worker thread asking after the command was signalled
-        raise Interrupted(_LIVE.stopping)
     popen["start_new_session"] = True
-    proc = subprocess.Popen(list(argv), **popen)
-    _LIVE.add(proc.pid)
+    # Start and register under the registry's lock: a signal handled while another thread is
+    # between Popen and the registration waits for it, so no group starts unseen (a child that
+    # was already running, e.g. writing its pid, when the signal came was missed before).
+    with _LIVE.locked():
+        if _LIVE.stopping is not None:  # a worker thread asking after the command was signalled
+            raise Interrupted(_LIVE.stopping)
+        proc = subprocess.Popen(list(argv), **popen)
+        _LIVE.add(proc.pid)
     return proc
 
 
