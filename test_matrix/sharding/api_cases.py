@@ -34,13 +34,28 @@ BACKWARD_EXTRA = {
     "reshape": oc.Op(lambda x: x.reshape(4, 12), inputs=(oc.In(shape=(8, 6)),), dim=None),
     "transpose": oc.Op(lambda x: x.t()),
 }
-BACKWARD = ["softmax", "log_softmax", "layer_norm_affine", "rms_norm", "embedding", "addmm", "bmm", "cumsum",
-            "index_select", "cross_entropy", "var", "norm_2", "gather", "cat", "narrow", "select", "expand",
-            "mse_loss_sum", *BACKWARD_EXTRA]
+# Each name's backward is another aten backward op (or composition) with its own strategy:
+# e.g. _softmax_backward_data, native_layer_norm_backward, embedding_dense_backward,
+# nll_loss_backward, index_put for index/index_select, gather for scatter_add, slice_backward
+# for narrow/pad, select_backward, sum over the repeated dim for repeat/expand.
+BACKWARD = ["softmax", "layer_norm", "rms_norm", "embedding", "addmm", "bmm", "cumsum", "scan", "max_dim",
+            "logsumexp", "prod", "var_std", "norm_2", "index_select", "index_tensor", "index_put", "gather",
+            "scatter_add", "cat", "split", "narrow", "select", "expand", "repeat", "constant_pad", "roll", "flip",
+            "masked_fill", "nll_loss", "cross_entropy", "mse_loss_sum", *BACKWARD_EXTRA]
+
+
+# prod's backward formula fails the same way under every placement (MX-008): one case.
+BACKWARD_CLASSES = {"prod": ("rep",)}
 
 
 def backward_op(name: str):
     return BACKWARD_EXTRA.get(name) or oc.OPS[name]
+
+
+def backward_classes(name: str) -> tuple[str, ...]:
+    """The forward classes of the op (a Partial input has no leaf gradient to compare)."""
+    classes = BACKWARD_CLASSES.get(name) or backward_op(name).placement_classes()
+    return tuple(k for k in classes if k != "partial")
 
 
 def backward(ctx, mesh, name, klass):

@@ -160,38 +160,37 @@ def _w(shape):
 B = (5, 6, 7)
 
 OPS: dict[str, Op] = {
-    # Softmax family: _softmax/_log_softmax strategy (the softmax dim must be replicated).
-    "softmax": Op(lambda x: torch.softmax(x, dim=1)),
-    "log_softmax": Op(lambda x: torch.log_softmax(x, dim=1)),
-    # Scans: cumsum/cumprod/cummax/logcumsumexp share the scan strategy per op.
+    # An entry whose fn returns several ops' results covers ops registered under one strategy
+    # (the values only change which op runs): each output is compared and named by index.
+    # _softmax/_log_softmax: one strategy (the softmax dim must be replicated).
+    "softmax": Op(lambda x: (torch.softmax(x, dim=1), torch.log_softmax(x, dim=1))),
+    # Scans: cumsum propagates a Partial (linear); cumprod/logcumsumexp share the rest of the
+    # scan strategy; cummax/cummin have their own (values and indices).
     "cumsum": Op(lambda x: torch.cumsum(x, dim=1), partial=True),
-    "cumprod": Op(lambda x: torch.cumprod(x, dim=1)),
-    "cummax": Op(lambda x: torch.cummax(x, dim=1)),
-    "logcumsumexp": Op(lambda x: torch.logcumsumexp(x, dim=1)),
+    "scan": Op(lambda x: (torch.cumprod(x, dim=1), torch.logcumsumexp(x, dim=1))),
+    "cummax": Op(lambda x: (*torch.cummax(x, dim=1), *torch.cummin(x, dim=1))),
     # Selection: topk/sort/kthvalue/max.dim/argmax: values and indices over the dim.
     "topk": Op(lambda x: torch.topk(x, 3, dim=1)),
     "sort": Op(lambda x: torch.sort(x, dim=1)),
     "kthvalue": Op(lambda x: torch.kthvalue(x, 2, dim=1)),
-    "argmax": Op(lambda x: torch.argmax(x, dim=1)),
-    "argmin": Op(lambda x: torch.argmin(x, dim=1)),
-    "max_dim": Op(lambda x: torch.max(x, dim=1)),
-    "min_dim": Op(lambda x: torch.min(x, dim=1)),
+    "argmax": Op(lambda x: (torch.argmax(x, dim=1), torch.argmin(x, dim=1))),
+    "max_dim": Op(lambda x: (*torch.max(x, dim=1), *torch.min(x, dim=1))),
     "median_dim": Op(lambda x: torch.median(x, dim=1)),
     # Non-linear reductions: var/std (correction), norms, logsumexp, prod, any/all.
-    "var": Op(lambda x: torch.var(x, dim=1)),
-    "std_keepdim": Op(lambda x: torch.std(x, dim=1, keepdim=True)),
-    "var_mean": Op(lambda x: torch.var_mean(x, dim=1)),
+    "var_std": Op(lambda x: (torch.var(x, dim=1), torch.std(x, dim=1, keepdim=True), *torch.var_mean(x, dim=1))),
     "norm_2": Op(lambda x: torch.linalg.vector_norm(x, 2, dim=1)),
     "norm_inf": Op(lambda x: torch.linalg.vector_norm(x, float("inf"), dim=1)),
     "norm_all": Op(lambda x: torch.linalg.vector_norm(x), keeps=False),
     "logsumexp": Op(lambda x: torch.logsumexp(x, dim=1)),
     "prod": Op(lambda x: torch.prod(x, dim=1), inputs=(In(kind="pos"),)),
-    "any": Op(lambda x: torch.any(x, dim=1), inputs=(In(kind="bool"),)),
-    "all": Op(lambda x: torch.all(x, dim=1), inputs=(In(kind="bool"),)),
-    "nansum": Op(lambda x: torch.nansum(x, dim=1), partial=True),
+    "any_all": Op(lambda x: (torch.any(x, dim=1), torch.all(x, dim=1)), inputs=(In(kind="bool"),)),
+    # Reductions of a Partial(sum) input (test_ops covers Shard/Replicate inputs): sum keeps
+    # the pending sum, mean keeps it as a scaled sum, amax must reduce it first.
+    "sum_of_partial": Op(lambda x: torch.sum(x, dim=1), classes=("partial",)),
+    "mean_of_partial": Op(lambda x: torch.mean(x, dim=1), classes=("partial",)),
+    "amax_of_partial": Op(lambda x: torch.amax(x, dim=1), classes=("partial",)),
     # Normalisation over the last dim of a 3-D input; the other dim is the batch.
-    "layer_norm": Op(lambda x: F.layer_norm(x, (7,)), inputs=(In(shape=B),), dim=2, other=0),
-    "layer_norm_affine": Op(lambda x, w, b: F.layer_norm(x, (7,), w, b),
+    "layer_norm": Op(lambda x, w, b: F.layer_norm(x, (7,), w, b),
                             inputs=(In(shape=B), _w((7,)), _w((7,))), dim=2, other=0),
     "rms_norm": Op(lambda x, w: F.rms_norm(x, (7,), w), inputs=(In(shape=B), _w((7,))), dim=2, other=0),
     # Losses: nll_loss/cross_entropy over (N, C) with replicated targets; mse over both inputs.
@@ -204,8 +203,7 @@ OPS: dict[str, Op] = {
     # Joining and splitting along the dim.
     "cat": Op(lambda x, y: torch.cat([x, y], dim=1), inputs=(In(), In())),
     "stack": Op(lambda x, y: torch.stack([x, y], dim=1), inputs=(In(), In()), keeps=False),
-    "split": Op(lambda x: torch.split(x, 3, dim=1)),
-    "chunk": Op(lambda x: torch.chunk(x, 2, dim=1)),
+    "split": Op(lambda x: (*torch.split(x, 3, dim=1), *torch.chunk(x, 2, dim=1))),  # chunk is a split
     "unbind": Op(lambda x: torch.unbind(x, dim=1), rejects="Attempted to unbind along the sharded dimension 1"),
     # Indexing: index tensors replicated, the data input placed.
     "index_select": Op(lambda x, i: torch.index_select(x, 1, i), inputs=(In(), _idx(7)), partial=True),
@@ -215,12 +213,11 @@ OPS: dict[str, Op] = {
     "index_put": Op(lambda x, i, v: x.index_put((i,), v, accumulate=True),
                     inputs=(In(), _idx(5, (3,)), _w((3, 7))), dim=0, other=1),
     "index_tensor": Op(lambda x, i: x[i], inputs=(In(), _idx(5, (6,))), dim=0, other=1),
-    # Masking: where / masked_fill are pointwise with a replicated mask.
-    "where": Op(lambda c, x, y: torch.where(c, x, y), inputs=(In(kind="bool"), In(), In()), dim=None),
+    # Pointwise with a replicated second operand (test_ops' elementwise cases place both alike).
     "masked_fill": Op(lambda x, m: x.masked_fill(m, 0.5), inputs=(In(), In(kind="bool", placed=False)), dim=None),
-    # Triangular and shifting ops: the dim pair / the shifted dim matters.
-    "tril": Op(lambda x: torch.tril(x, 1), partial=True, classes=("on", "rep", "2d", "partial")),
-    "triu": Op(lambda x: torch.triu(x, -1), classes=("on", "rep", "2d")),
+    # tril/triu are replicate-only: a sharded input is gathered, a Partial one reduced first.
+    "tril_triu": Op(lambda x: (torch.tril(x, 1), torch.triu(x, -1)), classes=("on", "partial")),
+    # Shifting ops: the shifted dim matters.
     "roll": Op(lambda x: torch.roll(x, 2, dims=1)),
     "flip": Op(lambda x: torch.flip(x, dims=[1]), partial=True),
     # Shape ops.
@@ -245,12 +242,13 @@ OPS: dict[str, Op] = {
                  inputs=(In(shape=B, on=2, other=0), In(shape=(5, 7, 3), on=1, other=0)), dim=2, other=0),
     "dot": Op(lambda a, b: torch.dot(a, b), inputs=(In(shape=(7,), on=0), In(shape=(7,), on=0)), dim=0,
               classes=("on", "rep")),
-    # Copies and factories: *_like / new_* follow the input's placement.
-    "clone": Op(lambda x: x.clone(), dim=None, partial=True),
-    "copy_": Op(lambda x, y: x.clone().copy_(y), inputs=(In(), In()), dim=None),
-    "fill_": Op(lambda x: x.clone().fill_(1.5), dim=None),
-    "zero_": Op(lambda x: x.clone().zero_(), dim=None),
-    "zeros_like": Op(lambda x: torch.zeros_like(x), dim=None),
+    # Copies and factories: clone/fill_ share the default strategy; the *_like group, full_like
+    # and the new_* group are three more registrations.
+    "clone_fill_": Op(lambda x: (x.clone(), x.clone().fill_(1.5)), dim=None),
+    # The default strategy propagates a Partial input: right for clone, not for fill_ (MX-007).
+    "clone_of_partial": Op(lambda x: x.clone(), dim=None, classes=("partial",)),
+    "fill_of_partial": Op(lambda x: x.clone().fill_(1.5), dim=None, classes=("partial",)),
+    "zeros_like": Op(lambda x: (torch.zeros_like(x), torch.ones_like(x)), dim=None),
     "full_like": Op(lambda x: torch.full_like(x, 3.0), dim=None),
     "new_ones": Op(lambda x: x.new_ones((3, 4)), dim=None, keeps=False),
     # Convolution: the batch sharded (local conv) or the channels (the weight is replicated).

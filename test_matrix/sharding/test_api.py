@@ -27,7 +27,7 @@ def _mesh(klass: str) -> str:
 # backward of another forward branch: grads of a shard on / off the op's dim, replicated,
 # or kept on one mesh dim of the 2x2 mesh while the other is redistributed).
 BACKWARD = [pytest.param(name, klass, marks=FOUR, id=f"{name}-{klass}")
-            for name in api.BACKWARD for klass in api.backward_op(name).placement_classes() if klass != "partial"]
+            for name in api.BACKWARD for klass in api.backward_classes(name)]
 
 
 @pytest.mark.parametrize("name,klass", BACKWARD)
@@ -75,11 +75,15 @@ def test_checkpoint_reshard(rank_pool, tmp_path, pair):
     rank_pool.run(api.checkpoint_reshard, ranks=ALL, directory=str(tmp_path / "ckpt"), save=save, load=load)
 
 
+# Distinct per check: each is another DeviceMesh method (names/sizes, sub-mesh slicing,
+# local rank, coordinate, per-dim process groups, a DTensor on a sub-mesh, flattening).
 @pytest.mark.parametrize("check", [pytest.param(k, marks=FOUR) for k in api.MESH_CHECKS])
 def test_device_mesh(rank_pool, check):
     rank_pool.run(api.mesh_api, ranks=ALL, check=check)
 
 
+# Distinct per check: each is another DTensor API entry point or refusal (api_cases.API_CHECKS
+# docstrings say which behaviour each asserts).
 @pytest.mark.parametrize("check", [pytest.param(k, marks=FOUR) for k in api.API_CHECKS])
 def test_dtensor_api(rank_pool, check):
     rank_pool.run(api.api_edge, ranks=ALL, check=check)

@@ -56,6 +56,7 @@ def _one_d_params():
     return out
 
 
+# Distinct per (src, dst) path; shape and dtype split only where they change it (_one_d_params).
 @pytest.mark.parametrize("mesh,src,dst,shape,dtype", _one_d_params())
 def test_redistribute_1d(rank_pool, mesh, src, dst, shape, dtype):
     out = rank_pool.run(cases.redistribute, ranks=helpers.mesh_ranks(mesh), mesh=mesh, src=[src], dst=[dst],
