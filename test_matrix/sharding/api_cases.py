@@ -206,6 +206,8 @@ def loss_parallel(ctx, mesh):
     d = distribute_tensor(logits, m, placements).requires_grad_()
     # on the 2x2 mesh the target must be a DTensor sharded like the logits' batch dim
     t = target if m.ndim == 1 else distribute_tensor(target, m, [Shard(0), Replicate()])
+    if m.ndim == 2:
+        _expect_mean_refused(d, t)
     with ctx_loss_parallel():
         loss = F.cross_entropy(d, t, reduction=reduction)
         loss.backward()
@@ -214,6 +216,19 @@ def loss_parallel(ctx, mesh):
     dc.check_equal(got, want.detach(), "loss_parallel cross_entropy")
     assert d.grad.placements == tuple(placements), f"logits grad placements {d.grad.placements}, expected {placements}"
     dc.check_equal(grad, leaf.grad, "loss_parallel logits grad")
+
+
+def _expect_mean_refused(d, t):
+    """loss_parallel refuses reduction='mean' on a 2-D mesh (before any collective)."""
+    from torch.distributed.tensor.parallel import loss_parallel as ctx_loss_parallel
+
+    try:
+        with ctx_loss_parallel():
+            F.cross_entropy(d, t)
+    except NotImplementedError as exc:
+        assert "only supported on one-dimensional DeviceMesh" in str(exc), str(exc)
+        return
+    raise AssertionError("loss_parallel accepted reduction='mean' on a 2-D mesh")
 
 
 # ---------------------------------------------------------------------------------------
@@ -295,18 +310,39 @@ def _mesh_dtensor_on_submesh(ctx, m, dp, tp):
     dc.check_equal(s, full.sum(), "sum over the sub-mesh")
 
 
+def _private_2x2(ctx):
+    """A fresh 2x2 mesh for checks that change mesh state (flattening registers a flattened
+    mesh on its root, which later redistributions use): the pool's shared meshes stay as
+    they are for the other cases. Built on every rank (new_group is collective)."""
+    from torch.distributed.device_mesh import DeviceMesh
+
+    return DeviceMesh(ctx.device, torch.arange(4).reshape(2, 2), mesh_dim_names=("dp", "tp"))
+
+
 def _mesh_flatten(ctx, m, dp, tp):
-    """Flattening both dims gives one 4-rank dim whose coordinate is the global rank."""
-    flat = m["dp", "tp"]._flatten("dp_tp")
+    """Flattening both dims gives one 4-rank dim whose local rank is the global rank."""
+    flat = _private_2x2(ctx)["dp", "tp"]._flatten("dp_tp")
     t = torch.tensor([1.0], device=ctx.device)
     dist.all_reduce(t, group=flat.get_group())
     assert flat.size() == 4 and flat.get_local_rank() == ctx.rank, (flat.size(), flat.get_local_rank())
     assert t.item() == 4.0, f"all_reduce over the flattened group: {t.item()}"
 
 
+def _mesh_flatten_nested_uneven(ctx, m, dp, tp):
+    """After flattening, a tensor dim sharded over both mesh dims unevenly ([Shard(1),
+    Shard(1)], 6 columns -> 3/3 -> 2/1) still gathers to the original (MX-009)."""
+    mesh = _private_2x2(ctx)
+    full = torch.arange(42.0, device=ctx.device).reshape(7, 6)
+    before = distribute_tensor(full, mesh, [Shard(1), Shard(1)]).full_tensor()
+    mesh["dp", "tp"]._flatten("dp_tp")
+    after = distribute_tensor(full, mesh, [Shard(1), Shard(1)]).full_tensor()
+    dc.check_equal(before, full, "[Shard(1), Shard(1)] before flattening")
+    dc.check_equal(after, full, "[Shard(1), Shard(1)] after flattening the mesh")
+
+
 MESH_CHECKS = {"names_sizes": _mesh_names, "submesh": _mesh_submesh, "local_rank": _mesh_local_rank,
                "coordinate": _mesh_coordinate, "groups": _mesh_groups, "dtensor_on_submesh": _mesh_dtensor_on_submesh,
-               "flatten": _mesh_flatten}
+               "flatten": _mesh_flatten, "flatten_nested_uneven": _mesh_flatten_nested_uneven}
 
 
 # ---------------------------------------------------------------------------------------

@@ -250,15 +250,16 @@ PARTIAL_POINTWISE = {  # name -> (op, whether the pending sum survives: linear i
     "neg": (lambda a, b: -a, True),
     "mul_scalar": (lambda a, b: a * 3.0, True),
     "div_scalar": (lambda a, b: a / 4.0, True),
-    "mul": (lambda a, b: a * b, False),
+    "mul": (lambda a, b: a * b, True),  # linear in each factor: one is replicated, the other stays pending
     "abs": (lambda a, b: a.abs(), False),
     "maximum": (lambda a, b: torch.maximum(a, b), False),
 }
 
 
 def pointwise_partial(ctx, mesh, names, op):
-    """A pointwise op on Partial(sum) inputs: linear ops keep the pending sum (no
-    communication), the others reduce it first; the value is the single-process one."""
+    """A pointwise op on Partial(sum) inputs: ops linear in an input keep its pending sum
+    (a product reduces one factor and keeps the other pending), the others reduce it first;
+    the value is the single-process one."""
     fn, linear = PARTIAL_POINTWISE[op]
     a = reference((6, 10), torch.float32, ctx.device, seed=1)
     b = reference((6, 10), torch.float32, ctx.device, seed=2)

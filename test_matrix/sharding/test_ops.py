@@ -40,8 +40,9 @@ PARTIAL_LAYOUTS = [pytest.param("1d-4", ["Psum"], marks=FOUR, id="1d-4-Psum"),
                    pytest.param("2d-2x2", ["Psum", "S0"], marks=FOUR, id="2d-2x2-Psum.S0")]
 
 
-# Distinct per op on a Partial(sum) input: linear ops (add, sub, neg, scalar mul/div) take
-# the linear-pointwise strategy that keeps the pending sum; the others reduce it first.
+# Distinct per op on a Partial(sum) input: add/sub (both pending), neg, scalar mul/div and
+# mul (one factor reduced) take linear-pointwise strategies that keep the pending sum; abs
+# and maximum reduce it first.
 @pytest.mark.parametrize("op", list(cases.PARTIAL_POINTWISE))
 @pytest.mark.parametrize("mesh,names", PARTIAL_LAYOUTS)
 def test_pointwise_partial(rank_pool, mesh, names, op):
