@@ -70,6 +70,8 @@ def _make(spec: In, seed: int, device: str) -> torch.Tensor:
         t = torch.randn(spec.shape, generator=g, dtype=torch.float64).float()
     elif spec.kind == "pos":
         t = torch.rand(spec.shape, generator=g, dtype=torch.float64).float() + 0.5
+    elif spec.kind == "sorted":  # boundaries for bucketize
+        t = torch.linspace(-1.5, 1.5, spec.shape[0])
     elif spec.kind == "bool":
         t = torch.rand(spec.shape, generator=g) > 0.5
     else:  # index:<bound> / target:<bound>: int64 in [0, bound)
@@ -175,7 +177,10 @@ OPS: dict[str, Op] = {
     "kthvalue": Op(lambda x: torch.kthvalue(x, 2, dim=1)),
     "argmax": Op(lambda x: (torch.argmax(x, dim=1), torch.argmin(x, dim=1))),
     "max_dim": Op(lambda x: (*torch.max(x, dim=1), *torch.min(x, dim=1))),
-    "median_dim": Op(lambda x: torch.median(x, dim=1)),
+    # median.dim and mode share one strategy (values and indices over the dim); small integers
+    # give mode repeated values, the float input gives median distinct ones.
+    "median_mode": Op(lambda x, y: (*torch.median(x, dim=1), *torch.mode(y, dim=1)),
+                      inputs=(In(), In(kind="index:3"))),
     # Non-linear reductions: var/std (correction), norms, logsumexp, prod, any/all.
     "var_std": Op(lambda x: (torch.var(x, dim=1), torch.std(x, dim=1, keepdim=True), *torch.var_mean(x, dim=1))),
     "norm_2": Op(lambda x: torch.linalg.vector_norm(x, 2, dim=1)),
@@ -251,6 +256,26 @@ OPS: dict[str, Op] = {
     "zeros_like": Op(lambda x: (torch.zeros_like(x), torch.ones_like(x)), dim=None),
     "full_like": Op(lambda x: torch.full_like(x, 3.0), dim=None),
     "new_ones": Op(lambda x: x.new_ones((3, 4)), dim=None, keeps=False),
+    # More registered strategies: scatter-like writes into a slice / a select / the diagonal,
+    # index_fill, bucketize, histc, cross product, dtype conversion (linear: a Partial input
+    # stays pending), FFT over the dim, pooling and upsampling over spatial dims.
+    "index_fill": Op(lambda x, i: x.index_fill(1, i, -2.0), inputs=(In(), _idx(7, (3,)))),
+    "slice_scatter": Op(lambda x, v: torch.slice_scatter(x, v, dim=1, start=1, end=4),
+                        inputs=(In(), In(shape=(5, 3), on=1, other=0))),
+    "select_scatter": Op(lambda x, v: torch.select_scatter(x, v, 1, 2), inputs=(In(), _w((5,)))),
+    "diagonal_scatter": Op(lambda x, v: torch.diagonal_scatter(x, v), inputs=(In(), _w((5,))), dim=None,
+                           keeps=False),
+    "bucketize": Op(lambda x, b: torch.bucketize(x, b), inputs=(In(), In(shape=(4,), kind="sorted", placed=False)),
+                    dim=None),
+    "histc": Op(lambda x: torch.histc(x, bins=6, min=-2, max=2), dim=None, keeps=False),
+    "linalg_cross": Op(lambda a, b: torch.linalg.cross(a, b, dim=1), inputs=(In(shape=(5, 3)), In(shape=(5, 3)))),
+    # tol: the Partial parts are float32 roundings of the value, summed after the conversion
+    "to_dtype": Op(lambda x: x.to(torch.float64), dim=None, partial=True, tol=(1e-6, 1e-6)),
+    "rfft": Op(lambda x: torch.view_as_real(torch.fft.rfft(x, dim=1)), keeps=True),
+    "pool2d": Op(lambda x: (F.avg_pool2d(x, 2), F.max_pool2d(x, 2)), inputs=(In(shape=(5, 3, 6, 8)),), dim=3,
+                 other=0),  # avg and max pooling share one strategy
+    "upsample_nearest2d": Op(lambda x: F.interpolate(x, scale_factor=2, mode="nearest"),
+                             inputs=(In(shape=(5, 3, 6, 8)),), dim=3, other=0),
     # Convolution: the batch sharded (local conv) or the channels (the weight is replicated).
     "conv1d": Op(lambda x, w: F.conv1d(x, w, padding=1), inputs=(In(shape=(5, 3, 8)), _w((4, 3, 3))), dim=2, other=0,
                  classes=("on", "other", "rep")),

@@ -37,16 +37,17 @@ def _one_d_params():
     """The accepted 1-D pairs, with the axes split only where they change the path.
 
     Each (src, dst) is another redistribute path (all-gather, all-to-all, reduce-scatter,
-    all-reduce, local chunk, local zero-fill, no-op). The shape is split where a Shard is on
-    either side (uneven shards pad the collectives; on 1d-4 the uneven shape leaves a rank
-    empty) and folded otherwise; the dtype is split where a Partial source is reduced (a
-    float and an exact integer reduction) and folded otherwise.
+    all-reduce, local chunk, local zero-fill, no-op). The mesh and the shape are split where a
+    Shard is on either side (2 or 4 chunks; uneven shards pad the collectives, and on 1d-4 the
+    uneven shape leaves a rank empty) and folded otherwise (pairs without a Shard run on 1d-4
+    with both shapes); the dtype is split where a Partial source is reduced (a float and an
+    exact integer reduction) and folded otherwise.
     """
     out = []
     for mesh, src, dst in itertools.product(MESHES_1D, ONE_D, ONE_D):
-        if _refused([src], [dst]):
-            continue
         sharded = "S" in src[0] + dst[0]
+        if _refused([src], [dst]) or (not sharded and mesh != "1d-4"):
+            continue
         shapes = [[name] for name in SHAPES] if sharded else [list(SHAPES)]
         dtypes = [[dt] for dt in DTYPES] if src.startswith("P") else [DTYPES]
         for shape, dtype in itertools.product(shapes, dtypes):
