@@ -58,6 +58,10 @@ def backward_classes(name: str) -> tuple[str, ...]:
     return tuple(k for k in classes if k != "partial")
 
 
+def _grad_layout(out):
+    return [Replicate() if p.is_partial() else p for p in out.placements]
+
+
 def backward(ctx, mesh, name, klass):
     op = backward_op(name)
     fulls = [oc._make(spec, 100 + i, ctx.device) for i, spec in enumerate(op.inputs)]
@@ -68,10 +72,11 @@ def backward(ctx, mesh, name, klass):
         torch.zeros(())).backward()
     dts = [oc._place(ctx, mesh, oc.placements_for(op, klass, i), t).detach().requires_grad_(t.dtype.is_floating_point)
            for i, t in enumerate(fulls)]
-    got_out = oc._outputs(op.fn(*dts))
-    loss = sum((g * distribute_tensor(w, g.device_mesh, [Replicate()] * g.device_mesh.ndim)).sum()
-               for w, g in zip(weights, got_out) if g.dtype.is_floating_point)
-    loss.backward()
+    pairs = [(w, g) for w, g in zip(weights, oc._outputs(op.fn(*dts))) if g.dtype.is_floating_point]
+    # Each output's gradient is laid out like the output (a pending sum's as Replicate), so
+    # the grads below come from the op's backward strategy, not from a loss reduction.
+    torch.autograd.backward([g for _, g in pairs],
+                            [distribute_tensor(w, g.device_mesh, _grad_layout(g)) for w, g in pairs])
     grads = [d.grad.full_tensor() if d.grad is not None else None for d in dts]  # collectives first
     for i, (d, leaf, g) in enumerate(zip(dts, leaves, grads)):
         if leaf.grad is None:
@@ -79,6 +84,11 @@ def backward(ctx, mesh, name, klass):
         assert g is not None, f"{name} [{klass}]: input {i} got no gradient"
         assert d.grad.device_mesh == d.device_mesh, f"{name}: grad {i} on another mesh"
         oc._compare(g, leaf.grad, (1e-4, 1e-4), f"{name} [{klass}] grad of input {i}")
+    if klass == "other":  # the backward stays local too: the first placed input's grad keeps its shard
+        i, spec = next((i, s) for i, s in enumerate(op.inputs) if s.placed)
+        want = [Shard(spec.other if spec.other is not None else op.other)]
+        assert list(dts[i].grad.placements) == want, \
+            f"{name}: grad of input {i} is {dts[i].grad.placements}, expected {want} (sharded off the op's dim)"
     return [str(list(d.grad.placements)) for d in dts if d.grad is not None]
 
 

@@ -40,13 +40,15 @@ class In(NamedTuple):
     """One input: its shape, how it is made, and whether it follows the class's placement."""
 
     shape: tuple[int, ...] = X
-    kind: str = "float"  # float | pos (positive float) | bool | index:<bound> | target:<bound>
+    kind: str = "float"  # float | pos (> 0) | sorted (bucket bounds) | bool | index:<bound> | target:<bound>
     placed: bool = True  # False: always replicated (indices, weights, targets)
     on: int | None = None  # this input's tensor dim for the ``on`` class (default: the op's dim)
     other: int | None = None  # and for the ``other`` class (default: the op's other dim)
 
 
 class Op(NamedTuple):
+    """One table entry: the op (applied alike to full tensors and DTensors) and its classes."""
+
     fn: Callable[..., object]
     inputs: tuple[In, ...] = (In(),)
     dim: int | None = 1  # the op's dim (None: the op has none; ``on`` then shards dim 0)
