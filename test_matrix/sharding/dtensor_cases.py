@@ -19,8 +19,14 @@ TOL = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-12, 1e-12), torch.bfloat1
 
 
 def placement(name: str):
-    return {"S0": Shard(0), "S1": Shard(1), "R": Replicate(), "Psum": Partial("sum"),
-            "Pavg": Partial("avg"), "Pmax": Partial("max")}[name]
+    """'S<k>' -> Shard(k), 'R' -> Replicate(), 'P<op>' -> Partial(op)."""
+    if name.startswith("S"):
+        return Shard(int(name[1:]))
+    if name.startswith("P"):
+        return Partial(name[1:])
+    if name == "R":
+        return Replicate()
+    raise ValueError(f"unknown placement name {name!r}")
 
 
 def reference(shape, dtype, device, seed=1234):
@@ -41,7 +47,8 @@ def check_equal(got, want, what):
         assert torch.equal(got, want), f"{what}: integer result differs in {(got != want).sum().item()} element(s)"
         return
     rtol, atol = TOL[want.dtype]
-    if not torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol * max(1.0, want.double().abs().max().item())):
+    scale = max(1.0, want.double().abs().max().item()) if want.numel() else 1.0
+    if not torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol * scale):
         diff = (got.double() - want.double()).abs().max().item()
         raise AssertionError(f"{what}: max abs difference {diff} beyond rtol={rtol} atol={atol}")
 
@@ -53,7 +60,8 @@ def partial_locals(full, kind, rank, world, seed=99):
     if kind == "sum":  # parts: noise_r for r>0, full - sum(others) on rank 0
         return full - noise[1:].sum(0) if rank == 0 else noise[rank]
     if kind == "avg":  # full + delta_r with sum(delta) == 0
-        delta = noise - noise.sum(0, keepdim=True) // world if not full.dtype.is_floating_point else noise - noise.mean(0)
+        floating = full.dtype.is_floating_point
+        delta = noise - noise.mean(0) if floating else noise - noise.sum(0, keepdim=True) // world
         if not full.dtype.is_floating_point:
             delta[0] -= delta.sum(0)
         return full + delta[rank]
@@ -76,8 +84,8 @@ def make_dtensor(ctx, mesh_name, names, full):
         if n.startswith("P"):
             local = partial_locals(local, n[1:], coord[dim], mesh.size(dim), seed=99 + dim)
     for dim, n in enumerate(names):
-        if n in ("S0", "S1"):
-            d = int(n[1])
+        if n.startswith("S"):
+            d = int(n[1:])
             chunks = torch.chunk(local, mesh.size(dim), dim=d)
             local = chunks[coord[dim]] if coord[dim] < len(chunks) else local.narrow(d, 0, 0)
     return DTensor.from_local(local.contiguous(), mesh, placements, run_check=False,
@@ -101,21 +109,39 @@ def to_partial_supported(src, dst) -> bool:
             and list(dst) == ["Psum"])
 
 
-def redistribute(ctx, mesh, src, dst, shape, dtype):
+def collect(label, values, check):
+    """Run ``check(value)`` for every value; one AssertionError naming each failing value.
+
+    Every rank runs the same values in the same order (their collectives pair up); a failed
+    check is recorded, not raised, so no rank leaves the loop early and strands the others.
+    """
+    failures = []
+    for value in values:
+        try:
+            check(value)
+        except AssertionError as exc:
+            failures.append(f"{label}={value}: {exc}")
+    if failures:
+        raise AssertionError(f"{len(failures)} of {len(values)} failed:\n" + "\n".join(failures))
+
+
+def redistribute(ctx, mesh, src, dst, shapes, dtypes):
+    """``src`` -> ``dst`` for every (shape, dtype) given: the values folded into one case."""
+    combos = [(tuple(shape), dtype) for shape in shapes for dtype in dtypes]
+    collect("shape,dtype", combos, lambda c: _redistribute_one(ctx, mesh, src, dst, c[0], c[1]))
+    return "ok"
+
+
+def _redistribute_one(ctx, mesh, src, dst, shape, dtype):
     full = reference(shape, DTYPES[dtype], ctx.device)
     d = make_dtensor(ctx, mesh, src, full)
-    check_equal(d.full_tensor(), full, f"{src} as built")
+    as_built = d.full_tensor()
     if to_partial_supported(src, dst):
+        check_equal(as_built, full, f"{src} as built")
         return _shard_to_partial_sum(ctx, mesh, d, src, full)
-    if any(n.startswith("P") for n in dst) and list(src) != list(dst):
-        try:
-            d.redistribute(ctx.mesh(mesh), [placement(n) for n in dst])
-        except RuntimeError as exc:
-            assert "redistribute" in str(exc).lower(), f"unexpected error text: {exc}"
-            return "rejected"
-        raise AssertionError(f"redistribute {src} -> {dst} was expected to be rejected")
     r = d.redistribute(ctx.mesh(mesh), [placement(n) for n in dst])
-    gathered = r.full_tensor()  # collective first: a local assertion must not strand the other ranks
+    gathered = r.full_tensor()  # collectives first: a local assertion must not strand the other ranks
+    check_equal(as_built, full, f"{src} as built")
     local = r.to_local()
     assert [str(p) for p in r.placements] == [str(placement(n)) for n in dst], f"placements {r.placements}"
     if len(dst) == 1 and dst[0] == "R":
@@ -129,7 +155,46 @@ def redistribute(ctx, mesh, src, dst, shape, dtype):
         else:
             assert local.numel() == 0, f"rank past the last chunk holds {tuple(local.shape)}, expected empty"
     check_equal(gathered, full, f"{src} -> {dst}")
+
+
+def redistribute_same(ctx, mesh, layouts):
+    """Redistribute to the placements a DTensor already has: the short cut reuses the local
+    tensor (same storage, no collective) and the value is unchanged."""
+    def check(names):
+        full = reference((7, 6), torch.float32, ctx.device)
+        d = make_dtensor(ctx, mesh, names, full)
+        r = d.redistribute(ctx.mesh(mesh), [placement(n) for n in names])
+        gathered = r.full_tensor()
+        assert r.to_local().data_ptr() == d.to_local().data_ptr(), "no-op redistribute copied the local tensor"
+        check_equal(gathered, full, f"{names} -> {names}")
+
+    collect("layout", layouts, check)
     return "ok"
+
+
+def to_partial_rejected(ctx, pairs):
+    """Every (mesh, src, dst) in ``pairs`` is refused by DTensor.redistribute's argument check
+    (before any communication), with the message naming both placements."""
+    def check(pair):
+        mesh, src, dst = pair
+        d = make_dtensor(ctx, mesh, src, reference((8, 12), torch.float32, ctx.device))
+        try:
+            d.redistribute(ctx.mesh(mesh), [placement(n) for n in dst])
+        except RuntimeError as exc:
+            assert _rejection_matches(src, dst, str(exc)), f"unexpected error text: {exc}"
+            return
+        raise AssertionError("accepted; expected the to-Partial rejection")
+
+    collect("mesh,src,dst", [tuple(p) for p in pairs], check)
+    return "rejected"
+
+
+def _rejection_matches(src, dst, message):
+    if _torch_version() < (2, 14):
+        return "redistribute" in message.lower()
+    i = next(i for i, n in enumerate(dst) if n.startswith("P") and n != src[i])
+    return message == (f"Can not redistribute from {placement(src[i])} to {placement(dst[i])}, "
+                       "only Shard to Partial(sum) redistribution is supported!")
 
 
 def _shard_to_partial_sum(ctx, mesh, d, src, full):
@@ -152,7 +217,7 @@ def _shard_to_partial_sum(ctx, mesh, d, src, full):
     return "ok"
 
 
-ELEMENTWISE = {
+ELEMENTWISE = {  # one pointwise strategy for all of them on Shard/Replicate inputs
     "add": lambda a, b: a + b,
     "mul": lambda a, b: a * b,
     "neg_abs": lambda a, b: (-a).abs(),
@@ -160,17 +225,50 @@ ELEMENTWISE = {
 }
 
 
-def elementwise(ctx, mesh, names, op, dtype, shape):
+def elementwise(ctx, mesh, names, shape):
+    """Every ELEMENTWISE op x every dtype on one layout (the values only change data)."""
+    combos = [(op, dtype) for op in ELEMENTWISE for dtype in DTYPES]
+    collect("op,dtype", combos, lambda c: _elementwise_one(ctx, mesh, names, c[0], c[1], shape))
+
+
+def _elementwise_one(ctx, mesh, names, op, dtype, shape):
     dt = DTYPES[dtype]
     a = reference(shape, dt, ctx.device, seed=1)
     b = reference(shape, dt, ctx.device, seed=2)
     want = ELEMENTWISE[op](a, b)
     da, db = make_dtensor(ctx, mesh, names, a), make_dtensor(ctx, mesh, names, b)
     got = ELEMENTWISE[op](da, db)
-    assert isinstance(got, DTensor), "result is not a DTensor"
+    gathered = got.full_tensor()
     assert [str(p) for p in got.placements] == [str(placement(n)) for n in names], \
         f"elementwise {op} changed placements to {got.placements}"
-    check_equal(got.full_tensor(), want, f"{op} on {names}")
+    check_equal(gathered, want, f"{op} on {names}")
+
+
+PARTIAL_POINTWISE = {  # name -> (op, whether the pending sum survives: linear in the Partial input)
+    "add": (lambda a, b: a + b, True),
+    "sub": (lambda a, b: a - b, True),
+    "neg": (lambda a, b: -a, True),
+    "mul_scalar": (lambda a, b: a * 3.0, True),
+    "div_scalar": (lambda a, b: a / 4.0, True),
+    "mul": (lambda a, b: a * b, True),  # linear in each factor: one is replicated, the other stays pending
+    "abs": (lambda a, b: a.abs(), False),
+    "maximum": (lambda a, b: torch.maximum(a, b), False),
+}
+
+
+def pointwise_partial(ctx, mesh, names, op):
+    """A pointwise op on Partial(sum) inputs: ops linear in an input keep its pending sum
+    (a product reduces one factor and keeps the other pending), the others reduce it first;
+    the value is the single-process one."""
+    fn, linear = PARTIAL_POINTWISE[op]
+    a = reference((6, 10), torch.float32, ctx.device, seed=1)
+    b = reference((6, 10), torch.float32, ctx.device, seed=2)
+    got = fn(make_dtensor(ctx, mesh, names, a), make_dtensor(ctx, mesh, names, b))
+    gathered = got.full_tensor()
+    partial_dims = [i for i, n in enumerate(names) if n.startswith("P")]
+    kept = all(got.placements[i].is_partial() for i in partial_dims)
+    assert kept == linear, f"{op}: output placements {got.placements}; pending sum kept={kept}, expected {linear}"
+    check_equal(gathered, fn(a, b), f"{op} on {names}")
 
 
 MATMUL = {  # name -> (placements of a, placements of b, expected placement of a @ b)
@@ -182,7 +280,11 @@ MATMUL = {  # name -> (placements of a, placements of b, expected placement of a
 }
 
 
-def matmul(ctx, mesh, pattern, dtype, mkn):
+def matmul(ctx, mesh, pattern, mkn, dtypes=("float32", "float64", "bfloat16")):
+    collect("dtype", list(dtypes), lambda dtype: _matmul_one(ctx, mesh, pattern, dtype, mkn))
+
+
+def _matmul_one(ctx, mesh, pattern, dtype, mkn):
     m, k, n = mkn
     dt = DTYPES[dtype]
     a = reference((m, k), dt, ctx.device, seed=3)
@@ -190,12 +292,22 @@ def matmul(ctx, mesh, pattern, dtype, mkn):
     want = (a.double() @ b.double()).to(dt) if dt in (torch.bfloat16, torch.float16) else a @ b
     pa, pb, expect = MATMUL[pattern]
     got = make_dtensor(ctx, mesh, pa, a) @ make_dtensor(ctx, mesh, pb, b)
+    gathered = got.full_tensor()
     if expect is not None and m % 4 == 0 and n % 4 == 0:  # uneven: torch may pick another strategy
         assert str(got.placements[0]) == expect, f"{pattern}: propagated {got.placements[0]}, expected {expect}"
-    check_equal(got.full_tensor(), want, f"matmul {pattern}")
+    check_equal(gathered, want, f"matmul {pattern}")
 
 
-def reduction(ctx, mesh, names, op, dim, dtype, shape=(7, 11)):
+REDUCTION_DTYPES = {"sum": ("float32", "int64"), "mean": ("float32",),  # torch.mean has no integer form
+                    "amax": ("float32", "int64"), "amin": ("float32", "int64")}
+
+
+def reduction(ctx, mesh, names, op, dim, shape=(7, 11), dtypes=None):
+    dtypes = list(dtypes or REDUCTION_DTYPES[op])
+    collect("dtype", dtypes, lambda dtype: _reduction_one(ctx, mesh, names, op, dim, dtype, shape))
+
+
+def _reduction_one(ctx, mesh, names, op, dim, dtype, shape):
     dt = DTYPES[dtype]
     full = reference(tuple(shape), dt, ctx.device, seed=5)
     d = make_dtensor(ctx, mesh, names, full)
@@ -229,7 +341,16 @@ def _placed(memory, gpu_path):
     return native.load_for(memory, gpu_path), ("cuda" if memory == "device" else "cpu")
 
 
-def native_shard(ctx, mesh, dim, shape, dtype, memory="host", gpu_path=None):
+def native_shard(ctx, mesh, dim, shape, dtypes, memory="host", gpu_path=None):
+    """gather_shard/scatter_shard against DTensor's local shard for each dtype (the kernels
+    move bytes: the dtype only changes the element width, so the dtypes share one case)."""
+    outcomes: set[str] = set()
+    collect("dtype", list(dtypes), lambda dtype: outcomes.add(
+        _native_shard_one(ctx, mesh, dim, shape, dtype, memory, gpu_path)))
+    return "/".join(sorted(outcomes))
+
+
+def _native_shard_one(ctx, mesh, dim, shape, dtype, memory, gpu_path):
     from porting import native
 
     lib, where = _placed(memory, gpu_path)

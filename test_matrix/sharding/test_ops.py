@@ -1,4 +1,5 @@
-"""DTensor ops under sharding propagation: elementwise, matmul, reductions, views; and our
+"""DTensor ops under sharding propagation: elementwise (incl. on Partial inputs), matmul,
+reductions, views; and our
 native shard kernels against DTensor's local shards. full_tensor() is compared with the
 single-process reference (exact for integers, dtype tolerances otherwise)."""
 
@@ -19,7 +20,8 @@ helpers = load_file(_here / "conftest.py", "port_matrix_sharding_helpers")
 
 MESHES_1D = [helpers.mesh_param("1d-2"), helpers.mesh_param("1d-4")]
 LAYOUTS = {  # mesh -> placements tried for ops
-    "1d-2": [["S0"], ["S1"], ["R"]],
+    # Replicate only once on a 1-D mesh: a replicated input runs the op locally on any mesh.
+    "1d-2": [["S0"], ["S1"]],
     "1d-4": [["S0"], ["S1"], ["R"]],
     "2d-2x2": [["S0", "S1"], ["R", "S0"], ["S1", "R"]],
 }
@@ -27,38 +29,48 @@ ALL_MESH_LAYOUTS = [pytest.param(m, lay, marks=pytest.mark.requires(world_size=h
                                  id=f"{m}-{'.'.join(lay)}") for m, lays in LAYOUTS.items() for lay in lays]
 
 
-@pytest.mark.parametrize("dtype", list(cases.DTYPES))
-@pytest.mark.parametrize("op", list(cases.ELEMENTWISE))
+# Distinct per layout: each (mesh, placements) is another input sharding of the pointwise
+# strategy; the ops and dtypes share that strategy, so they are looped inside the case.
 @pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
-def test_elementwise(rank_pool, mesh, names, op, dtype):
-    rank_pool.run(cases.elementwise, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op,
-                  dtype=dtype, shape=(6, 10))
+def test_elementwise(rank_pool, mesh, names):
+    rank_pool.run(cases.elementwise, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, shape=(6, 10))
 
 
+FOUR = pytest.mark.requires(world_size=4)
+PARTIAL_LAYOUTS = [pytest.param("1d-4", ["Psum"], marks=FOUR, id="1d-4-Psum"),
+                   pytest.param("2d-2x2", ["Psum", "S0"], marks=FOUR, id="2d-2x2-Psum.S0")]
+
+
+# Distinct per op on a Partial(sum) input: add/sub (both pending), neg, scalar mul/div and
+# mul (one factor reduced) take linear-pointwise strategies that keep the pending sum; abs
+# and maximum reduce it first.
+@pytest.mark.parametrize("op", list(cases.PARTIAL_POINTWISE))
+@pytest.mark.parametrize("mesh,names", PARTIAL_LAYOUTS)
+def test_pointwise_partial(rank_pool, mesh, names, op):
+    rank_pool.run(cases.pointwise_partial, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op)
+
+
+# Distinct per pattern (another mm strategy) and per mkn (uneven shards change the strategy
+# torch picks); the dtypes only change data and are looped inside the case.
 @pytest.mark.parametrize("mkn", [(8, 6, 4), (7, 5, 3)], ids=["even", "uneven"])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
 @pytest.mark.parametrize("pattern", list(cases.MATMUL))
 @pytest.mark.parametrize("mesh", MESHES_1D)
-def test_matmul(rank_pool, mesh, pattern, dtype, mkn):
-    rank_pool.run(cases.matmul, ranks=helpers.mesh_ranks(mesh), mesh=mesh, pattern=pattern, dtype=dtype, mkn=mkn)
+def test_matmul(rank_pool, mesh, pattern, mkn):
+    rank_pool.run(cases.matmul, ranks=helpers.mesh_ranks(mesh), mesh=mesh, pattern=pattern, mkn=mkn)
 
 
+# Distinct per op (sum/mean reduce through Partial sum/avg, amax/amin through Partial
+# max/min), per dim (reducing the sharded dim, another dim, or all) and per layout; the
+# dtypes (float32, and int64 where torch has it) are looped inside the case.
 @pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
 @pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin"])
 @pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
-def test_reduction_float(rank_pool, mesh, names, op, dim):
-    rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim,
-                  dtype="float32")
+def test_reduction(rank_pool, mesh, names, op, dim):
+    rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim)
 
 
-@pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
-@pytest.mark.parametrize("op", ["sum", "amax"])
-@pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
-def test_reduction_int(rank_pool, mesh, names, op, dim):
-    rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim,
-                  dtype="int64")
-
-
+# Distinct per op (amax fails on the empty local shard, sum does not: MX-002), per sharded
+# dim and per reduced dim.
 @pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
 @pytest.mark.parametrize("op", ["sum", "amax"])
 @pytest.mark.parametrize("names", [["S0"], ["S1"]], ids=["S0", "S1"])
@@ -66,9 +78,10 @@ def test_reduction_int(rank_pool, mesh, names, op, dim):
 def test_reduction_empty_shard(rank_pool, mesh, names, op, dim):
     """(3, 2) over 4 ranks: the last rank(s) hold an empty shard."""
     rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim,
-                  dtype="float32", shape=(3, 2))
+                  dtypes=["float32"], shape=(3, 2))
 
 
+# Distinct per view op (each has its own view-op dim map in _view_ops.py) and per layout.
 @pytest.mark.parametrize("op", list(cases.VIEWS))
 @pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
 def test_view(rank_pool, mesh, names, op):
@@ -79,19 +92,22 @@ def _gpu_path(facts):
     return facts.properties.get("port.path") if facts.platform in ("cuda", "rocm") else None
 
 
+# Distinct per memory kind, per shard dim (another stride walk in the kernels) and per shape
+# (even, uneven, and tiny: a rank past the last chunk holds an empty shard); the dtypes only
+# change the element width the kernels copy and are looped inside the case.
 @pytest.mark.component("native")
 @pytest.mark.parametrize("memory", MEMORY)
-@pytest.mark.parametrize("dtype", ["float32", "int64", "bfloat16"])
 @pytest.mark.parametrize("shape", [(8, 12), (7, 5), (3, 2)], ids=["even", "uneven", "tiny"])
 @pytest.mark.parametrize("dim", [0, 1])
 @pytest.mark.parametrize("mesh", MESHES_1D)
-def test_native_shard_matches_dtensor(native_libs, facts, rank_pool, mesh, dim, shape, dtype, memory):
+def test_native_shard_matches_dtensor(native_libs, facts, rank_pool, mesh, dim, shape, memory):
     native_libs(memory)  # skips with the reason if the build for this placement is absent
     out = rank_pool.run(cases.native_shard, ranks=helpers.mesh_ranks(mesh), mesh=mesh, dim=dim, shape=shape,
-                        dtype=dtype, memory=memory, gpu_path=_gpu_path(facts))
+                        dtypes=["float32", "int64", "bfloat16"], memory=memory, gpu_path=_gpu_path(facts))
     assert "ok" in out, out
 
 
+# Distinct per reduce kind (another native reduction and another Partial reduce op).
 @pytest.mark.component("native")
 @pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("kind", ["sum", "avg", "max"])

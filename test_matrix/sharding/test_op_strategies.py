@@ -1,0 +1,39 @@
+"""Op sharding strategies (op_cases.OPS): each op under the placement classes that take
+different branches of its registered DTensor strategy; full_tensor() against the
+single-process op, and the output kept sharded where the input is sharded off the op's dim."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from porting.matrix.monarch_util import load_file
+from porting.matrix.params import BACKENDS
+
+pytestmark = [pytest.mark.component("sharding"), pytest.mark.parametrize("backend", BACKENDS)]
+
+_here = Path(__file__).resolve().parent
+ops = load_file(_here / "op_cases.py", "port_matrix_op_cases")
+helpers = load_file(_here / "conftest.py", "port_matrix_sharding_helpers")
+
+
+def _mesh(klass: str) -> str:
+    # 1d-4 with (5, 7): one rank holds an empty shard of dim 0, dim 1 splits unevenly; "2d"
+    # keeps one mesh dim's shard while the other is redistributed.
+    return "2d-2x2" if klass == "2d" else "1d-4"
+
+
+# Distinct per value: each op has its own registered strategy (or decomposition), and each
+# class takes another branch of it (op_cases' docstring: on / other / rep / partial / 2d);
+# op_cases.Op.placement_classes drops the classes that are the same branch for that op.
+CASES = [pytest.param(name, klass, marks=pytest.mark.requires(world_size=helpers.MESH_WORLD[_mesh(klass)]),
+                      id=f"{name}-{klass}")
+         for name, op in ops.OPS.items() for klass in op.placement_classes()]
+
+
+@pytest.mark.parametrize("name,klass", CASES)
+def test_op_strategy(rank_pool, name, klass):
+    mesh = _mesh(klass)
+    out = rank_pool.run(ops.run_op, ranks=helpers.mesh_ranks(mesh), mesh=mesh, name=name, klass=klass)
+    assert len(set(map(str, out))) == 1, f"ranks disagree on the output placements: {out}"
