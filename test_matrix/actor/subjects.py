@@ -1,10 +1,37 @@
-"""Actors of the actor pack (shipped to proc processes by value)."""
+"""Actors and values of the actor pack (shipped to proc processes by value)."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import enum
 import os
 
-from monarch.actor import Actor, Port, current_rank, endpoint
+from monarch.actor import (
+    Actor,
+    Port,
+    concurrent_endpoint,
+    context,
+    current_actor_name,
+    current_rank,
+    current_size,
+    endpoint,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    """A class of the client's, pickled by value (its module is registered so)."""
+
+    name: str
+    values: tuple
+
+
+class Colour(enum.Enum):
+    """An enum of the client's, pickled by value (cloudpickle's enum reconstruction)."""
+
+    RED = 1
+    BLUE = 2
 
 
 class Probe(Actor):
@@ -22,12 +49,40 @@ class Probe(Actor):
         return {k: r[k] for k in r}
 
     @endpoint
+    def where(self) -> dict:
+        """What the actor knows about itself inside an endpoint (context())."""
+        r = current_rank()
+        return {"rank": r.rank, "point": {k: r[k] for k in r}, "size": current_size(),
+                "name": current_actor_name(), "actor_id": str(context().actor_instance.actor_id),
+                "pid": os.getpid()}
+
+    @endpoint
     def echo(self, value):
         return value
 
     @endpoint
     def echo_tensor_meta(self, t):
         return (tuple(t.shape), str(t.dtype), t.is_contiguous(), t, t.device.type)
+
+    @endpoint
+    def tensor_facts(self, t) -> dict:
+        """How a tensor arrived: layout, strides, storage size, autograd state, class."""
+        import torch
+
+        strided = t.layout == torch.strided
+        return {"type": type(t).__name__, "layout": repr(t.layout), "shape": tuple(t.shape),
+                "stride": t.stride() if strided else None,
+                "offset": t.storage_offset() if strided else None,
+                "storage_bytes": t.untyped_storage().nbytes() if strided else None,
+                "requires_grad": t.requires_grad, "is_leaf": t.is_leaf, "device": t.device.type, "tensor": t}
+
+    @endpoint
+    def shares_storage(self, a, b) -> bool:
+        return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+    @endpoint
+    def apply(self, fn, value):
+        return fn(value)
 
     @endpoint
     def bump(self) -> int:
@@ -52,9 +107,12 @@ class Probe(Actor):
         return os.getpid()
 
     @endpoint
+    def fail(self, message: str) -> None:
+        raise ValueError(message)
+
+    @endpoint
     def numbers(self, n: int):
-        for i in range(n):  # a generator: Monarch endpoints return values, not generators
-            yield i
+        yield from range(n)  # a generator: Monarch endpoints return values, not generators
 
     @endpoint
     def produce(self, port: Port, n: int) -> int:
@@ -62,12 +120,168 @@ class Probe(Actor):
             port.send((current_rank().rank, i))
         return n
 
+    @endpoint(explicit_response_port=True)
+    def answer_by_port(self, port: Port, value: int) -> None:
+        port.send(value * 10 + current_rank().rank)
+
+    @endpoint(explicit_response_port=True)
+    def fail_by_port(self, port: Port, message: str) -> None:
+        port.exception(KeyError(message))
+
+    @endpoint(explicit_response_port=True)
+    def park(self, port: Port, key: str) -> None:
+        """Keep the response port; ``answer_parked`` replies through it later (a deferred reply)."""
+        self.parked = getattr(self, "parked", {})
+        self.parked[key] = port
+
+    @endpoint
+    def answer_parked(self, key: str, value) -> int:
+        self.parked.pop(key).send(value)
+        return len(self.parked)
+
+    def not_an_endpoint(self) -> int:
+        return 7
+
     @endpoint
     def visibility(self, names: list[str]) -> dict:
         import torch
 
         return {"env": {n: os.environ.get(n) for n in names},
                 "device_count": torch.cuda.device_count() if torch.cuda.is_available() else 0}
+
+
+class Gate(Actor):
+    """An async actor: endpoints that wait on events other endpoints set, and a journal of
+    the order in which their bodies start and end."""
+
+    def __init__(self) -> None:
+        self.events: dict[str, asyncio.Event] = {}
+        self.journal: list[tuple] = []
+
+    def _event(self, key: str) -> asyncio.Event:
+        return self.events.setdefault(key, asyncio.Event())
+
+    @endpoint
+    async def wait(self, key: str, patience_s: float) -> bool:
+        """True if ``key`` was released within ``patience_s`` seconds."""
+        self.journal.append(("start", key))
+        try:
+            await asyncio.wait_for(self._event(key).wait(), patience_s)
+            released = True
+        except asyncio.TimeoutError:
+            released = False
+        self.journal.append(("end", key, released))
+        return released
+
+    @endpoint
+    async def release(self, key: str) -> str:
+        self.journal.append(("release", key))
+        self._event(key).set()
+        return key
+
+    @concurrent_endpoint
+    async def cwait(self, key: str, patience_s: float) -> bool:
+        self.journal.append(("cstart", key))
+        try:
+            await asyncio.wait_for(self._event(key).wait(), patience_s)
+            released = True
+        except asyncio.TimeoutError:
+            released = False
+        self.journal.append(("cend", key, released))
+        return released
+
+    @concurrent_endpoint
+    async def crelease(self, key: str) -> str:
+        self.journal.append(("crelease", key))
+        self._event(key).set()
+        return key
+
+    @endpoint
+    async def sleep_then(self, seconds: float, value: int) -> int:
+        await asyncio.sleep(seconds)
+        return value
+
+    @endpoint
+    async def take_journal(self) -> list[tuple]:
+        out, self.journal = self.journal, []
+        return out
+
+    @endpoint
+    async def ask(self, other, value):
+        """Await another actor mesh's reply inside an async endpoint."""
+        return await other.echo.call_one(value)
+
+
+class Caller(Actor):
+    """Calls other actor meshes it is given (as arguments or at construction)."""
+
+    def __init__(self, target=None) -> None:
+        self.target = target
+
+    @endpoint
+    def ranks_of(self, mesh) -> list[int]:
+        return list(mesh.rank.call().get().values())
+
+    @endpoint
+    def sum_ranks_of_target(self) -> int:
+        return sum(self.target.rank.call().get().values())
+
+    @endpoint
+    def bump_target(self) -> None:
+        self.target.bump.broadcast()
+
+    @endpoint
+    def failure_of(self, mesh, message: str) -> str:
+        """Call an endpoint that raises; return how the failure reached this actor."""
+        from monarch.actor import ActorError
+
+        try:
+            mesh.fail.call_one(message).get()
+        except ActorError as exc:
+            return f"{type(exc.exception).__name__}: {exc.exception}"
+        return "no error"
+
+    @endpoint
+    def spawn_child_pids(self) -> tuple[int, list[int]]:
+        """Spawn a child actor on this actor's own proc; return (own pid, child pids)."""
+        from monarch.actor import this_proc
+
+        child = this_proc().spawn("child", Probe)
+        return os.getpid(), list(child.pid.call().get().values())
+
+
+class Boom(Actor):
+    def __init__(self, message: str) -> None:
+        raise RuntimeError(message)
+
+    @endpoint
+    def rank(self) -> int:
+        return current_rank().rank
+
+
+class Mixed(Actor):
+    @endpoint
+    def sync_one(self) -> int:
+        return 0
+
+    @endpoint
+    async def async_one(self) -> int:
+        return 0
+
+
+class Collides(Actor):
+    @endpoint
+    def slice(self) -> int:  # ActorMesh.slice is a mesh method: an endpoint may not shadow it
+        return 0
+
+
+class NeedsTwo(Actor):
+    def __init__(self, a: int, b: int) -> None:
+        self.total = a + b
+
+    @endpoint
+    def total_now(self) -> int:
+        return self.total
 
 
 class Relay(Actor):
@@ -83,6 +297,11 @@ class Relay(Actor):
         # Same sender, so this call is handled after every record above on every actor.
         self.target.count_now.call().get()
         return n
+
+
+def add_one(value: int) -> int:
+    """A function of the client's, shipped by value."""
+    return value + 1
 
 
 def visibility_bootstrap(var: str):
