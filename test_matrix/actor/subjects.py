@@ -202,6 +202,13 @@ class Gate(Actor):
         return value
 
     @endpoint
+    async def rank_after(self, seconds_by_rank: list[float]) -> int:
+        """Reply with this actor's rank after a delay that depends on the rank."""
+        rank = current_rank().rank
+        await asyncio.sleep(seconds_by_rank[rank])
+        return rank
+
+    @endpoint
     async def take_journal(self) -> list[tuple]:
         out, self.journal = self.journal, []
         return out

@@ -1,0 +1,140 @@
+"""Calls in flight: sequential and concurrent async endpoints, many futures outstanding to one
+actor and to a mesh, futures resolved out of order, Future.get(timeout=...), asyncio."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from porting.matrix.monarch_util import load_by_value, stop_mesh
+
+pytestmark = pytest.mark.component("actor")
+subjects = load_by_value(Path(__file__).with_name("subjects.py"), "port_matrix_actor_subjects")
+
+# An upper bound for waits that must end early; reaching it makes the case fail, never hang.
+PATIENCE_S = 20.0
+
+
+@pytest.fixture(scope="module")
+def actors(fault_log):
+    from monarch.actor import this_host
+
+    procs = this_host().spawn_procs(per_host={"gpus": 2})
+    yield procs.spawn("gate", subjects.Gate), procs.spawn("probe", subjects.Probe)
+    stop_mesh(procs)
+
+
+@pytest.fixture
+def gate(actors):
+    gates, _ = actors
+    gates.slice(gpus=0).take_journal.call_one().get()
+    return gates
+
+
+def test_plain_async_endpoints_run_one_at_a_time(gate):
+    """A plain async endpoint runs to completion before the next message: a release sent while
+    ``wait`` awaits is handled after ``wait`` gave up."""
+    g = gate.slice(gpus=0)
+    waiting = g.wait.call_one("a", 1.0)
+    released = g.release.call_one("a")
+    assert (waiting.get(), released.get()) == (False, "a")
+    assert g.take_journal.call_one().get() == [("start", "a"), ("end", "a", False), ("release", "a")]
+
+
+def test_concurrent_endpoint_lets_a_later_call_run_while_it_awaits(gate):
+    g = gate.slice(gpus=0)
+    waiting = g.cwait.call_one("b", PATIENCE_S)
+    released = g.crelease.call_one("b")
+    assert (waiting.get(), released.get()) == (True, "b")
+    assert g.take_journal.call_one().get() == [("cstart", "b"), ("crelease", "b"), ("cend", "b", True)]
+
+
+def test_concurrent_endpoints_start_in_send_order_and_finish_in_release_order(gate):
+    g = gate.slice(gpus=0)
+    keys = [f"k{i}" for i in range(8)]
+    waits = [g.cwait.call_one(k, PATIENCE_S) for k in keys]
+    for k in reversed(keys):
+        g.crelease.call_one(k).get()
+    assert [w.get() for w in waits] == [True] * len(keys)
+    journal = g.take_journal.call_one().get()
+    assert [e[1] for e in journal if e[0] == "cstart"] == keys
+    assert [e[1] for e in journal if e[0] == "cend"] == list(reversed(keys))
+
+
+def test_get_with_timeout_raises_timeout_error_and_keeps_the_future(gate):
+    pending = gate.slice(gpus=0).wait.call_one("never", 2.0)
+    with pytest.raises(TimeoutError):
+        pending.get(timeout=0.2)
+    assert pending.get() is False  # the same future still delivers the endpoint's result
+
+
+def test_futures_resolve_out_of_order(gate):
+    slow = gate.slice(gpus=0).wait.call_one("slow", 3.0)
+    fast = gate.slice(gpus=1).sleep_then.call_one(0.0, 7)
+    assert fast.get(timeout=PATIENCE_S) == 7
+    with pytest.raises(TimeoutError):
+        slow.get(timeout=0.05)  # the earlier call is still running on the other actor
+    assert slow.get() is False
+
+
+def test_stream_yields_replies_in_completion_order(gate):
+    # rank 0 answers after rank 1; a stream hands out whichever reply came first
+    got = [f.get() for f in gate.rank_after.stream([1.5, 0.0])]
+    assert got == [1, 0]
+
+
+def test_many_calls_in_flight_to_one_actor(actors):
+    _, probes = actors
+    one = probes.slice(gpus=1)
+    start = one.count_now.call_one().get()
+    futures = [one.bump.call_one() for _ in range(500)]
+    got = [f.get() for f in reversed(futures)][::-1]  # read back to front: each future keeps its reply
+    assert got == list(range(start + 1, start + 501))
+
+
+def test_many_calls_in_flight_to_a_mesh(actors):
+    _, probes = actors
+    start = list(probes.count_now.call().get().values())
+    futures = [probes.bump.call() for _ in range(100)]
+    rows = [list(f.get().values()) for f in futures]
+    assert rows == [[s + i for s in start] for i in range(1, 101)]
+
+
+def test_async_endpoint_awaits_another_actors_reply(actors):
+    gates, probes = actors
+    assert gates.slice(gpus=0).ask.call_one(probes.slice(gpus=1), {"v": 3}).get() == {"v": 3}
+
+
+def test_futures_are_awaitable_in_asyncio(actors):
+    _, probes = actors
+
+    async def main():
+        values = await asyncio.gather(*(probes.slice(gpus=i % 2).echo.call_one(i) for i in range(20)))
+        via_asyncio = await probes.slice(gpus=0).echo.call_one("x").as_asyncio()
+        return values, via_asyncio
+
+    assert asyncio.run(main()) == (list(range(20)), "x")
+
+
+def test_as_asyncio_outside_a_loop_raises(actors):
+    _, probes = actors
+    fut = probes.slice(gpus=0).echo.call_one(1)
+    with pytest.raises(RuntimeError, match="requires a running asyncio event loop"):
+        fut.as_asyncio()
+    assert fut.get() == 1
+
+
+def test_error_reply_does_not_disturb_calls_in_flight(actors):
+    from monarch.actor import ActorError
+
+    _, probes = actors
+    one = probes.slice(gpus=0)
+    before = [one.echo.call_one(i) for i in range(10)]
+    failing = one.fail.call_one("in the middle")
+    after = [one.echo.call_one(i) for i in range(10, 20)]
+    with pytest.raises(ActorError) as info:
+        failing.get()
+    assert isinstance(info.value.exception, ValueError) and str(info.value.exception) == "in the middle"
+    assert [f.get() for f in before + after] == list(range(20))

@@ -1,0 +1,157 @@
+"""Spawning and stopping: a constructor that raises, arguments refused before anything is sent
+(unpicklable, wrong arity), actor classes refused at spawn, two meshes under one name, calling
+what is not an endpoint, stopping an actor mesh and a proc mesh, and what stays usable."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from porting.matrix.monarch_util import load_by_value, stop_mesh
+
+pytestmark = pytest.mark.component("actor")
+subjects = load_by_value(Path(__file__).with_name("subjects.py"), "port_matrix_actor_subjects")
+
+
+@pytest.fixture(scope="module")
+def procs(fault_log):
+    from monarch.actor import this_host
+
+    mesh = this_host().spawn_procs(per_host={"gpus": 2})
+    yield mesh
+    stop_mesh(mesh)
+
+
+@pytest.fixture(scope="module")
+def probes(procs):
+    return procs.spawn("lifecycle", subjects.Probe)
+
+
+@pytest.fixture(scope="module")
+def failed_spawn(fault_log):
+    """Procs that host a healthy Probe mesh, then a Boom mesh whose constructor raises."""
+    from monarch.actor import this_host
+
+    mesh = this_host().spawn_procs(per_host={"gpus": 2})
+    healthy = mesh.spawn("healthy", subjects.Probe)
+    healthy.rank.call().get()
+    faults_before = len(fault_log)
+    boom = mesh.spawn("boom", subjects.Boom, "constructor refused on purpose")
+    yield mesh, healthy, boom, fault_log, faults_before
+    stop_mesh(mesh)
+
+
+def test_constructor_error_surfaces_on_the_first_call(failed_spawn):
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    _, _, boom, _, _ = failed_spawn
+    boom.initialized.get()  # the spawn itself completes; the failure belongs to the actors
+    for _ in range(2):  # and stays: every later call fails the same way
+        with pytest.raises(SupervisionError) as info:
+            boom.rank.call().get()
+        text = str(info.value)
+        assert "boom.rank()" in text and "RuntimeError: constructor refused on purpose" in text, text
+
+
+def test_constructor_error_reaches_the_fault_hook_per_rank(failed_spawn):
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    _, _, boom, faults, before = failed_spawn
+    with pytest.raises(SupervisionError):
+        boom.rank.call().get()
+    crashed = [f for f in faults[before:] if "crashed_ranks=[" in f and "Boom" in f]
+    assert {f.split("crashed_ranks=")[1][:3] for f in crashed} == {"[0]", "[1]"}, faults[before:]
+
+
+def test_after_a_constructor_error_other_actors_answer_but_no_new_spawn(failed_spawn):
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    mesh, healthy, boom, _, _ = failed_spawn
+    with pytest.raises(SupervisionError):
+        boom.rank.call().get()
+    assert list(healthy.rank.call().get().values()) == [0, 1]
+    with pytest.raises(RuntimeError, match="Cannot spawn new actors on mesh with supervision events"):
+        mesh.spawn("after", subjects.Probe).rank.call().get()
+
+
+def test_unpicklable_constructor_argument_is_refused_before_sending(procs):
+    with pytest.raises(TypeError, match="cannot pickle '_thread.lock' object"):
+        procs.spawn("locked", subjects.Relay, threading.Lock())
+    assert list(procs.spawn("after_lock", subjects.Probe).rank.call().get().values()) == [0, 1]
+
+
+def test_wrong_constructor_arity_is_refused_at_spawn(procs):
+    with pytest.raises(TypeError, match="missing a required argument: 'b'"):
+        procs.spawn("short", subjects.NeedsTwo, 1)
+    assert list(procs.spawn("right", subjects.NeedsTwo, 1, b=2).total_now.call().get().values()) == [3, 3]
+
+
+def test_actor_classes_refused_at_spawn(procs):
+    mixed = r"mixes both async and sync endpoints.*sync: \['sync_one'\] async: \['async_one'\]"
+    with pytest.raises(ValueError, match=mixed):
+        procs.spawn("mixed", subjects.Mixed)
+    with pytest.raises(ValueError, match="collides with an endpoint name: attribute=slice"):
+        procs.spawn("collides", subjects.Collides)
+
+
+def test_same_name_twice_gives_two_independent_meshes(procs):
+    first = procs.spawn("twin", subjects.Probe)
+    second = procs.spawn("twin", subjects.Probe)
+    first.bump.call().get()
+    first.bump.call().get()
+    assert list(first.count_now.call().get().values()) == [2, 2]
+    assert list(second.count_now.call().get().values()) == [0, 0]
+
+
+def test_wrong_endpoint_arguments_are_refused_before_sending(probes):
+    before = list(probes.count_now.call().get().values())
+    with pytest.raises(TypeError, match="too many positional arguments"):
+        probes.bump.call(1)
+    with pytest.raises(TypeError, match="missing a required argument: 'sender'"):
+        probes.record.call(seq=1)
+    with pytest.raises(TypeError, match="cannot pickle '_thread.lock' object"):
+        probes.echo.call(threading.Lock())
+    assert list(probes.count_now.call().get().values()) == before
+
+
+def test_a_method_without_endpoint_is_refused_and_as_endpoint_calls_it(probes):
+    from monarch.actor import as_endpoint
+
+    with pytest.raises(RuntimeError, match=r"not_an_endpoint is not annotated as an endpoint.*as_endpoint"):
+        probes.not_an_endpoint()
+    assert list(as_endpoint(probes.not_an_endpoint).call().get().values()) == [7, 7]
+
+
+def test_a_slice_of_an_actor_mesh_cannot_be_stopped(probes):
+    with pytest.raises(NotImplementedError, match="requires an owned ActorMesh"):
+        probes.slice(gpus=0).stop().get()
+    assert list(probes.rank.call().get().values()) == [0, 1]
+
+
+def test_stopped_actor_mesh_fails_calls_and_procs_stay_usable(procs):
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    doomed = procs.spawn("doomed", subjects.Probe)
+    assert list(doomed.rank.call().get().values()) == [0, 1]
+    doomed.stop("stopped by the actor pack").get()
+    # the callers learn that the mesh controller stopped it (the reason goes to the actors)
+    stopped = r"(?s)doomed\.rank\(\) failed.*stopped: ActorMeshController received explicit stop"
+    with pytest.raises(SupervisionError, match=stopped):
+        doomed.rank.call().get()
+    assert list(procs.spawn("survivor", subjects.Probe).rank.call().get().values()) == [0, 1]
+
+
+def test_stopped_proc_mesh_fails_calls_and_spawns(fault_log):
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import this_host
+
+    mesh = this_host().spawn_procs(per_host={"gpus": 2})
+    probes = mesh.spawn("short_lived", subjects.Probe)
+    assert list(probes.rank.call().get().values()) == [0, 1]
+    mesh.stop("proc mesh stopped by the actor pack").get()
+    with pytest.raises(SupervisionError, match="proc mesh stopped by the actor pack"):
+        probes.slice(gpus=0).rank.call_one().get()
+    with pytest.raises(RuntimeError, match="`ProcMesh` has already been stopped"):
+        mesh.spawn("too_late", subjects.Probe)
