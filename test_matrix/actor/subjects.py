@@ -234,8 +234,10 @@ class Caller(Actor):
         return sum(self.target.rank.call().get().values())
 
     @endpoint
-    def bump_target(self) -> None:
+    def bump_target(self) -> list[int]:
+        """Broadcast a bump, then read the counts: same sender, so the read sees the bump."""
         self.target.bump.broadcast()
+        return list(self.target.count_now.call().get().values())
 
     @endpoint
     def failure_of(self, mesh, message: str) -> str:
