@@ -139,6 +139,50 @@ class Probe(Actor):
         self.parked.pop(key).send(value)
         return len(self.parked)
 
+    @endpoint
+    def current_point(self):
+        return current_rank()
+
+    @endpoint
+    def valuemesh_facts(self, vm) -> tuple[str, list]:
+        return type(vm).__name__, [({k: p[k] for k in p}, v) for p, v in vm.items()]
+
+    @endpoint
+    def fail_on_rank(self, rank: int) -> int:
+        if current_rank().rank == rank:
+            raise ValueError(f"rank {rank} refuses")
+        return current_rank().rank
+
+    @endpoint
+    def log_through_a_handler(self, message: str) -> str:
+        """Log one record through a fresh handler; return what the handler wrote."""
+        import io
+        import logging
+
+        out = io.StringIO()
+        handler = logging.StreamHandler(out)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger = logging.getLogger("port_matrix_actor.handler")
+        logger.setLevel(logging.INFO)
+        logger.addHandler(handler)
+        try:
+            logger.info(message)
+        finally:
+            logger.removeHandler(handler)
+        return out.getvalue()
+
+    @endpoint
+    def open_inbox(self):
+        """Open a channel here and hand its sending port to the caller."""
+        from monarch.actor import Channel
+
+        port, self.inbox = Channel.open()
+        return port
+
+    @endpoint
+    def read_inbox(self, n: int) -> list:
+        return [self.inbox.recv().get() for _ in range(n)]
+
     def not_an_endpoint(self) -> int:
         return 7
 
@@ -209,6 +253,31 @@ class Gate(Actor):
         return rank
 
     @endpoint
+    async def start_background(self, key: str, seconds: float) -> bool:
+        """Start a task that sets ``key`` after ``seconds``; reply before it ran."""
+
+        async def later() -> None:
+            await asyncio.sleep(seconds)
+            self._event(key).set()
+
+        self.background = asyncio.get_running_loop().create_task(later())
+        return self._event(key).is_set()
+
+    @endpoint
+    async def is_set(self, key: str) -> bool:
+        return self._event(key).is_set()
+
+    @concurrent_endpoint
+    async def craise(self, message: str) -> None:
+        await asyncio.sleep(0)
+        raise ValueError(message)
+
+    @concurrent_endpoint(explicit_response_port=True)
+    async def craise_by_port(self, port: Port, message: str) -> None:
+        await asyncio.sleep(0)
+        port.exception(KeyError(message))
+
+    @endpoint
     async def take_journal(self) -> list[tuple]:
         out, self.journal = self.journal, []
         return out
@@ -224,6 +293,10 @@ class Caller(Actor):
 
     def __init__(self, target=None) -> None:
         self.target = target
+
+    @endpoint
+    def pid(self) -> int:
+        return os.getpid()
 
     @endpoint
     def ranks_of(self, mesh) -> list[int]:
@@ -251,12 +324,46 @@ class Caller(Actor):
         return "no error"
 
     @endpoint
+    def spawn_on(self, procs) -> list[int]:
+        """Spawn Probes on a proc mesh this actor was given; return their pids."""
+        return list(procs.spawn("spawned_by_actor", Probe).pid.call().get().values())
+
+    @endpoint
     def spawn_child_pids(self) -> tuple[int, list[int]]:
         """Spawn a child actor on this actor's own proc; return (own pid, child pids)."""
         from monarch.actor import this_proc
 
-        child = this_proc().spawn("child", Probe)
-        return os.getpid(), list(child.pid.call().get().values())
+        self.spawned_child = this_proc().spawn("child", Probe)
+        return os.getpid(), list(self.spawned_child.pid.call().get().values())
+
+    @endpoint
+    def child_mesh(self):
+        return self.spawned_child
+
+
+class Keeper(Actor):
+    """Runs ``__cleanup__`` at stop: it reports through a port it was given."""
+
+    def __init__(self, port: Port) -> None:
+        self.port = port
+
+    @endpoint
+    def pid(self) -> int:
+        return os.getpid()
+
+    def __cleanup__(self, exc) -> None:
+        self.port.send(("cleanup", os.getpid(), repr(exc)))
+
+
+class Asker(Actor):
+    """Calls the mesh it is given from its constructor."""
+
+    def __init__(self, target) -> None:
+        self.ranks_at_init = list(target.rank.call().get().values())
+
+    @endpoint
+    def seen_at_init(self) -> list[int]:
+        return self.ranks_at_init
 
 
 class Boom(Actor):

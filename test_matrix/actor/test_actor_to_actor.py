@@ -122,3 +122,42 @@ def test_an_actor_spawns_a_child_on_its_own_proc(meshes):
     _, caller = meshes
     own_pid, child_pids = caller.spawn_child_pids.call_one().get()
     assert child_pids == [own_pid]
+    child = caller.child_mesh.call_one().get()  # the child mesh travels to the client and answers it
+    assert list(child.pid.call().get().values()) == [own_pid]
+
+
+def test_an_actor_spawns_on_a_proc_mesh_it_is_given(meshes):
+    """Both a proc mesh already in use and one still being created (sent before it resolved)."""
+    from monarch.actor import this_host
+
+    _, caller = meshes
+    ready = this_host().spawn_procs(per_host={"p": 2})
+    ready.initialized.get()
+    pending = this_host().spawn_procs(per_host={"p": 2})  # passed on at once, not awaited
+    try:
+        for name, procs in (("ready", ready), ("pending", pending)):
+            pids = caller.spawn_on.call_one(procs).get()
+            assert len(set(pids)) == 2 and caller.pid.call_one().get() not in pids, name
+    finally:
+        stop_mesh(pending)
+        stop_mesh(ready)
+
+
+def test_a_port_opened_by_an_actor_is_usable_by_the_client(meshes):
+    probes, _ = meshes
+    one = probes.slice(x=1, y=1)
+    port = one.open_inbox.call_one().get()
+    for i in range(3):
+        port.send({"n": i})
+    assert one.read_inbox.call_one(3).get() == [{"n": 0}, {"n": 1}, {"n": 2}]
+
+
+def test_an_exception_sent_through_a_channel_is_raised_by_recv(meshes):
+    from monarch.actor import Channel
+
+    port, receiver = Channel.open()
+    port.send("first")
+    port.exception(LookupError("through the channel"))
+    assert receiver.recv().get() == "first"
+    with pytest.raises(LookupError, match="through the channel"):
+        receiver.recv().get()

@@ -138,3 +138,76 @@ def test_error_reply_does_not_disturb_calls_in_flight(actors):
         failing.get()
     assert isinstance(info.value.exception, ValueError) and str(info.value.exception) == "in the middle"
     assert [f.get() for f in before + after] == list(range(20))
+
+
+def test_background_task_keeps_running_after_the_reply(gate):
+    g = gate.slice(gpus=1)
+    assert g.start_background.call_one("bg", 0.3).get() is False  # replied before the task ran
+    assert g.wait.call_one("bg", PATIENCE_S).get() is True  # set by the task, not by a message
+    assert g.is_set.call_one("bg").get() is True
+
+
+def test_concurrent_endpoint_error_reaches_the_caller_and_the_actor_survives(gate):
+    from monarch.actor import ActorError
+
+    g = gate.slice(gpus=1)
+    with pytest.raises(ActorError) as info:
+        g.craise.call_one("raised in a task").get()
+    assert isinstance(info.value.exception, ValueError) and str(info.value.exception) == "raised in a task"
+    with pytest.raises(KeyError, match="sent through the port"):
+        g.craise_by_port.call_one("sent through the port").get()
+    assert g.sleep_then.call_one(0.0, 5).get() == 5
+
+
+def test_invalid_timeout_is_refused(actors):
+    _, probes = actors
+    fut = probes.slice(gpus=0).echo.call_one(2)
+    for bad in (-1, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="expected a non-negative, finite number of seconds"):
+            fut.get(timeout=bad)
+    assert fut.get() == 2
+
+
+def test_a_future_gives_the_same_result_every_time(actors):
+    from monarch.actor import ActorError
+
+    _, probes = actors
+    ok = probes.slice(gpus=0).pid.call_one()
+    assert ok.get() == ok.get()
+    failed = probes.slice(gpus=0).fail.call_one("twice")
+    for _ in range(2):
+        with pytest.raises(ActorError, match="twice"):
+            failed.get()
+
+
+def test_returns_future_runs_an_async_function_as_a_future(actors):
+    from monarch.actor import returns_future
+
+    _, probes = actors
+
+    @returns_future
+    async def both_pids():
+        return [await probes.slice(gpus=i).pid.call_one() for i in range(2)]
+
+    assert both_pids().get() == list(probes.pid.call().get().values())
+
+
+def test_one_failing_rank_fails_call_and_one_stream_item(actors):
+    from monarch.actor import ActorError
+
+    _, probes = actors
+    with pytest.raises(ActorError, match="rank 1 refuses"):
+        probes.fail_on_rank.call(1).get()
+    outcomes = []
+    for fut in probes.fail_on_rank.stream(1):
+        try:
+            outcomes.append(fut.get())
+        except ActorError as exc:
+            outcomes.append(str(exc.exception))
+    assert sorted(outcomes, key=str) == [0, "rank 1 refuses"]
+
+
+def test_choose_spreads_over_the_mesh(actors):
+    _, probes = actors
+    # 64 independent uniform picks over 2 actors all landing on one: probability 2**-63
+    assert {probes.pid.choose().get() for _ in range(64)} == set(probes.pid.call().get().values())

@@ -119,3 +119,13 @@ def test_logging_option_refusals(procs):
             asyncio.run(procs.logging_option(level=level))
     with pytest.raises(RuntimeError, match="cannot set aggregate window without streaming to client"):
         asyncio.run(procs.logging_option(stream_to_client=False, aggregate_window_sec=2))
+
+
+def test_python_log_records_inside_an_actor_carry_the_actor(procs):
+    """Monarch adds a filter to every logging handler in a proc: a record logged inside an
+    endpoint is prefixed with the actor's identity; an empty message (structured logging) is
+    left empty."""
+    probe = procs.spawn("logging_probe", subjects.Probe).slice(gpus=0)
+    written = probe.log_through_a_handler.call_one("record from an endpoint").get()
+    assert re.fullmatch(r"\[actor=<root>\.<\S*Probe logging_probe\{'gpus': 0/1\}>\] record from an endpoint\n", written), written
+    assert probe.log_through_a_handler.call_one("").get() == "\n"

@@ -276,6 +276,21 @@ def test_views_of_one_storage_arrive_as_separate_copies(pair):
     assert same_a is same_b
 
 
+def test_a_valuemesh_argument_arrives_with_its_points(pair):
+    """ValueMesh pickles as (shape, values): an actor given one iterates the same points."""
+    vm = pair.rank.call().get()
+    kind, items = pair.slice(gpus=1).valuemesh_facts.call_one(vm).get()
+    assert (kind, items) == ("ValueMesh", [({"gpus": 0}, 0), ({"gpus": 1}, 1)])
+
+
+def test_a_point_reply_keeps_rank_and_coordinates(pair):
+    from monarch._rust_bindings.monarch_hyperactor.shape import Point
+
+    points = list(pair.current_point.call().get().values())
+    assert all(isinstance(p, Point) for p in points)
+    assert [(p.rank, {k: p[k] for k in p}) for p in points] == [(0, {"gpus": 0}), (1, {"gpus": 1})]
+
+
 def test_generator_endpoint_fails_clearly_and_actor_survives(pair):
     """Streams go through stream() or a Port; a generator result is refused with the reason."""
     from monarch.actor import ActorError

@@ -155,9 +155,16 @@ def test_split_factors_a_dimension(grid):
         probes.split(y=("p", "q"), q=2)
 
 
+def test_rename_onto_an_existing_name_is_refused(grid):
+    probes, _ = grid
+    with pytest.raises(ValueError, match="Duplicate dimension name 'y'"):
+        probes.rename(x="y")
+
+
 def test_size_and_extent_of_a_mesh(grid):
     probes, _ = grid
     assert (len(probes), probes.size("y"), probes.size(), probes.sizes) == (6, 3, 6, {"x": 2, "y": 3})
+    assert probes.size(("x", "y")) == 6 and probes.slice(y=slice(0, 2)).size(["x", "y"]) == 4
     with pytest.raises(KeyError, match="does not have dimension 'z'"):
         probes.size("z")
 
