@@ -127,5 +127,6 @@ def test_python_log_records_inside_an_actor_carry_the_actor(procs):
     left empty."""
     probe = procs.spawn("logging_probe", subjects.Probe).slice(gpus=0)
     written = probe.log_through_a_handler.call_one("record from an endpoint").get()
-    assert re.fullmatch(r"\[actor=<root>\.<\S*Probe logging_probe\{'gpus': 0/1\}>\] record from an endpoint\n", written), written
+    prefix = r"\[actor=<root>\.<\S*Probe logging_probe\{'gpus': 0/1\}>\] "
+    assert re.fullmatch(prefix + "record from an endpoint\n", written), written
     assert probe.log_through_a_handler.call_one("").get() == "\n"
