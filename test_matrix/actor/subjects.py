@@ -34,6 +34,16 @@ class Colour(enum.Enum):
     BLUE = 2
 
 
+class UnpicklableError(Exception):
+    """An exception that cannot be pickled back to the caller (it holds a lock)."""
+
+    def __init__(self, message: str) -> None:
+        import threading
+
+        super().__init__(message)
+        self.lock = threading.Lock()
+
+
 class Probe(Actor):
     def __init__(self) -> None:
         self.count = 0
@@ -105,6 +115,24 @@ class Probe(Actor):
     @endpoint
     def pid(self) -> int:
         return os.getpid()
+
+    @endpoint
+    def hold(self, seconds: float) -> int:
+        """Block this actor's thread (a sync endpoint) for ``seconds``."""
+        import time
+
+        time.sleep(seconds)
+        return os.getpid()
+
+    @endpoint
+    def unpicklable_reply(self):
+        import threading
+
+        return threading.Lock()
+
+    @endpoint
+    def raise_unpicklable(self, message: str) -> None:
+        raise UnpicklableError(message)
 
     @endpoint
     def fail(self, message: str) -> None:
@@ -355,6 +383,18 @@ class Keeper(Actor):
         self.port.send(("cleanup", os.getpid(), repr(exc)))
 
 
+class SlowStart(Actor):
+    def __init__(self, seconds: float) -> None:
+        import time
+
+        time.sleep(seconds)
+        self.state = "constructed"
+
+    @endpoint
+    def state_now(self) -> str:
+        return self.state
+
+
 class Asker(Actor):
     """Calls the mesh it is given from its constructor."""
 
@@ -418,6 +458,10 @@ class Relay(Actor):
 def add_one(value: int) -> int:
     """A function of the client's, shipped by value."""
     return value + 1
+
+
+def failing_bootstrap() -> None:
+    raise RuntimeError("bootstrap refused on purpose")
 
 
 def visibility_bootstrap(var: str):

@@ -211,3 +211,21 @@ def test_choose_spreads_over_the_mesh(actors):
     _, probes = actors
     # 64 independent uniform picks over 2 actors all landing on one: probability 2**-63
     assert {probes.pid.choose().get() for _ in range(64)} == set(probes.pid.call().get().values())
+
+
+def test_a_blocked_sync_actor_does_not_block_another_actor_on_its_proc(actors):
+    gates, probes = actors
+    held = probes.slice(gpus=0).hold.call_one(2.0)
+    assert gates.slice(gpus=0).sleep_then.call_one(0.0, 9).get(timeout=PATIENCE_S) == 9
+    with pytest.raises(TimeoutError):
+        held.get(timeout=0.05)  # still holding its own thread
+    assert held.get() == probes.slice(gpus=0).pid.call_one().get()
+
+
+def test_sync_actors_on_different_procs_run_in_parallel(actors):
+    _, probes = actors
+    held = probes.slice(gpus=0).hold.call_one(2.0)
+    assert probes.slice(gpus=1).echo.call_one("free").get(timeout=PATIENCE_S) == "free"
+    with pytest.raises(TimeoutError):
+        held.get(timeout=0.05)
+    held.get()

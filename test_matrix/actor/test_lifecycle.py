@@ -213,3 +213,118 @@ def test_a_constructor_may_call_other_actors(procs, probes):
     asker = procs.spawn("asker", subjects.Asker, probes)
     assert list(asker.seen_at_init.call().get().values()) == [[0, 1], [0, 1]]
 
+
+
+def test_calls_wait_for_a_slow_constructor(procs):
+    slow = procs.spawn("slow_start", subjects.SlowStart, 1.0)
+    assert list(slow.state_now.call().get().values()) == ["constructed", "constructed"]
+
+
+def _child_pids() -> set[int]:
+    """Live, non-zombie children of this process (Monarch's local procs are its children)."""
+    import os
+
+    out = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == str(os.getpid()) and fields[0] != "Z":
+            out.add(int(entry.name))
+    return out
+
+
+@pytest.fixture
+def failed_bootstrap(fault_log):
+    """A proc mesh whose bootstrap raises, and the child processes that existed before it.
+    Its procs outlive stop() in torchmonarch 0.7.0 (exemption MX-ACTOR-001), so the procs
+    this fixture started are killed by pid at the end, and the supervision events of their
+    deaths are awaited while the session's fault hook still records them."""
+    import signal
+
+    from monarch.actor import this_host
+
+    before = _child_pids()
+    mesh = this_host().spawn_procs(per_host={"gpus": 1}, bootstrap=subjects.failing_bootstrap)
+    yield mesh, before
+    stop_mesh(mesh)
+    faults = len(fault_log)
+    if [pid for pid in _child_pids() - before if _kill(pid, signal.SIGKILL)]:
+        _wait_until_quiet(fault_log, faults)
+
+
+def _kill(pid: int, sig) -> bool:
+    import os
+
+    try:
+        os.kill(pid, sig)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def _wait_until_quiet(log: list, start: int, quiet_s: float = 1.0, limit_s: float = 15.0) -> None:
+    """Until ``log`` grew past ``start`` and then stayed unchanged for ``quiet_s`` (at most ``limit_s``)."""
+    import time
+
+    deadline, seen, changed = time.monotonic() + limit_s, len(log), time.monotonic()
+    while time.monotonic() < deadline:
+        if len(log) != seen:
+            seen, changed = len(log), time.monotonic()
+        elif seen > start and time.monotonic() - changed >= quiet_s:
+            return
+        time.sleep(0.1)
+
+
+def test_a_bootstrap_error_surfaces_with_its_traceback(failed_bootstrap):
+    from monarch.actor import ActorError
+
+    mesh, _ = failed_bootstrap
+    with pytest.raises(ActorError, match="(?s)setup.*RuntimeError: bootstrap refused on purpose"):
+        mesh.spawn("never", subjects.Probe).rank.call().get()
+
+
+def test_a_proc_mesh_whose_bootstrap_failed_can_be_stopped(failed_bootstrap):
+    """Expected: stop() ends the procs. Observed (0.7.0): stop() re-raises the bootstrap's
+    ActorError and the procs keep running (exemption MX-ACTOR-001)."""
+    from monarch.actor import ActorError
+
+    mesh, before = failed_bootstrap
+    with pytest.raises(ActorError):
+        mesh.spawn("never", subjects.Probe).rank.call().get()
+    mesh.stop().get()
+    import time
+
+    for _ in range(100):  # stopped procs exit shortly after stop() returns
+        if not _child_pids() - before:
+            break
+        time.sleep(0.1)
+    assert not _child_pids() - before, "procs still running 10 s after stop()"
+
+
+def test_an_unpicklable_reply_fails_that_call_only(probes):
+    from monarch.actor import ActorError
+
+    one = probes.slice(gpus=1)
+    with pytest.raises(ActorError) as info:
+        one.unpicklable_reply.call_one().get()
+    assert "cannot pickle '_thread.lock' object" in str(info.value)
+    assert one.echo.call_one("still answering").get() == "still answering"
+
+
+def test_an_unpicklable_exception_fails_the_actor(fault_log):
+    """The error cannot travel back as an ActorError, so the actor fails instead, for good."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import this_host
+
+    mesh = this_host().spawn_procs(per_host={"gpus": 1})
+    try:
+        probe = mesh.spawn("unpicklable_exception", subjects.Probe)
+        failed = "(?s)have failed.*UnpicklableError: holds a lock"
+        with pytest.raises(SupervisionError, match=failed):
+            probe.raise_unpicklable.call_one("holds a lock").get()
+        with pytest.raises(SupervisionError, match=failed):
+            probe.rank.call_one().get()
+    finally:
+        stop_mesh(mesh)
