@@ -34,6 +34,11 @@ def stream(am) -> None:
         am.out.call(f"stream-out {i}").get()
         am.err.call("stream-err").get()
     am.log.call(logging.WARNING, "stream-warn").get()
+    am.out.call("stream-multi first\nstream-multi second").get()  # one print, two lines
+    am.out.call("stream-long " + "x" * LONG_LINE).get()
+
+
+LONG_LINE = 100_000  # characters in one line, far above a pipe buffer (64 KiB)
 
 
 def level(am) -> None:

@@ -17,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from porting.matrix.monarch_util import load_by_value, stop_mesh
+from porting.matrix.monarch_util import load_by_value, load_file, stop_mesh
 
 pytestmark = pytest.mark.component("actor")
 subjects = load_by_value(Path(__file__).with_name("subjects.py"), "port_matrix_actor_subjects")
 
 DRIVER = Path(__file__).with_name("log_driver.py")
+driver = load_file(DRIVER, "port_matrix_actor_log_driver")
+FORWARDED_LINE_LIMIT = 4096  # characters of a line the forwarder keeps (torchmonarch 0.7.0)
 DRIVER_LIMIT_S = 300  # the driver spawns five proc meshes; past this it is hung and the cases fail
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # A streamed line: "[vm <proc>@<address>] [<rank>] <text>" (one whole line per record).
@@ -65,6 +67,23 @@ def test_stderr_is_streamed_to_stderr_only(driven):
 
 def test_python_logging_records_are_streamed(driven):
     assert sorted(_forwarded(driven["err"], "stream-warn")) == [(0, "stream-warn"), (1, "stream-warn")]
+
+
+def test_a_multi_line_print_is_forwarded_line_by_line(driven):
+    got = sorted(_forwarded(driven["out"], "stream-multi"))
+    assert got == [(0, "stream-multi first"), (0, "stream-multi second r0"),
+                   (1, "stream-multi first"), (1, "stream-multi second r1")]
+    for rank in (0, 1):  # and in order within each rank
+        texts = [t for r, t in _forwarded(driven["out"], "stream-multi") if r == rank]
+        assert texts == ["stream-multi first", f"stream-multi second r{rank}"]
+
+
+def test_a_long_line_is_truncated_with_a_marker(driven):
+    """The forwarder keeps the first 4096 characters of a line and marks the cut; the rest of
+    the line is dropped, not sent as another line."""
+    text = "stream-long " + "x" * driver.LONG_LINE
+    want = text[:FORWARDED_LINE_LIMIT] + "... [TRUNCATED]"
+    assert sorted(_forwarded(driven["out"], "stream-long")) == [(0, want), (1, want)]
 
 
 def test_level_drops_records_below_it_and_keeps_prints(driven):
