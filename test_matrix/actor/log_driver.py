@@ -55,11 +55,18 @@ def repeated(tag: str):
     return run
 
 
+def aggregate(am) -> None:
+    repeated("aggregate-line")(am)
+    for _ in range(3):
+        am.log.call(logging.ERROR, "a different record altogether: 12345").get()
+        am.out.call("aggregate-stdout").get()  # the same stream of text on stdout, per rank " r<rank>"
+
+
 # mode: (logging_option arguments, what the actors do)
 MODES = {
     "stream": ({"stream_to_client": True, "aggregate_window_sec": None}, stream),
     "level": ({"stream_to_client": True, "aggregate_window_sec": None, "level": logging.ERROR}, level),
-    "aggregate": ({"stream_to_client": True, "aggregate_window_sec": 1}, repeated("aggregate-line")),
+    "aggregate": ({"stream_to_client": True, "aggregate_window_sec": 1}, aggregate),
     "off": ({"stream_to_client": False, "aggregate_window_sec": None}, lambda am: am.out.call("off-line").get()),
     "flush": ({"stream_to_client": True, "aggregate_window_sec": 1000}, repeated("flush-line")),
 }

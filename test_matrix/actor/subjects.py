@@ -148,6 +148,27 @@ class Probe(Actor):
             port.send((current_rank().rank, i))
         return n
 
+    @endpoint
+    def send_twice(self, port: Port) -> str:
+        """Send two values through ``port``; report what the second send did."""
+        port.send(1)
+        try:
+            port.send(2)
+        except Exception as exc:  # a once-port takes one value
+            return f"{type(exc).__name__}: {exc}"
+        return "sent twice"
+
+    @endpoint
+    def pids_of_own_proc_mesh(self) -> list[int]:
+        """Spawn a proc mesh from inside this actor, use it, stop it."""
+        from monarch.actor import this_host
+
+        procs = this_host().spawn_procs(per_host={"inner": 2})
+        try:
+            return list(procs.spawn("inner", Probe).pid.call().get().values())
+        finally:
+            procs.stop().get()
+
     @endpoint(explicit_response_port=True)
     def answer_by_port(self, port: Port, value: int) -> None:
         port.send(value * 10 + current_rank().rank)
@@ -309,6 +330,17 @@ class Gate(Actor):
     async def take_journal(self) -> list[tuple]:
         out, self.journal = self.journal, []
         return out
+
+    @endpoint
+    async def ask_blocking(self, other, value) -> tuple:
+        """Block on another actor's reply with get() inside this actor's running event loop;
+        return the reply and the warnings raised."""
+        import warnings
+
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            got = other.echo.call_one(value).get()
+        return got, [str(w.message) for w in seen]
 
     @endpoint
     async def ask(self, other, value):

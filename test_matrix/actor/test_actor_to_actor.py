@@ -161,3 +161,21 @@ def test_an_exception_sent_through_a_channel_is_raised_by_recv(meshes):
     assert receiver.recv().get() == "first"
     with pytest.raises(LookupError, match="through the channel"):
         receiver.recv().get()
+
+
+def test_a_once_port_takes_one_value(meshes):
+    from monarch.actor import Channel
+
+    probes, _ = meshes
+    port, receiver = Channel.open(once=True)
+    assert probes.slice(x=0, y=0).send_twice.call_one(port).get() == "RuntimeError: OncePortRef already used"
+    assert receiver.recv().get() == 1
+    with pytest.raises(ValueError, match="OncePort is already used"):
+        receiver.recv().get()
+
+
+def test_an_actor_spawns_and_stops_its_own_proc_mesh(meshes):
+    probes, _ = meshes
+    one = probes.slice(x=0, y=0)
+    inner = one.pids_of_own_proc_mesh.call_one().get()
+    assert len(set(inner)) == 2 and one.pid.call_one().get() not in inner

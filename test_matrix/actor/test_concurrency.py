@@ -229,3 +229,29 @@ def test_sync_actors_on_different_procs_run_in_parallel(actors):
     with pytest.raises(TimeoutError):
         held.get(timeout=0.05)
     held.get()
+
+
+def test_blocking_get_inside_an_async_endpoint_works_and_warns(actors):
+    gates, probes = actors
+    got, warned = gates.slice(gpus=1).ask_blocking.call_one(probes.slice(gpus=0), "blocking").get()
+    assert got == "blocking"
+    assert any(w.startswith("Future.get() was called from within an active event loop") for w in warned), warned
+
+
+def test_client_threads_call_concurrently(actors):
+    import threading
+
+    _, probes = actors
+    results: list[list] = [[] for _ in range(6)]
+
+    def worker(out: list) -> None:
+        for i in range(30):
+            out.append(probes.slice(gpus=i % 2).echo.call_one(i).get())
+
+    threads = [threading.Thread(target=worker, args=(out,)) for out in results]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(PATIENCE_S * 3)
+    assert not any(t.is_alive() for t in threads), "a client thread is still waiting"
+    assert results == [list(range(30))] * 6

@@ -137,6 +137,7 @@ def test_stopped_actor_mesh_fails_calls_and_procs_stay_usable(procs):
     doomed = procs.spawn("doomed", subjects.Probe)
     assert list(doomed.rank.call().get().values()) == [0, 1]
     doomed.stop("stopped by the actor pack").get()
+    doomed.stop().get()  # a second stop is accepted
     # the callers learn that the mesh controller stopped it (the reason goes to the actors)
     stopped = r"(?s)doomed\.rank\(\) failed.*stopped: ActorMeshController received explicit stop"
     with pytest.raises(SupervisionError, match=stopped):
@@ -328,3 +329,25 @@ def test_an_unpicklable_exception_fails_the_actor(fault_log):
             probe.rank.call_one().get()
     finally:
         stop_mesh(mesh)
+
+
+def test_spawning_on_a_slice_of_the_procs_uses_only_those(procs, probes):
+    pids = list(probes.pid.call().get().values())
+    on_one = procs.slice(gpus=1).spawn("on_one_proc", subjects.Probe)
+    assert (on_one.sizes, list(on_one.pid.call().get().values())) == ({}, [pids[1]])
+
+
+def test_a_proc_mesh_as_async_context_manager_stops_at_exit(fault_log):
+    import asyncio
+
+    from monarch.actor import this_host
+
+    async def use():
+        async with this_host().spawn_procs(per_host={"gpus": 1}) as mesh:
+            pid = await mesh.spawn("scoped", subjects.Probe).pid.call_one()
+        return mesh, pid
+
+    mesh, pid = asyncio.run(use())
+    assert isinstance(pid, int)
+    with pytest.raises(RuntimeError, match="`ProcMesh` has already been stopped"):
+        mesh.spawn("after_exit", subjects.Probe)

@@ -47,7 +47,8 @@ def _forwarded(lines: list[str], text_prefix: str) -> list[tuple[int, str]]:
 
 
 def _aggregated_count(lines: list[str], text: str) -> int:
-    return sum(int(m[1]) for m in map(AGGREGATED.match, lines) if m and m[2] == text)
+    """How many lines the aggregated groups whose shown line is ``text`` (a regex) stand for."""
+    return sum(int(m[1]) for m in map(AGGREGATED.match, lines) if m and re.fullmatch(text, m[2]))
 
 
 def test_streamed_stdout_lines_carry_the_rank_and_keep_each_ranks_order(driven):
@@ -99,6 +100,17 @@ def test_aggregation_window_groups_similar_lines(driven):
     starts = [i for i, line in enumerate(driven["err"]) if line.startswith(">>> Aggregated Logs")]
     ends = [i for i, line in enumerate(driven["err"]) if line.startswith("<<< Aggregated Logs")]
     assert starts and len(starts) == len(ends) and all(s < e for s, e in zip(starts, ends))
+
+
+def test_different_lines_are_separate_groups(driven):
+    assert _aggregated_count(driven["err"], "aggregate-line") == 6
+    assert _aggregated_count(driven["err"], "a different record altogether: 12345") == 6
+
+
+def test_lines_differing_in_one_token_are_one_group_per_stream(driven):
+    # "aggregate-stdout r0" and "... r1" are similar: one group of both ranks, on stdout only
+    assert _aggregated_count(driven["out"], r"aggregate-stdout r[01]") == 6
+    assert _aggregated_count(driven["err"], r"aggregate-stdout r[01]") == 0
 
 
 def test_not_streaming_forwards_nothing_while_procs_still_print(driven):
