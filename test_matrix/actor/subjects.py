@@ -411,6 +411,16 @@ class Keeper(Actor):
     def pid(self) -> int:
         return os.getpid()
 
+    @endpoint
+    def hold(self, seconds: float) -> str:
+        """Report the start, block for ``seconds``, report the end (through the port)."""
+        import time
+
+        self.port.send(("started", os.getpid()))
+        time.sleep(seconds)
+        self.port.send(("finished", os.getpid()))
+        return "held"
+
     def __cleanup__(self, exc) -> None:
         self.port.send(("cleanup", os.getpid(), repr(exc)))
 

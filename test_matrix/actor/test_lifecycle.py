@@ -170,6 +170,29 @@ def test_cleanup_runs_at_stop_with_no_exception(procs):
     assert reports == [("cleanup", pid, "None") for pid in pids]
 
 
+def test_stop_during_a_call_lets_the_call_finish_before_cleanup(procs):
+    """A sync actor finishes the call it has started, then runs ``__cleanup__``. Whether that
+    call's reply still reaches its caller is not promised (observed both ways here): the
+    caller gets either the value or the stop as a SupervisionError, nothing else."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import Channel
+
+    port, receiver = Channel.open()
+    keepers = procs.spawn("busy_keeper", subjects.Keeper, port)
+    held = keepers.hold.call(1.0)
+    started = sorted(receiver.recv().get() for _ in range(2))  # both calls are running now
+    keepers.stop().get()
+    try:
+        assert list(held.get().values()) == ["held", "held"]
+    except SupervisionError as exc:
+        assert "busy_keeper.hold() failed" in str(exc) and "stopped" in str(exc), str(exc)
+    events: dict[int, list[str]] = {}
+    for _ in range(4):
+        kind, pid, *_ = receiver.recv().get()
+        events.setdefault(pid, []).append(kind)
+    assert events == {pid: ["finished", "cleanup"] for _, pid in started}
+
+
 def test_this_proc_spawns_an_actor_in_the_client_process(fault_log):
     import os
 
