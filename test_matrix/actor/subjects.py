@@ -437,6 +437,30 @@ class SlowStart(Actor):
         return self.state
 
 
+class AsyncKeeper(Actor):
+    """An async actor: its ``__cleanup__`` is awaited on the actor's event loop at stop."""
+
+    def __init__(self, port: Port) -> None:
+        self.port = port
+
+    @endpoint
+    async def pid(self) -> int:
+        return os.getpid()
+
+    async def __cleanup__(self, exc) -> None:
+        await asyncio.sleep(0)
+        self.port.send(("async cleanup", os.getpid(), repr(exc)))
+
+
+class CleanupRefuses(Actor):
+    @endpoint
+    def pid(self) -> int:
+        return os.getpid()
+
+    def __cleanup__(self, exc) -> None:
+        raise RuntimeError("cleanup refused on purpose")
+
+
 class Asker(Actor):
     """Calls the mesh it is given from its constructor."""
 

@@ -170,6 +170,31 @@ def test_cleanup_runs_at_stop_with_no_exception(procs):
     assert reports == [("cleanup", pid, "None") for pid in pids]
 
 
+def test_async_cleanup_is_awaited_at_stop(procs):
+    from monarch.actor import Channel
+
+    port, receiver = Channel.open()
+    keepers = procs.spawn("async_keeper", subjects.AsyncKeeper, port)
+    pids = sorted(keepers.pid.call().get().values())
+    keepers.stop().get()
+    assert sorted(receiver.recv().get() for _ in pids) == [("async cleanup", pid, "None") for pid in pids]
+
+
+def test_a_raising_cleanup_leaves_a_supervision_event_on_the_procs(fault_log):
+    """stop() itself completes; the procs record the failure and refuse new actors."""
+    from monarch.actor import this_host
+
+    mesh = this_host().spawn_procs(per_host={"gpus": 1})
+    try:
+        refuser = mesh.spawn("cleanup_refuses", subjects.CleanupRefuses)
+        refuser.pid.call().get()
+        refuser.stop().get()
+        with pytest.raises(RuntimeError, match="Cannot spawn new actors on mesh with supervision events"):
+            mesh.spawn("after_cleanup", subjects.Probe).rank.call().get()
+    finally:
+        stop_mesh(mesh)
+
+
 def test_stop_during_a_call_lets_the_call_finish_before_cleanup(procs):
     """A sync actor finishes the call it has started, then runs ``__cleanup__``. Whether that
     call's reply still reaches its caller is not promised (observed both ways here): the
