@@ -452,6 +452,43 @@ class AsyncKeeper(Actor):
         self.port.send(("async cleanup", os.getpid(), repr(exc)))
 
 
+class Cancellable(Actor):
+    """An async actor reporting, through a port, when its bodies start, are cancelled, and
+    when ``__cleanup__`` runs."""
+
+    def __init__(self, port: Port) -> None:
+        self.port = port
+
+    async def _wait(self, kind: str, seconds: float) -> str:
+        try:
+            self.port.send((f"{kind} started",))
+            await asyncio.sleep(seconds)
+            return "waited"
+        except asyncio.CancelledError:
+            self.port.send((f"{kind} cancelled",))
+            raise
+
+    @endpoint
+    async def wait(self, seconds: float) -> str:
+        return await self._wait("plain", seconds)
+
+    @concurrent_endpoint
+    async def cwait(self, seconds: float) -> str:
+        return await self._wait("concurrent", seconds)
+
+    @endpoint
+    async def fail(self, message: str) -> None:
+        await asyncio.sleep(0)
+        raise KeyError(message)
+
+    @endpoint
+    async def ok(self) -> str:
+        return "ok"
+
+    async def __cleanup__(self, exc) -> None:
+        self.port.send(("cleanup",))
+
+
 class CleanupRefuses(Actor):
     @endpoint
     def pid(self) -> int:

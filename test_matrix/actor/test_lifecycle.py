@@ -180,6 +180,17 @@ def test_async_cleanup_is_awaited_at_stop(procs):
     assert sorted(receiver.recv().get() for _ in pids) == [("async cleanup", pid, "None") for pid in pids]
 
 
+def test_an_async_endpoint_error_reaches_the_caller_and_the_actor_survives(procs):
+    from monarch.actor import ActorError, Channel
+
+    port, _ = Channel.open()
+    actor = procs.spawn("async_failing", subjects.Cancellable, port).slice(gpus=1)
+    with pytest.raises(ActorError) as info:
+        actor.fail.call_one("raised in an async endpoint").get()
+    assert isinstance(info.value.exception, KeyError) and info.value.exception.args == ("raised in an async endpoint",)
+    assert actor.ok.call_one().get() == "ok"
+
+
 def test_a_raising_cleanup_leaves_a_supervision_event_on_the_procs(fault_log):
     """stop() itself completes; the procs record the failure and refuse new actors."""
     from monarch.actor import this_host
@@ -193,6 +204,24 @@ def test_a_raising_cleanup_leaves_a_supervision_event_on_the_procs(fault_log):
             mesh.spawn("after_cleanup", subjects.Probe).rank.call().get()
     finally:
         stop_mesh(mesh)
+
+
+# The order of cancellation and cleanup at stop differs by endpoint kind (documented in 0.7.0):
+# a @concurrent_endpoint task is cancelled before __cleanup__, a plain async call after it.
+@pytest.mark.parametrize("endpoint, order", [("wait", ["cleanup", "plain cancelled"]),
+                                              ("cwait", ["concurrent cancelled", "cleanup"])])
+def test_stop_cancels_a_pending_async_call(procs, endpoint, order):
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import Channel
+
+    port, receiver = Channel.open()
+    actor = procs.slice(gpus=0).spawn(f"cancellable_{endpoint}", subjects.Cancellable, port)  # one actor
+    pending = getattr(actor, endpoint).call_one(60.0)
+    assert receiver.recv().get()[0].endswith("started")
+    actor.stop().get()
+    with pytest.raises(SupervisionError, match="stopped"):
+        pending.get()
+    assert [receiver.recv().get()[0] for _ in order] == order
 
 
 def test_stop_during_a_call_lets_the_call_finish_before_cleanup(procs):
