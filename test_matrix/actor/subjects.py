@@ -44,6 +44,20 @@ class UnpicklableError(Exception):
         self.lock = threading.Lock()
 
 
+def refuse_to_load(message: str):
+    raise ValueError(message)
+
+
+class LoadsBadly:
+    """Pickles fine; unpickling it raises ``ValueError(message)`` wherever it lands."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __reduce__(self):
+        return refuse_to_load, (self.message,)
+
+
 class Probe(Actor):
     def __init__(self) -> None:
         self.count = 0
@@ -123,6 +137,10 @@ class Probe(Actor):
 
         time.sleep(seconds)
         return os.getpid()
+
+    @endpoint
+    def reply_that_loads_badly(self, message: str):
+        return LoadsBadly(message)
 
     @endpoint
     def unpicklable_reply(self):

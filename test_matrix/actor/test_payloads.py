@@ -291,6 +291,35 @@ def test_a_point_reply_keeps_rank_and_coordinates(pair):
     assert [(p.rank, {k: p[k] for k in p}) for p in points] == [(0, {"gpus": 0}), (1, {"gpus": 1})]
 
 
+# Three places a payload can fail, each refused where it happens and leaving the actor usable:
+def test_a_too_deep_value_is_refused_on_the_client(pair):
+    import pickle
+
+    deep: list = []
+    tip = deep
+    for _ in range(100_000):
+        tip.append([])
+        tip = tip[0]
+    with pytest.raises(pickle.PicklingError, match="excessively deep recursion"):
+        pair.slice(gpus=0).echo.call_one(deep)
+    assert pair.slice(gpus=0).echo.call_one("fine").get() == "fine"
+
+
+def test_an_argument_that_fails_to_load_on_the_actor_is_an_actor_error(pair):
+    from monarch.actor import ActorError
+
+    with pytest.raises(ActorError) as info:
+        pair.slice(gpus=0).echo.call_one(subjects.LoadsBadly("argument refuses to load")).get()
+    assert "ValueError: argument refuses to load" in str(info.value)
+    assert pair.slice(gpus=0).echo.call_one("fine").get() == "fine"
+
+
+def test_a_reply_that_fails_to_load_raises_its_error_on_the_client(pair):
+    with pytest.raises(ValueError, match="reply refuses to load"):
+        pair.slice(gpus=1).reply_that_loads_badly.call_one("reply refuses to load").get()
+    assert pair.slice(gpus=1).echo.call_one("fine").get() == "fine"
+
+
 def test_generator_endpoint_fails_clearly_and_actor_survives(pair):
     """Streams go through stream() or a Port; a generator result is refused with the reason."""
     from monarch.actor import ActorError
