@@ -15,6 +15,8 @@ subjects = load_by_value(Path(__file__).with_name("subjects.py"), "port_matrix_a
 
 # An upper bound for waits that must end early; reaching it makes the case fail, never hang.
 PATIENCE_S = 20.0
+# How long a blocked actor stays blocked while another call must get through (slack for a loaded box).
+HOLD_S = 4.0
 
 
 @pytest.fixture(scope="module")
@@ -64,19 +66,22 @@ def test_concurrent_endpoints_start_in_send_order_and_finish_in_release_order(ga
 
 
 def test_get_with_timeout_raises_timeout_error_and_keeps_the_future(gate):
-    pending = gate.slice(gpus=0).wait.call_one("never", 2.0)
+    g = gate.slice(gpus=0)
+    pending = g.cwait.call_one("held", PATIENCE_S)  # runs until released below
     with pytest.raises(TimeoutError):
         pending.get(timeout=0.2)
-    assert pending.get() is False  # the same future still delivers the endpoint's result
+    g.crelease.call_one("held").get()
+    assert pending.get() is True  # the same future still delivers the endpoint's result
 
 
 def test_futures_resolve_out_of_order(gate):
-    slow = gate.slice(gpus=0).wait.call_one("slow", 3.0)
+    slow = gate.slice(gpus=0).cwait.call_one("slow", PATIENCE_S)  # runs until released below
     fast = gate.slice(gpus=1).sleep_then.call_one(0.0, 7)
     assert fast.get(timeout=PATIENCE_S) == 7
     with pytest.raises(TimeoutError):
         slow.get(timeout=0.05)  # the earlier call is still running on the other actor
-    assert slow.get() is False
+    gate.slice(gpus=0).crelease.call_one("slow").get()
+    assert slow.get() is True
 
 
 def test_stream_yields_replies_in_completion_order(gate):
@@ -215,7 +220,7 @@ def test_choose_spreads_over_the_mesh(actors):
 
 def test_a_blocked_sync_actor_does_not_block_another_actor_on_its_proc(actors):
     gates, probes = actors
-    held = probes.slice(gpus=0).hold.call_one(2.0)
+    held = probes.slice(gpus=0).hold.call_one(HOLD_S)
     assert gates.slice(gpus=0).sleep_then.call_one(0.0, 9).get(timeout=PATIENCE_S) == 9
     with pytest.raises(TimeoutError):
         held.get(timeout=0.05)  # still holding its own thread
@@ -224,7 +229,7 @@ def test_a_blocked_sync_actor_does_not_block_another_actor_on_its_proc(actors):
 
 def test_sync_actors_on_different_procs_run_in_parallel(actors):
     _, probes = actors
-    held = probes.slice(gpus=0).hold.call_one(2.0)
+    held = probes.slice(gpus=0).hold.call_one(HOLD_S)
     assert probes.slice(gpus=1).echo.call_one("free").get(timeout=PATIENCE_S) == "free"
     with pytest.raises(TimeoutError):
         held.get(timeout=0.05)
