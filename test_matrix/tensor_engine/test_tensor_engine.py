@@ -52,10 +52,16 @@ def dm(engine):
 FETCH_TIMEOUT_S = 120  # a stuck fetch fails its case instead of stalling the whole run
 
 
-def at(value, h, g):
+def fetched(value, **coords):
+    """The value at ``coords`` of the active mesh. Every fetch in this pack goes through here:
+    ``monarch.inspect`` waits without a limit, so a stuck worker would stall the run."""
     from monarch import fetch_shard
 
-    return fetch_shard(value, host=h, gpu=g).result(timeout=FETCH_TIMEOUT_S)
+    return fetch_shard(value, **coords).result(timeout=FETCH_TIMEOUT_S)
+
+
+def at(value, h, g):
+    return fetched(value, host=h, gpu=g)
 
 
 def local():
@@ -91,21 +97,17 @@ def test_rank_of_unknown_dimension_raises(dm):
 
 
 def test_flatten_makes_one_dimension_in_process_order(engine):
-    from monarch import inspect
-
     flat = engine.flatten("all")
     assert flat.names == ("all",) and flat.size("all") == 4
     with flat.activate():
-        assert [int(inspect(flat.rank("all"), all=i)) for i in range(4)] == [0, 1, 2, 3]
+        assert [int(fetched(flat.rank("all"), all=i)) for i in range(4)] == [0, 1, 2, 3]
 
 
 def test_slice_by_index_drops_the_dimension(engine):
-    from monarch import inspect
-
     row = engine.slice(host=1)
     assert row.names == ("gpu",) and list(row.processes) == [2, 3]
     with row.activate():
-        assert [int(inspect(row.rank("gpu") * 10, gpu=g)) for g in range(2)] == [0, 10]
+        assert [int(fetched(row.rank("gpu") * 10, gpu=g)) for g in range(2)] == [0, 10]
 
 
 def test_slice_by_range_keeps_the_dimension(engine):
@@ -115,12 +117,10 @@ def test_slice_by_range_keeps_the_dimension(engine):
 
 
 def test_rename_keeps_processes_and_answers_to_the_new_name(engine):
-    from monarch import inspect
-
     renamed = engine.rename(host="node")
     assert renamed.names == ("node", "gpu") and list(renamed.processes) == [0, 1, 2, 3]
     with renamed.activate():
-        assert int(inspect(renamed.rank("node"), node=1, gpu=0)) == 1
+        assert int(fetched(renamed.rank("node"), node=1, gpu=0)) == 1
 
 
 def test_activate_routes_torch_to_the_mesh_and_deactivates(engine):
@@ -143,13 +143,11 @@ def test_no_mesh_runs_torch_locally_inside_an_active_mesh(dm):
     assert not isinstance(t, MeshTensor) and t.tolist() == [0, 1, 2]
 
 
-def test_inspect_needs_every_coordinate_of_the_mesh(dm):
+def test_fetch_needs_every_coordinate_of_the_mesh(dm):
     import torch
 
     with pytest.raises(ValueError, match="Missing key 'gpu'"):
-        from monarch import inspect
-
-        inspect(torch.ones(1), host=0)
+        fetched(torch.ones(1), host=0)
 
 
 # ---- torch ops and remote functions ---------------------------------------------------------
@@ -212,6 +210,52 @@ def test_results_chain_between_remote_calls_without_fetching(dm):
 
     y = subjects.scale_and_shift(subjects.scale_and_shift(torch.ones(1), 2), 2)
     assert at(y, 1, 0).item() == 7.0  # (1*2+1)*2+1
+
+
+def test_shape_errors_are_raised_on_the_client_and_the_mesh_stays_usable(dm):
+    """Fake-tensor propagation on the client rejects bad shapes before anything is sent."""
+    import torch
+
+    with pytest.raises(RuntimeError, match="Attempting to broadcast a dimension of length 3"):
+        torch.ones(2) + torch.ones(3)
+    with pytest.raises(RuntimeError, match=r"must have same reduction dim, but got \[2, 3\] X \[2, 3\]"):
+        torch.ones(2, 3) @ torch.ones(2, 3)
+    assert at(torch.ones(2, 3) @ torch.ones(3, 1), 1, 0).tolist() == [[3.0], [3.0]]
+
+
+def test_type_promotion_is_known_on_the_client_and_matches_the_workers(dm):
+    import torch
+
+    y = torch.arange(3, dtype=torch.int32) + 0.5
+    assert y.dtype == torch.float32
+    with local():
+        want = (torch.arange(3, dtype=torch.int32) + 0.5).tolist()
+    assert at(y, 0, 1).tolist() == want
+
+
+def test_a_mesh_tensor_has_no_local_value(dm):
+    import torch
+
+    x = torch.ones(2) * (dm.rank("gpu") + 1)
+    with pytest.raises(RuntimeError, match="tolist\\(\\) is not supported for tensor subclasses"):
+        x.tolist()
+    assert repr(x).startswith("monarch.Tensor(mesh=") and "FakeTensor" in repr(x)
+
+
+def test_fetch_without_coordinates_reads_the_first_shard(dm):
+    import torch
+    from monarch import fetch_shard
+
+    x = torch.zeros(2) + dm.rank(("host", "gpu"))
+    assert fetch_shard(x).result(timeout=FETCH_TIMEOUT_S).tolist() == [0.0, 0.0]
+    assert at(x, 1, 1).tolist() == [3.0, 3.0]
+
+
+def test_split_factors_a_dimension_of_the_device_mesh(engine):
+    split = engine.split(host=("a", "b"), b=1)
+    assert split.names == ("a", "b", "gpu") and split.sizes == {"a": 2, "b": 1, "gpu": 2}
+    with split.activate():
+        assert int(fetched(split.rank("a") * 10 + split.rank("gpu"), a=1, b=0, gpu=1)) == 11
 
 
 # ---- inspect / fetch ------------------------------------------------------------------------
@@ -350,7 +394,6 @@ def test_log_remote_accepts_mesh_tensors_and_keeps_order(dm):
 # ---- a proc mesh as tensor engine -----------------------------------------------------------
 
 def test_proc_mesh_activate_runs_tensor_ops_per_proc(fault_log):
-    from monarch import inspect
     from monarch.actor import this_host
 
     from porting.matrix.monarch_util import stop_mesh
@@ -359,7 +402,7 @@ def test_proc_mesh_activate_runs_tensor_ops_per_proc(fault_log):
     try:
         with procs.activate():
             f = 10 * procs.rank_tensor("gpus") + 1
-            assert [int(inspect(f, gpus=g)) for g in range(2)] == [1, 11]
+            assert [int(fetched(f, gpus=g)) for g in range(2)] == [1, 11]
     finally:
         stop_mesh(procs)
 
@@ -388,10 +431,10 @@ def test_reduce_over_gpu_dimension(dm, reduction):
 @pytest.mark.requires(device="gpu", world_size=2, why=NCCL_ONLY)
 def test_slice_mesh_to_mesh_transfer(dm):
     import torch
-    from monarch import inspect, slice_mesh
+    from monarch import slice_mesh
 
     x = (dm.rank("gpu") * 10).float() * torch.ones(1, device="cuda")
     column = dm.slice(gpu=0)
     moved = slice_mesh(x, gpu=1).to_mesh(column)
     with column.activate():
-        assert [inspect(moved, host=h).tolist() for h in range(2)] == [[10.0], [10.0]]
+        assert [fetched(moved, host=h).tolist() for h in range(2)] == [[10.0], [10.0]]
