@@ -305,3 +305,55 @@ def test_closed_engine_and_registry_refuse_work(native_libs):
         reg.register(torch.zeros(4, dtype=torch.uint8))
     eng.close()  # closing twice is a no-op
     reg.close()
+
+
+def test_waiting_a_later_event_completes_earlier_ones(engine):
+    """Copies run in order on one stream: once event i completed, every earlier event reports
+    done from the engine's table without asking the stream; synchronize retires them all."""
+    import torch
+
+    reg, eng = engine
+    n = 1 << 20
+    src = _pattern(4 * n, 8)
+    dst = torch.zeros(4 * n, dtype=torch.uint8)
+    s, d = reg.register(src), reg.register(dst)
+    events = [eng.write(d.key, i * n, s.key, i * n, n) for i in range(4)]
+    assert len({ev.id for ev in events}) == 4 and [ev.id for ev in events] == sorted(ev.id for ev in events)
+    events[2].wait()
+    assert [ev.done() for ev in events[:3]] == [True, True, True]
+    assert torch.equal(dst[:3 * n], src[:3 * n]), "an event completed before its bytes landed"
+    late = eng.write(d.key, 0, s.key, 0, n)
+    eng.synchronize()
+    assert events[3].done() and late.done() and torch.equal(dst, src)
+    events[0].wait()  # waiting on a retired event returns at once
+
+
+def test_deregister_waits_for_copies_in_flight(engine):
+    """Deregistering a segment first finishes the copies in flight that use it (the memory may
+    be freed right after), so a copy queued just before lands completely."""
+    import torch
+
+    reg, eng = engine
+    n = 16 << 20
+    src, dst = _pattern(n, 9), torch.zeros(n, dtype=torch.uint8)
+    s, d = reg.register(src), reg.register(dst)
+    ev = eng.write(d.key, 0, s.key, 0, n)
+    reg.deregister(s.key)
+    assert ev.done(), "deregister returned while a copy from the segment was in flight"
+    assert torch.equal(dst, src) and len(reg) == 1
+
+
+def test_library_identity_and_pointer_classification(native_libs):
+    """The cpu build names itself, has no devices and classifies every pointer as host memory;
+    a NULL pointer is refused."""
+    import torch
+
+    from porting import native
+
+    lib = native_libs("host")
+    assert (lib.backend, lib.path, lib.cdll.pn_abi_version(), lib.device_count()) == ("cpu", "cpu", 1, 0)
+    info = native.classify(torch.zeros(8), lib=lib)
+    assert (info.kind, info.device, info.pci_bus_id) == ("host", -1, "")
+    with pytest.raises(native.NativeError, match="pointer is NULL") as err:
+        native.classify(0, lib=lib)
+    assert err.value.status == "invalid"

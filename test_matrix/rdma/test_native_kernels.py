@@ -307,3 +307,51 @@ def test_shard_abi_refusals(lib, case):
                  ctypes.c_void_p(staging.data_ptr()), ctypes.c_void_p(None))
     assert info.value.status == status
     assert bool((staging == 7).all()), "a refused gather must not write the staging buffer"
+
+
+def _shard_roundtrip(view, dim: int, chunks: int, lib) -> list[str]:
+    """gather then scatter every chunk of ``view`` against torch.chunk; the failing chunks."""
+    import torch
+
+    from porting import native
+
+    wrong = []
+    ref = torch.chunk(view, chunks, dim)
+    for index in range(chunks):
+        got = native.gather_shard(view, dim, chunks, index, lib=lib)
+        expected = ref[index].contiguous() if index < len(ref) else None
+        if expected is None:
+            if got.numel() != 0:
+                wrong.append(f"chunk {index}: torch has no such chunk, got {tuple(got.shape)}")
+            continue
+        out = torch.zeros_like(view)
+        native.scatter_shard(got, out, dim, chunks, index, lib=lib)
+        if not torch.equal(got, expected) or not torch.equal(torch.chunk(out, chunks, dim)[index], ref[index]):
+            wrong.append(f"chunk {index}")
+    return wrong
+
+
+# The kernel's paths by view layout (shard_cpu.cpp): rows copied with memcpy (unit innermost
+# stride), an element-strided innermost dim with no unit-stride dim (element loop), a transposed
+# view (32 x 32 tiles), a shard that collapses to one element (ndim 0), chunks past the end
+# (empty shards, DTensor's), and 16-byte elements (the Bytes16 instantiation).
+def _layouts():
+    import torch
+
+    base = _random([12, 10], torch.float32, 1)
+    return {
+        "contiguous_rows": (base, 0, 4),
+        "element_strided_inner": (_random([12, 20], torch.float32, 2)[:, ::2], 1, 3),
+        "transposed_tiles": (_random([70, 45], torch.float32, 3).t(), 1, 3),
+        "single_element": (_random([3, 1, 1], torch.int16, 4), 0, 3),
+        "empty_chunks_past_the_end": (_random([2, 5], torch.float64, 5), 0, 4),
+        "sixteen_byte_elements": (torch.randn(9, 4, dtype=torch.complex128)[:, 1:], 0, 2),
+    }
+
+
+@pytest.mark.parametrize("layout", ["contiguous_rows", "element_strided_inner", "transposed_tiles", "single_element",
+                                    "empty_chunks_past_the_end", "sixteen_byte_elements"])
+def test_shard_kernel_paths_match_torch_chunk(lib, layout):
+    view, dim, chunks = _layouts()[layout]
+    wrong = _shard_roundtrip(view, dim, chunks, lib)
+    assert not wrong, f"{layout}: {wrong}"

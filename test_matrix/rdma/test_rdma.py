@@ -548,6 +548,21 @@ def test_timeout_argument_is_validated(owners):
         buf.write_from(dst, timeout=1.5)
 
 
+def test_read_into_read_only_memoryview_is_refused(owners):
+    """A read-only destination (a memoryview of bytes) must be refused, not written: writing it
+    changes an immutable object. torchmonarch 0.7.0 writes it (exemption MX-RDMA-001)."""
+    n = 64
+    buf = owners.slice(gpus=0).make.call_one("ro", n, 42).get()
+    target = bytes(bytearray(n))  # a fresh bytes object, shared with nothing else
+    refused = None
+    try:
+        buf.read_into(memoryview(target)).get()
+    except Exception as exc:
+        refused = exc
+    assert target == bytes(n), "read_into wrote into a read-only buffer (an immutable bytes object changed)"
+    assert refused is not None and "read" in str(refused).lower(), f"not refused with a reason: {refused!r}"
+
+
 @pytest.mark.requires(rdma="tcp", why="the TCP transport's deadline message")
 def test_zero_timeout_fails_before_any_transfer(owners):
     import torch
