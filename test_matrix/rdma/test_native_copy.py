@@ -357,3 +357,25 @@ def test_library_identity_and_pointer_classification(native_libs):
     with pytest.raises(native.NativeError, match="pointer is NULL") as err:
         native.classify(0, lib=lib)
     assert err.value.status == "invalid"
+
+
+def test_loader_refuses_unknown_placements_and_paths():
+    """load_for / library_path name what they accept; device memory never gets the cpu build."""
+    from porting import native
+
+    refusals = {
+        "placement": (lambda: native.load_for("shared"), r"memory placement 'shared': expected one of host, device"),
+        "path": (lambda: native.library_path("opencl"), r"unknown build path 'opencl'"),
+        "cpu_for_device": (lambda: native.load_for("device", "cpu"), r"device memory needs a GPU build"),
+    }
+    import re
+
+    wrong = []
+    for name, (call, message) in refusals.items():
+        try:
+            call()
+            wrong.append(f"{name}: accepted")
+        except native.NativeError as exc:
+            if not re.search(message, str(exc)):
+                wrong.append(f"{name}: {exc}")
+    assert not wrong, wrong

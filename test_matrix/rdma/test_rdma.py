@@ -431,6 +431,33 @@ def test_many_live_buffers(owners):
     assert len(bufs) == 64 and not wrong, f"buffers at offsets {wrong} read the wrong range"
 
 
+def test_buffer_outlives_the_actor_that_made_it(fault_log):
+    """The buffer belongs to its proc's RDMA manager, not to the actor that made it: after that
+    actor mesh is stopped (its procs still up) the buffer still reads the bytes."""
+    import torch
+    from monarch.actor import this_host
+
+    procs = this_host().spawn_procs(per_host={"gpus": 1})
+    try:
+        maker = procs.spawn("maker", subjects.Owner)
+        buf = maker.make.call_one("kept", 3000, 43).get()
+        maker.stop().get()
+        dst = torch.zeros(3000, dtype=torch.uint8)
+        buf.read_into(dst, timeout=30).get()
+        assert torch.equal(dst, subjects.pattern(3000, 43))
+    finally:
+        stop_mesh(procs)
+
+
+def test_zero_length_source_is_a_no_op(owners):
+    """An empty source passes the size check (0 <= size) and moves nothing: no chunk is sent."""
+    import torch
+
+    buf = owners.slice(gpus=0).make.call_one("empty_src", 1000, 44).get()
+    assert buf.write_from(torch.zeros(0, dtype=torch.uint8)).get() is None
+    assert owners.slice(gpus=0).equal_to.call_one("empty_src", 1000, 44).get()
+
+
 def test_drop_twice_then_use_is_refused(owners):
     import torch
 

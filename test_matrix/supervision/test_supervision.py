@@ -296,6 +296,8 @@ def test_stopping_a_mesh_is_not_a_failure(fault_log):
     procs.stop().get()
     with pytest.raises(SupervisionError, match=r"stopped: stopped by client"):
         mesh.slice(gpus=0).ping.call_one().get()
+    with pytest.raises(RuntimeError, match=r"`ProcMesh` has already been stopped"):
+        procs.spawn("too_late", subjects.Worker)
     time.sleep(_quiet_window_s())
     assert not [e for e in fault_log[before:] if "deliberately_stopped" in e or "stopped by client" in e], \
         fault_log[before:]
