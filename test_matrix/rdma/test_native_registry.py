@@ -59,6 +59,8 @@ def _register_cases():
                                    r"segment key 987654 is not registered"),
         "deregister_twice": (lambda reg, t: [reg.deregister(k) for k in [reg.register_ptr(t.data_ptr(), 8).key] * 2],
                              "not-found", r"segment key \d+ is not registered"),
+        "segment_of_unknown_key": (lambda reg, t: reg.segment(987654), "not-found",
+                                   r"segment key 987654 is not registered"),
         "empty_tensor": (lambda reg, t: reg.register(t[:0]), "invalid", r"zero-size segment"),
         "non_contiguous_tensor": (lambda reg, t: reg.register(t[::2]), "invalid", r"tensor must be contiguous"),
     }
@@ -168,3 +170,28 @@ def test_export_refusals(reg, case):
             reg.alloc_exportable(0)
     assert info.value.status == expected[0]
 
+
+
+def test_null_arguments_are_refused_not_dereferenced(native_libs):
+    """Every entry point that takes an out-pointer or a handle checks it for NULL and returns
+    invalid with a message (the ABI never aborts on bad input). One guard, looped over them."""
+    from porting import native
+
+    lib = native_libs("host")
+    null = None  # ctypes passes None as a NULL pointer of any pointer type
+    calls = {
+        "pn_device_count": (null,), "pn_registry_create": (null,), "pn_engine_create": (null, null),
+        "pn_segment_count": (null, null), "pn_deregister": (null, 1), "pn_export": (null, 1, null),
+        "pn_import": (null, null, 1, null, null), "pn_alloc_exportable": (null, 8, 1, null, null),
+        "pn_engine_copy": (null, 1, 0, 2, 0, 8, null), "pn_event_wait": (null, 1),
+        "pn_event_query": (null, 1, null), "pn_engine_synchronize": (null,),
+    }
+    wrong = []
+    for name, args in calls.items():
+        try:
+            lib.call(name, *args)
+            wrong.append(f"{name}: accepted")
+        except native.NativeError as exc:
+            if exc.status != "invalid" or "NULL" not in str(exc):
+                wrong.append(f"{name}: {exc.status}: {exc}")
+    assert not wrong, wrong

@@ -117,12 +117,13 @@ class BadInit(Actor):
 
 
 class Supervisor(Actor):
-    """Owns a child mesh and records the MeshFailures its __supervise__ receives; returns
-    ``handled`` from __supervise__ (True: handled here, False: escalate to its own supervisor)."""
+    """Owns a child mesh and records the MeshFailures its __supervise__ receives. ``verdict``:
+    "handle" (return True: handled here), "escalate" (return False: up to its own supervisor) or
+    "raise" (__supervise__ itself raises)."""
 
-    def __init__(self, ranks: int, handled: bool = True) -> None:
+    def __init__(self, ranks: int, verdict: str = "handle") -> None:
         self.failures: list[dict] = []
-        self.handled = handled
+        self.verdict = verdict
         self.procs = this_host().spawn_procs(per_host={"gpus": ranks})
         self.children = self.procs.spawn("child", Worker)
 
@@ -135,6 +136,8 @@ class Supervisor(Actor):
         child = self.children.slice(gpus=rank)
         if how == "exit":
             child.exit_now.broadcast(5)
+        elif how == "exit0":
+            child.exit_now.broadcast(0)
         elif how == "raise":
             child.fail.broadcast("ValueError")  # no caller to receive it: the child actor fails
         else:
@@ -154,4 +157,6 @@ class Supervisor(Actor):
     def __supervise__(self, failure) -> bool:
         self.failures.append({"type": type(failure).__name__, "report": failure.report(),
                               "mesh_name": str(failure.mesh_name)})
-        return self.handled
+        if self.verdict == "raise":
+            raise RuntimeError("__supervise__ itself failed")
+        return self.verdict == "handle"

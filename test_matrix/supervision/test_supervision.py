@@ -335,8 +335,8 @@ def test_call_in_flight_resolves_when_its_proc_dies(fresh):
 
 # ---- supervising actors -------------------------------------------------------------------------
 
-def _supervisor(procs, handled: bool):
-    sup = procs.spawn("supervisor", subjects.Supervisor, 2, handled)
+def _supervisor(procs, verdict: str):
+    sup = procs.spawn("supervisor", subjects.Supervisor, 2, verdict)
     sup.child_pids.call_one().get()
     return sup
 
@@ -357,7 +357,7 @@ def test_supervise_receives_mesh_failure(fault_log, how):
 
     procs = this_host().spawn_procs(per_host={"sup": 1})
     try:
-        sup = _supervisor(procs, True)
+        sup = _supervisor(procs, "handle")
         sup.kill_child.call_one(1, how).get()
         reason = "code 5" if how == "exit" else "sig=9"
         seen = _seen_until(sup, reason)
@@ -381,7 +381,7 @@ def test_supervise_handling_a_child_actor_error_keeps_it_from_the_client(fault_l
     before = len(fault_log)
     procs = this_host().spawn_procs(per_host={"sup": 1})
     try:
-        sup = _supervisor(procs, True)
+        sup = _supervisor(procs, "handle")
         sup.kill_child.call_one(1, "raise").get()
         seen = _seen_until(sup, "bad value 42")
         assert any("child{'gpus': 1/2}" in f["report"] and "bad value 42" in f["report"] for f in seen), seen
@@ -401,12 +401,51 @@ def test_supervise_returning_false_escalates_to_the_client(fault_log):
     before = len(fault_log)
     procs = this_host().spawn_procs(per_host={"sup": 1})
     try:
-        sup = _supervisor(procs, False)
+        sup = _supervisor(procs, "escalate")
         sup.kill_child.call_one(1, "raise").get()
         new = _wait_for_fault(fault_log, before, "did not handle a supervision event from its child")
         assert any("supervisor" in e and "did not handle a supervision event from its child" in e for e in new), new
         with pytest.raises(SupervisionError, match=r"child\{'gpus': 1/2\}"):
             sup.seen.call_one().get()
+    finally:
+        stop_mesh(procs)
+
+
+def test_supervise_raising_fails_the_supervisor_and_reaches_the_client(fault_log):
+    """An exception in __supervise__ itself fails the supervisor; the report carries both that
+    exception and the child event it was handling, up to the client's hook."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"sup": 1})
+    try:
+        sup = _supervisor(procs, "raise")
+        sup.kill_child.call_one(1, "raise").get()
+        new = _wait_for_fault(fault_log, before, "__supervise__ itself failed")
+        assert any("__supervise__ itself failed" in e and "while handling a supervision event from its child" in e
+                   for e in new), new
+        with pytest.raises(SupervisionError, match=r"RuntimeError: __supervise__ itself failed"):
+            sup.seen.call_one().get()
+    finally:
+        stop_mesh(procs)
+
+
+def test_child_clean_exit_is_not_a_failure_for_its_supervisor(fault_log):
+    """A child proc that exits with code 0 stopped: __supervise__ is not called and nothing
+    reaches the client (within 5 poll periods); the other child answers."""
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"sup": 1})
+    try:
+        sup = _supervisor(procs, "handle")
+        sup.kill_child.call_one(1, "exit0").get()
+        time.sleep(_quiet_window_s())
+        assert sup.seen.call_one().get() == [], "a clean exit was reported as a failure"
+        assert sup.ping_child.call_one(0).get() == "ok 0"
+        assert sup.ping_child.call_one(1).get().startswith("error SupervisionError"), "the exited child answered"
+        assert not [e for e in fault_log[before:] if "supervisor" in e], fault_log[before:]
     finally:
         stop_mesh(procs)
 
