@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
+import time
 
 from monarch.actor import Actor, current_rank, endpoint, this_host
 
@@ -14,19 +16,34 @@ class CustomError(Exception):
         self.code = code
 
 
+class UnpicklableError(Exception):
+    """An exception that cannot travel back to the caller (it holds a lock)."""
+
+    def __init__(self) -> None:
+        super().__init__("holds a lock")
+        self.lock = threading.Lock()
+
+
+# Built-in Exception subclasses: all reach the caller through the same pickle of the exception.
+BUILTIN_KINDS = {
+    "ValueError": "bad value 42", "KeyError": "missing-key", "ZeroDivisionError": "division by zero",
+    "AssertionError": "invariant broken", "RuntimeError": "runtime trouble", "TypeError": "has no len",
+}
+
+
 def raise_named(kind: str) -> None:
     if kind == "ValueError":
         raise ValueError("bad value 42")
     if kind == "KeyError":
-        {}["missing-key"]
+        raise KeyError("missing-key")
     if kind == "ZeroDivisionError":
-        1 / 0
+        raise ZeroDivisionError("division by zero")
     if kind == "AssertionError":
-        assert 1 == 2, "invariant broken"
+        raise AssertionError("invariant broken")
     if kind == "RuntimeError":
         raise RuntimeError("runtime trouble")
     if kind == "TypeError":
-        len(5)  # type: ignore[arg-type]
+        raise TypeError("object of type 'int' has no len()")
     if kind == "CustomError":
         raise CustomError(7)
     if kind == "chained":
@@ -34,6 +51,12 @@ def raise_named(kind: str) -> None:
             raise KeyError("inner")
         except KeyError as exc:
             raise RuntimeError("outer") from exc
+    if kind == "SystemExit":
+        raise SystemExit(4)
+    if kind == "KeyboardInterrupt":
+        raise KeyboardInterrupt("interrupted in an endpoint")
+    if kind == "unpicklable":
+        raise UnpicklableError()
     raise NotImplementedError(kind)
 
 
@@ -57,6 +80,11 @@ class Worker(Actor):
         os._exit(code)
 
     @endpoint
+    def sleep(self, seconds: float) -> str:
+        time.sleep(seconds)
+        return "slept"
+
+    @endpoint
     def signal_self(self, sig: int) -> None:
         os.kill(os.getpid(), sig)
 
@@ -65,11 +93,37 @@ class Worker(Actor):
         return os.environ.get("HYPERACTOR_MESH_SUPERVISION_POLL_FREQUENCY")
 
 
-class Supervisor(Actor):
-    """Owns a child mesh and records the MeshFailures its __supervise__ receives."""
+class AsyncWorker(Actor):
+    """Async endpoints run on the actor's event loop (another dispatch path than sync ones; an
+    actor cannot mix the two)."""
 
-    def __init__(self, ranks: int) -> None:
+    @endpoint
+    async def fail(self, kind: str) -> int:
+        raise_named(kind)
+        return current_rank().rank
+
+    @endpoint
+    async def ping(self) -> int:
+        return current_rank().rank
+
+
+class BadInit(Actor):
+    def __init__(self, value: int) -> None:
+        raise ValueError(f"constructor refused {value}")
+
+    @endpoint
+    def ping(self) -> int:
+        return 0
+
+
+class Supervisor(Actor):
+    """Owns a child mesh and records the MeshFailures its __supervise__ receives. ``verdict``:
+    "handle" (return True: handled here), "escalate" (return False: up to its own supervisor) or
+    "raise" (__supervise__ itself raises)."""
+
+    def __init__(self, ranks: int, verdict: str = "handle") -> None:
         self.failures: list[dict] = []
+        self.verdict = verdict
         self.procs = this_host().spawn_procs(per_host={"gpus": ranks})
         self.children = self.procs.spawn("child", Worker)
 
@@ -82,6 +136,10 @@ class Supervisor(Actor):
         child = self.children.slice(gpus=rank)
         if how == "exit":
             child.exit_now.broadcast(5)
+        elif how == "exit0":
+            child.exit_now.broadcast(0)
+        elif how == "raise":
+            child.fail.broadcast("ValueError")  # no caller to receive it: the child actor fails
         else:
             os.kill(child.pid.call_one().get(), signal.SIGKILL)
 
@@ -99,4 +157,6 @@ class Supervisor(Actor):
     def __supervise__(self, failure) -> bool:
         self.failures.append({"type": type(failure).__name__, "report": failure.report(),
                               "mesh_name": str(failure.mesh_name)})
-        return True  # handled: do not escalate to the client
+        if self.verdict == "raise":
+            raise RuntimeError("__supervise__ itself failed")
+        return self.verdict == "handle"

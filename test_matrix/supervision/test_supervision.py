@@ -1,7 +1,11 @@
 """Supervision: endpoint exceptions reach the caller as ActorError with the original exception
-and remote traceback; proc death raises SupervisionError for that rank only while survivors
-answer; a supervising actor's __supervise__ receives the MeshFailure; the client's
-unhandled-fault hook is the replaced one; detection latency is measured."""
+and remote traceback (sync and async endpoints); exceptions that cannot reach a caller
+(BaseException, unpicklable, raised under broadcast, raised in a constructor) fail the actor;
+proc death (exit code, signal) raises SupervisionError for that rank only while survivors
+answer, and resolves calls already in flight; exit code 0 and a deliberate stop are stops, not
+failures; a supervising actor's __supervise__ receives child failures and its return value
+decides whether they escalate to the client's unhandled-fault hook (the replaced one);
+detection latency is measured against a stated bound."""
 
 from __future__ import annotations
 
@@ -17,8 +21,15 @@ from porting.matrix.monarch_util import load_by_value, stop_mesh
 pytestmark = pytest.mark.component("supervision")
 subjects = load_by_value(Path(__file__).with_name("subjects.py"), "port_matrix_supervision_subjects")
 
-KINDS = ["ValueError", "KeyError", "ZeroDivisionError", "AssertionError", "RuntimeError", "TypeError",
-         "CustomError", "chained"]
+
+def _poll_s() -> float:
+    return _seconds(os.environ["HYPERACTOR_MESH_SUPERVISION_POLL_FREQUENCY"])
+
+
+# The detector reports within 5 poll periods (the bound of the latency case): a fault that has
+# not reached the hook by then is not coming, which is how "not a failure" is observed.
+def _quiet_window_s() -> float:
+    return 5 * _poll_s()
 
 
 @pytest.fixture(scope="module")
@@ -32,45 +43,204 @@ def workers(fault_log):
 
 @pytest.fixture
 def fresh(fault_log):
-    """A 3-proc mesh of its own, for cases that kill procs."""
+    """A 3-proc mesh of its own, for cases that kill procs or actors."""
     from monarch.actor import this_host
 
     procs = this_host().spawn_procs(per_host={"gpus": 3})
-    yield procs.spawn("victims", subjects.Worker)
+    mesh = procs.spawn("victims", subjects.Worker)
+    assert list(mesh.ping.call().get().values()) == [0, 1, 2]
+    yield mesh
     stop_mesh(procs)
 
 
-def _expected_type(kind: str) -> str:
-    return {"chained": "RuntimeError"}.get(kind, kind)
+def _wait_for_fault(fault_log, before: int, needle: str) -> list[str]:
+    """New entries of the fault log once one contains ``needle`` (bounded: 60 s)."""
+    for _ in range(600):
+        new = fault_log[before:]
+        if any(needle in entry for entry in new):
+            return new
+        time.sleep(0.1)
+    return fault_log[before:]
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_call_one_exception_becomes_actor_error(workers, kind):
+# ---- exceptions that reach the caller -------------------------------------------------------
+
+def test_builtin_exceptions_become_actor_error(workers):
+    """Every built-in Exception takes one path (pickled back to the caller): looped."""
+    from monarch.actor import ActorError
+
+    problems = []
+    for kind, text in subjects.BUILTIN_KINDS.items():
+        try:
+            workers.slice(gpus=1).fail.call_one(kind).get()
+            problems.append(f"{kind}: no error")
+        except ActorError as exc:
+            original, formatted = exc.exception, str(exc)
+            if type(original).__name__ != kind or text not in str(original):
+                problems.append(f"{kind}: got {type(original).__name__}: {original}")
+            if "Traceback" not in formatted or "raise_named" not in formatted:
+                problems.append(f"{kind}: remote traceback missing")
+    assert not problems, problems
+    assert list(workers.ping.call().get().values()) == [0, 1, 2], "the actors survive their exceptions"
+
+
+def test_custom_exception_class_arrives_with_its_attributes(workers):
+    """A class defined in the pack (shipped by value) is rebuilt on the caller with its state."""
     from monarch.actor import ActorError
 
     with pytest.raises(ActorError) as info:
-        workers.slice(gpus=1).fail.call_one(kind).get()
+        workers.slice(gpus=2).fail.call_one("CustomError").get()
     original = info.value.exception
-    assert type(original).__name__ == _expected_type(kind)
-    text = str(info.value)
-    assert "Traceback" in text and "raise_named" in text, "remote traceback missing"
-    if kind == "CustomError":
-        assert original.code == 7
-    if kind == "chained":
-        assert "inner" in text
-    assert list(workers.ping.call().get().values()) == [0, 1, 2], "other actors must keep answering"
+    assert type(original).__name__ == "CustomError" and original.code == 7
+    assert "custom failure 7" in str(info.value)
 
 
-@pytest.mark.parametrize("kind", ["ValueError", "CustomError"])
-def test_call_on_mesh_with_one_failing_rank(workers, kind):
+def test_chained_exception_keeps_its_cause(workers):
     from monarch.actor import ActorError
 
     with pytest.raises(ActorError) as info:
-        workers.fail.call(kind, 2).get()
-    assert type(info.value.exception).__name__ == kind
-    assert workers.slice(gpus=0).fail.call_one(kind, 2).get() == 0, "rank 0 does not fail"
+        workers.slice(gpus=0).fail.call_one("chained").get()
+    original = info.value.exception
+    assert type(original).__name__ == "RuntimeError" and str(original) == "outer"
+    assert "inner" in str(info.value) and "direct cause" in str(info.value), str(info.value)
+
+
+def test_async_endpoint_exception_becomes_actor_error(fault_log):
+    from monarch.actor import ActorError, this_host
+
+    procs = this_host().spawn_procs(per_host={"gpus": 2})
+    try:
+        mesh = procs.spawn("async_workers", subjects.AsyncWorker)
+        with pytest.raises(ActorError) as info:
+            mesh.slice(gpus=1).fail.call_one("ValueError").get()
+        assert type(info.value.exception).__name__ == "ValueError" and "bad value 42" in str(info.value)
+        assert "await the_method" in str(info.value), "not the async dispatch path"
+        assert sorted(mesh.ping.call().get().values()) == [0, 1], "the async actor survives"
+    finally:
+        stop_mesh(procs)
+
+
+def test_call_on_mesh_with_one_failing_rank(workers):
+    from monarch.actor import ActorError
+
+    with pytest.raises(ActorError) as info:
+        workers.fail.call("CustomError", 2).get()
+    assert type(info.value.exception).__name__ == "CustomError"
+    assert workers.slice(gpus=0).fail.call_one("CustomError", 2).get() == 0, "rank 0 does not fail"
     assert list(workers.ping.call().get().values()) == [0, 1, 2]
 
+
+def test_stream_delivers_the_failing_rank_and_the_others(workers):
+    from monarch.actor import ActorError
+
+    values, errors = [], []
+    for fut in workers.fail.stream("ValueError", 1):
+        try:
+            values.append(fut.get())
+        except ActorError as exc:
+            errors.append(str(exc.exception))
+    assert sorted(values) == [0, 2] and errors == ["bad value 42"], (values, errors)
+
+
+# ---- exceptions that fail the actor -------------------------------------------------------------
+
+def _actor_failed(mesh, rank: int) -> str:
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    with pytest.raises(SupervisionError) as info:
+        mesh.slice(gpus=rank).ping.call_one().get()
+    return str(info.value)
+
+
+def test_base_exceptions_in_an_endpoint_fail_the_actor(fresh, fault_log):
+    """SystemExit and KeyboardInterrupt are not Exceptions: the actor aborts (the panic path)
+    and the caller gets a SupervisionError naming them, instead of an ActorError. Same path for
+    both: one mesh, one rank each (actor failures; the procs stay up)."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    before = len(fault_log)
+    for rank, kind in ((0, "SystemExit"), (2, "KeyboardInterrupt")):
+        with pytest.raises(SupervisionError, match=rf"actor explicitly aborted(.|\n)*{kind}"):
+            fresh.slice(gpus=rank).fail.call_one(kind).get()
+        assert kind in _actor_failed(fresh, rank)
+    assert fresh.slice(gpus=1).ping.call_one().get() == 0, "rank 1 was not involved"
+    assert _wait_for_fault(fault_log, before, "victims"), "the aborted actors reach the client's hook"
+
+
+def test_unpicklable_exception_fails_the_actor(fresh, fault_log):
+    """An exception that cannot be pickled cannot reach its caller: the actor aborts while
+    reporting it, and the caller sees both the original and the pickling error."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    before = len(fault_log)
+    with pytest.raises(SupervisionError) as info:
+        fresh.slice(gpus=1).fail.call_one("unpicklable").get()
+    text = str(info.value)
+    assert "UnpicklableError: holds a lock" in text and "lock" in text.split("During handling")[-1], text
+    assert "UnpicklableError" in _actor_failed(fresh, 1)
+    assert fresh.slice(gpus=0).ping.call_one().get() == 0
+    _wait_for_fault(fault_log, before, "victims")
+
+
+def test_exception_under_broadcast_fails_the_actor_and_reaches_the_client_hook(fresh, fault_log):
+    """broadcast has no caller to hand the exception to: the actor fails and its mesh's owner
+    (the client) is told through the unhandled-fault hook."""
+    before = len(fault_log)
+    fresh.slice(gpus=2).fail.broadcast("ValueError")
+    new = _wait_for_fault(fault_log, before, "crashed_ranks=[2]")
+    assert any("crashed_ranks=[2]" in e and "bad value 42" in e for e in new), new
+    assert "bad value 42" in _actor_failed(fresh, 2)
+    assert fresh.slice(gpus=0).ping.call_one().get() == 0
+
+
+def test_constructor_failure_surfaces_on_first_call(fault_log):
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"gpus": 1})
+    try:
+        mesh = procs.spawn("bad_init", subjects.BadInit, 7)
+        with pytest.raises(SupervisionError, match=r"ValueError: constructor refused 7"):
+            mesh.ping.call_one().get()
+        new = _wait_for_fault(fault_log, before, "bad_init")
+        assert any("constructor refused 7" in e for e in new), new
+    finally:
+        stop_mesh(procs)
+
+
+def test_actor_failure_spares_other_actors_on_the_same_procs(fault_log):
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"gpus": 2})
+    try:
+        a, b = procs.spawn("first", subjects.Worker), procs.spawn("second", subjects.Worker)
+        a.slice(gpus=1).fail.broadcast("ValueError")
+        _wait_for_fault(fault_log, before, "first")
+        assert "bad value 42" in _actor_failed(a, 1)
+        assert sorted(b.ping.call().get().values()) == [0, 1], "the other actor mesh on those procs is alive"
+    finally:
+        stop_mesh(procs)
+
+
+def test_proc_death_fails_every_actor_on_that_proc(fault_log):
+    from monarch.actor import this_host
+
+    procs = this_host().spawn_procs(per_host={"gpus": 2})
+    try:
+        a, b = procs.spawn("first", subjects.Worker), procs.spawn("second", subjects.Worker)
+        pid = b.slice(gpus=0).pid.call_one().get()
+        os.kill(pid, signal.SIGKILL)
+        assert _wait_dead(pid)
+        for mesh in (a, b):
+            assert "Killed(sig=9)" in _actor_failed(mesh, 0)
+            assert mesh.slice(gpus=1).ping.call_one().get() == 0
+    finally:
+        stop_mesh(procs)
+
+
+# ---- proc death -----------------------------------------------------------------------------
 
 def _wait_dead(pid: int) -> bool:
     import psutil
@@ -85,41 +255,100 @@ def _wait_dead(pid: int) -> bool:
     return False
 
 
-def _assert_rank_dead_others_alive(mesh, dead: int) -> str:
+def test_nonzero_exit_fails_only_that_rank(fresh):
+    """The call that exited gets the exit code, later calls too; the whole mesh's call fails
+    while survivors answer. Exit codes and ranks take one path (folded: one of each). One death
+    per mesh: a second rank dying in the same mesh is reported as a time-out reaching the mesh
+    controller in torchmonarch 0.7.0 (observed here, after 120 s; not what this case checks)."""
     from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
 
-    with pytest.raises(SupervisionError) as info:
-        mesh.slice(gpus=dead).ping.call_one().get()
-    for rank in range(3):
-        if rank != dead:
-            assert mesh.slice(gpus=rank).ping.call_one().get() == 0, f"survivor rank {rank} did not answer"
-    return str(info.value)
+    with pytest.raises(SupervisionError, match=r"exited with non-zero code 77"):
+        fresh.slice(gpus=2).exit_now.call_one(77).get()
+    assert "non-zero code 77" in _actor_failed(fresh, 2)
+    for rank in (0, 1):
+        assert fresh.slice(gpus=rank).ping.call_one().get() == 0, f"survivor rank {rank} did not answer"
+    with pytest.raises(SupervisionError, match=r"non-zero code 77"):
+        fresh.ping.call().get()
 
 
-@pytest.mark.parametrize("code", [1, 3, 77])
-@pytest.mark.parametrize("rank", [0, 2])
-def test_os_exit_fails_only_that_rank(fresh, rank, code):
-    fresh.slice(gpus=rank).exit_now.broadcast(code)
-    text = _assert_rank_dead_others_alive(fresh, rank)
-    assert f"code {code}" in text, text
+def test_exit_zero_is_a_stop_not_a_failure(fresh, fault_log):
+    """os._exit(0): calls get a SupervisionError saying the proc stopped cleanly, and nothing
+    reaches the client's unhandled-fault hook."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    before = len(fault_log)
+    with pytest.raises(SupervisionError, match=r"stopped: process exited cleanly"):
+        fresh.slice(gpus=1).exit_now.call_one(0).get()
+    time.sleep(_quiet_window_s())
+    assert "exited cleanly" in _actor_failed(fresh, 1)
+    assert fresh.slice(gpus=2).ping.call_one().get() == 0
+    assert not [e for e in fault_log[before:] if "exited cleanly" in e or "code 0" in e], fault_log[before:]
 
 
+def test_stopping_a_mesh_is_not_a_failure(fault_log):
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"gpus": 2})
+    mesh = procs.spawn("deliberately_stopped", subjects.Worker)
+    assert sorted(mesh.ping.call().get().values()) == [0, 1]
+    procs.stop().get()
+    with pytest.raises(SupervisionError, match=r"stopped: stopped by client"):
+        mesh.slice(gpus=0).ping.call_one().get()
+    with pytest.raises(RuntimeError, match=r"`ProcMesh` has already been stopped"):
+        procs.spawn("too_late", subjects.Worker)
+    time.sleep(_quiet_window_s())
+    assert not [e for e in fault_log[before:] if "deliberately_stopped" in e or "stopped by client" in e], \
+        fault_log[before:]
+
+
+# Each signal takes its own path to the death report: SIGKILL cannot be caught, SIGTERM could be
+# handled by the proc (Monarch does not: it dies of it), SIGSEGV is a crash (Python's default
+# action, no handler). Ranks are not special to a proc mesh: one rank each.
 @pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM", "SIGSEGV"])
-@pytest.mark.parametrize("rank", [0, 2])
-def test_signal_from_outside_fails_only_that_rank(fresh, rank, sig):
-    pid = fresh.slice(gpus=rank).pid.call_one().get()
-    os.kill(pid, getattr(signal, sig))
+def test_signal_from_outside_fails_only_that_rank(fresh, sig):
+    signum = int(getattr(signal, sig))
+    pid = fresh.slice(gpus=1).pid.call_one().get()
+    os.kill(pid, signum)
     # The signal is delivered asynchronously: a ping sent before the proc has died may still be
     # answered, so wait for the death itself (a hang guard, not a speed check).
-    assert _wait_dead(pid), f"rank {rank} (pid {pid}) still alive after {sig}"
-    text = _assert_rank_dead_others_alive(fresh, rank)
-    assert "failed" in text.lower() or "stopped" in text.lower(), text
+    assert _wait_dead(pid), f"rank 1 (pid {pid}) still alive after {sig}"
+    text = _actor_failed(fresh, 1)
+    assert f"Killed(sig={signum})" in text, text
+    for rank in (0, 2):
+        assert fresh.slice(gpus=rank).ping.call_one().get() == 0, f"survivor rank {rank} did not answer"
 
 
-def test_self_signal_is_reported_like_outside_kill(fresh):
-    fresh.slice(gpus=1).signal_self.broadcast(int(signal.SIGKILL))
-    text = _assert_rank_dead_others_alive(fresh, 1)
-    assert "sig=9" in text or "Killed" in text, text
+def test_call_in_flight_resolves_when_its_proc_dies(fresh):
+    """A call already running on a proc that is killed resolves with SupervisionError (a
+    time-out of the 120 s wait here is a failure of this case)."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    pid = fresh.slice(gpus=1).pid.call_one().get()
+    pending = fresh.slice(gpus=1).sleep.call_one(600)
+    time.sleep(_poll_s())  # the call is running: the actor is inside sleep()
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(SupervisionError, match=r"Killed\(sig=9\)"):
+        pending.get(timeout=120)
+
+
+# ---- supervising actors -------------------------------------------------------------------------
+
+def _supervisor(procs, verdict: str):
+    sup = procs.spawn("supervisor", subjects.Supervisor, 2, verdict)
+    sup.child_pids.call_one().get()
+    return sup
+
+
+def _seen_until(sup, needle: str) -> list:
+    seen: list = []
+    for _ in range(600):  # polled: supervision reports within the poll interval
+        seen = sup.seen.call_one().get()
+        if any(needle in f["report"] for f in seen):
+            break
+        time.sleep(0.05)
+    return seen
 
 
 @pytest.mark.parametrize("how", ["exit", "sigkill"])
@@ -128,16 +357,10 @@ def test_supervise_receives_mesh_failure(fault_log, how):
 
     procs = this_host().spawn_procs(per_host={"sup": 1})
     try:
-        sup = procs.spawn("supervisor", subjects.Supervisor, 2)
-        sup.child_pids.call_one().get()
+        sup = _supervisor(procs, "handle")
         sup.kill_child.call_one(1, how).get()
         reason = "code 5" if how == "exit" else "sig=9"
-        seen: list = []
-        for _ in range(600):  # polled: supervision reports within the poll interval
-            seen = sup.seen.call_one().get()
-            if any(reason in f["report"] for f in seen):
-                break
-            time.sleep(0.05)
+        seen = _seen_until(sup, reason)
         assert seen, "__supervise__ was not called"
         assert {f["type"] for f in seen} == {"MeshFailure"}
         # Rank 1 of each mesh on the dead proc (the child mesh and Monarch's own per-proc actors).
@@ -146,6 +369,83 @@ def test_supervise_receives_mesh_failure(fault_log, how):
         assert not any("0/2" in f["report"] for f in seen), "rank 0 did not fail"
         assert sup.ping_child.call_one(0).get() == "ok 0", "the surviving child must answer"
         assert sup.ping_child.call_one(1).get().startswith("error SupervisionError")
+    finally:
+        stop_mesh(procs)
+
+
+def test_supervise_handling_a_child_actor_error_keeps_it_from_the_client(fault_log):
+    """The child actor fails (an exception under broadcast, its proc alive); __supervise__
+    returns True: the supervisor keeps running and the client's hook hears nothing."""
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"sup": 1})
+    try:
+        sup = _supervisor(procs, "handle")
+        sup.kill_child.call_one(1, "raise").get()
+        seen = _seen_until(sup, "bad value 42")
+        assert any("child{'gpus': 1/2}" in f["report"] and "bad value 42" in f["report"] for f in seen), seen
+        time.sleep(_quiet_window_s())
+        assert sup.ping_child.call_one(0).get() == "ok 0"
+        assert not [e for e in fault_log[before:] if "supervisor" in e], fault_log[before:]
+    finally:
+        stop_mesh(procs)
+
+
+def test_supervise_returning_false_escalates_to_the_client(fault_log):
+    """__supervise__ returns False: the supervisor fails because of its child, and that failure
+    reaches the client's unhandled-fault hook."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"sup": 1})
+    try:
+        sup = _supervisor(procs, "escalate")
+        sup.kill_child.call_one(1, "raise").get()
+        new = _wait_for_fault(fault_log, before, "did not handle a supervision event from its child")
+        assert any("supervisor" in e and "did not handle a supervision event from its child" in e for e in new), new
+        with pytest.raises(SupervisionError, match=r"child\{'gpus': 1/2\}"):
+            sup.seen.call_one().get()
+    finally:
+        stop_mesh(procs)
+
+
+def test_supervise_raising_fails_the_supervisor_and_reaches_the_client(fault_log):
+    """An exception in __supervise__ itself fails the supervisor; the report carries both that
+    exception and the child event it was handling, up to the client's hook."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"sup": 1})
+    try:
+        sup = _supervisor(procs, "raise")
+        sup.kill_child.call_one(1, "raise").get()
+        new = _wait_for_fault(fault_log, before, "__supervise__ itself failed")
+        assert any("__supervise__ itself failed" in e and "while handling a supervision event from its child" in e
+                   for e in new), new
+        with pytest.raises(SupervisionError, match=r"RuntimeError: __supervise__ itself failed"):
+            sup.seen.call_one().get()
+    finally:
+        stop_mesh(procs)
+
+
+def test_child_clean_exit_is_not_a_failure_for_its_supervisor(fault_log):
+    """A child proc that exits with code 0 stopped: __supervise__ is not called and nothing
+    reaches the client (within 5 poll periods); the other child answers."""
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"sup": 1})
+    try:
+        sup = _supervisor(procs, "handle")
+        sup.kill_child.call_one(1, "exit0").get()
+        time.sleep(_quiet_window_s())
+        assert sup.seen.call_one().get() == [], "a clean exit was reported as a failure"
+        assert sup.ping_child.call_one(0).get() == "ok 0"
+        assert sup.ping_child.call_one(1).get().startswith("error SupervisionError"), "the exited child answered"
+        assert not [e for e in fault_log[before:] if "supervisor" in e], fault_log[before:]
     finally:
         stop_mesh(procs)
 
@@ -160,13 +460,11 @@ def test_client_unhandled_fault_hook_is_the_replacement(fault_log):
     try:
         w = procs.spawn("unhandled", subjects.Worker)
         w.exit_now.broadcast(9)
-        for _ in range(600):
-            if len(fault_log) > before:
-                break
-            time.sleep(0.05)
+        new = _wait_for_fault(fault_log, before, "unhandled")
     finally:
         stop_mesh(procs)
-    assert len(fault_log) > before, "the client-owned mesh failure did not reach the (replaced) hook"
+    assert any("non-zero code 9" in e for e in new), f"the client-owned mesh failure did not reach the " \
+                                                     f"(replaced) hook: {new}"
 
 
 def test_detection_latency_with_lowered_poll_frequency(fresh, record_property):
@@ -184,7 +482,7 @@ def test_detection_latency_with_lowered_poll_frequency(fresh, record_property):
     # The stated bound: 5 poll periods (5 s at the 1 s set in conftest), half Monarch's default
     # period (~10 s), so a detector that ignored the lowered frequency, or one that never noticed
     # the kill until the call's own time-out, fails. Measured here: ~1.0 s on a loaded 2-core VM.
-    bound = 5 * _seconds(os.environ["HYPERACTOR_MESH_SUPERVISION_POLL_FREQUENCY"])
+    bound = 5 * _poll_s()
     record_property("detection_latency_bound_s", f"{bound:.3f}")
     assert latency <= bound, f"supervision took {latency:.2f} s to see a SIGKILL (bound {bound:.2f} s)"
 
