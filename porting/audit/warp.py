@@ -70,13 +70,14 @@ _MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~
 
 
 def _after_word(code: str, at: int) -> bool:
-    return at > 0 and (code[at - 1].isalnum() or code[at - 1] in "_.")
+    # character sets as tuples, here and below: each member is then a choice a test must make
+    return at > 0 and (code[at - 1].isalnum() or code[at - 1] in ("_", "."))
 
 
 def _left_operand(code: str, at: int) -> str:
     """The expression just left of offset ``at``: a parenthesised group or a name/member chain."""
     i = at - 1
-    while i >= 0 and code[i] in " \t":
+    while i >= 0 and code[i] in (" ", "\t"):
         i -= 1
     if i >= 0 and code[i] == ")":
         depth = 0
@@ -89,7 +90,7 @@ def _left_operand(code: str, at: int) -> str:
             j -= 1
         return ""
     j = i
-    while j >= 0 and (code[j].isalnum() or code[j] in "_.[]"):
+    while j >= 0 and (code[j].isalnum() or code[j] in ("_", ".", "[", "]")):
         j -= 1
     return code[j + 1:i + 1]
 
@@ -115,7 +116,7 @@ class Derivation:
 
     def __init__(self, code: str) -> None:
         self.code = code
-        self.memo: dict[tuple[str, int], bool] = {}
+        self.memo: dict[tuple[str, tuple[int, int]], bool] = {}
         self.any_root = any(root in code for root in _ROOT_WORDS)  # str.find: far faster than a \b regex
 
     def scope(self, at: int) -> tuple[int, int]:
@@ -127,7 +128,7 @@ class Derivation:
     def name(self, name: str, scope: tuple[int, int], depth: int = 0) -> bool:
         if not self.any_root or name in _KEYWORDS:
             return False
-        key = (name, scope[0])
+        key = (name, scope)
         known = self.memo.get(key)
         if known is not None:
             return known
@@ -188,7 +189,7 @@ def _lane_ops(code: str) -> Iterator[re.Match[str]]:
         if _after_word(code, n.start()):
             continue
         k = n.start() - 1
-        while k >= 0 and code[k] in " \t":
+        while k >= 0 and code[k] in (" ", "\t"):
             k -= 1
         m = _LANE_OP.match(code, k - 1 if code[k - 1:k + 1] in (">>", "==") else k)
         if m is None or m.end(2) != n.end():
@@ -280,9 +281,9 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
         return out
     for v in _VALUE_32.finditer(code):
         k = v.start() - 1
-        while k >= 0 and code[k] in " \t(":
+        while k >= 0 and code[k] in (" ", "\t", "("):
             k -= 1
-        if k < 0 or code[k] not in "={":
+        if k < 0 or code[k] not in ("=", "{"):
             continue  # not an initialiser: 0.5, x + 32, f(32)
         m = _CONST_BEFORE.search(code, max(0, v.start() - 120), v.start())
         if m is not None:
@@ -324,7 +325,7 @@ def shuffle_widths(code: str) -> Iterator[Hit]:
 
 
 def masks(code: str) -> Iterator[Hit]:
-    if "_sync" not in code and "__syncwarp" not in code:
+    if "_sync" not in code:  # every _SYNC name has it, __syncwarp included
         return
     consts: dict[str, int] = {}
     for m in _MASK_DEF.finditer(code):
