@@ -86,9 +86,10 @@ def test_blanks_between_operand_operator_and_number_are_spaces_or_tabs() -> None
 
 
 def test_a_name_is_a_whole_word() -> None:
-    # `my_t`, `s.t` and `at` are other names than `t` (a parameter here): their assignments do not count
-    code = ("__global__ void k(int* o, int t, S s) {\n  int at = threadIdx.x;\n  int my_t = threadIdx.x;\n"
-            "  s.t = threadIdx.x;\n  o[0] = t % 32;\n}\n")
+    # `my_t`, `s.t`, `p->t` and `at` are other names than `t` (a parameter here): their assignments do
+    # not count
+    code = ("__global__ void k(int* o, int t, S s, S* p) {\n  int at = threadIdx.x;\n  int my_t = threadIdx.x;\n"
+            "  s.t = threadIdx.x;\n  p->t = threadIdx.x;\n  o[0] = t % 32;\n}\n")
     assert list(warp.lane_math(code)) == []
 
 
@@ -96,6 +97,16 @@ def test_an_operator_right_after_another_operator_character_is_part_of_it() -> N
     # `nwarps = width_v<64>/32`: the `/` follows a template's `>`, so `>/` is not read as `/ 32` on `>`
     code = "void f() {\n  int nwarps = width_v<64>/32;\n}\n"
     assert list(warp.lane_math(code)) == []
+
+
+def test_parenthesised_operands_are_read_whole() -> None:
+    # the last name of the group (`t` in `(n + t)`), a call inside it, and a group or member chain at
+    # offset 0; `t-n % 32` is `t - (n % 32)`: the operand is `n`
+    code = ("__global__ void k(int* o, int n) {\n  int t = threadIdx.x;\n  o[0] = (n + t) % 32;\n"
+            "  o[1] = (t + f(n)) % 32;\n  o[2] = t-n % 32;\n}\n")
+    assert where(code, warp.lane_math(code)) == [lane(3, "% 32;", "% 32"), lane(4, "% 32;", "% 32")]
+    for fragment in ("(threadIdx.x + 1) % 32;\n", "threadIdx.x % 32;\n"):
+        assert where(fragment, warp.lane_math(fragment)) == [lane(1, "% 32;", "% 32")]
 
 
 def test_an_unbalanced_parenthesis_is_no_operand() -> None:
@@ -127,9 +138,11 @@ def test_a_warp_count_by_its_name() -> None:
     # not derived from threadIdx, but stored in a variable counting warps: `/ 32` and `>> 5` only; the
     # name must be the one this statement assigns (not one from before `;`, `{` or the line break)
     code = ("void f(int n) {\n  int num_warps = n / 32;\n  int nwarps = n >> 5;\n  int warps = n % 32;\n"
-            "  int blocks = n / 32;\n  int num_warps2 = 4; use(n / 32);\n"
+            "  int blocks = n / 32;\n  int num_warps2 = 4; use(n / 32);\nwarp_count = n / 32;\n  int nwarpsX = n / 32;\n"
             "  if ((nwarps = count()) > 0) { use(n / 32); }\n#define SET_WARPS nwarps = 4\n  use(n / 32);\n}\n")
-    assert where(code, warp.lane_math(code)) == [lane(2, "/ 32;", "/ 32"), lane(3, ">> 5;", ">> 5")]
+    # (`warp_count` starts its line: the name is read from the line's first character)
+    assert where(code, warp.lane_math(code)) == [lane(2, "/ 32;", "/ 32"), lane(3, ">> 5;", ">> 5"),
+                                                 lane(7, "/ 32;", "/ 32"), lane(8, "/ 32;", "/ 32")]
 
 
 def test_lane_bits() -> None:
@@ -149,8 +162,8 @@ def test_every_root_is_a_thread_index() -> None:
 
 def test_a_file_without_a_final_line_break() -> None:
     # the name at offset 0 has no word before it, whatever the file's last character is
-    code = "t = threadIdx.x;\nint l = t % 32"
-    assert where(code, warp.lane_math(code)) == [lane(2, "% 32", "% 32")]
+    code = "t = threadIdx.x;\nint l = t % 32 + t"
+    assert where(code, warp.lane_math(code)) == [lane(2, "% 32 + t", "% 32")]
 
 
 def test_a_block_index_is_no_lane_even_next_to_a_variable_named_x() -> None:
@@ -187,6 +200,14 @@ def test_assignments_are_followed_three_hops(hops: int, found: bool) -> None:
     chain = "".join(f"  int t{i} = {'threadIdx.x' if i == 0 else f't{i - 1}'};\n" for i in range(hops))
     code = f"__global__ void k(int* o) {{\n{chain}  o[0] = t{hops - 1} % 32;\n}}\n"
     assert bool(list(warp.lane_math(code))) is found
+
+
+def test_a_name_known_to_hold_a_lane_counts_at_any_depth() -> None:
+    # the hop limit bounds the search, not the answer: once `t1` is known (from `t1 % 32`), `t4`,
+    # four hops from the root but three from `t1`, is a lane index too
+    chain = "".join(f"  int t{i} = {'threadIdx.x' if i == 0 else f't{i - 1}'};\n" for i in range(5))
+    code = f"__global__ void k(int* o) {{\n{chain}  o[0] = t1 % 32;\n  o[1] = t4 % 32;\n}}\n"
+    assert [h[0] for h in where(code, warp.lane_math(code))] == [7, 8]
 
 
 def test_cycles_and_scaled_or_indexed_roots_are_no_lanes() -> None:
@@ -232,6 +253,19 @@ def test_constant_initialisers_brace_and_tab() -> None:
     assert [name for _h, name in warp.warp_constants(code)] == ["kW", "kT"]
 
 
+def test_values_that_are_no_initialisers_do_not_stop_the_search() -> None:
+    code = "const int a = x + 32;\nconst float f = 0.5;\nint g = f(32);\nconstexpr int W = 32;\n"
+    assert [name for _h, name in warp.warp_constants(code)] == ["W"]
+
+
+@pytest.mark.parametrize("width, found", [(120, True), (121, False)])
+def test_const_is_looked_for_in_the_120_characters_before_the_value(width: int, found: bool) -> None:
+    name = "W" * (width - len("const int  = "))
+    code = f"x; const int {name} = 32;\n"
+    assert code.index("32") - code.index("const") == width
+    assert bool(warp.warp_constants(code)) is found
+
+
 def test_a_constant_at_the_start_of_a_file_and_a_line_break_before_the_value() -> None:
     assert [name for _h, name in warp.warp_constants("const int W = 32;")] == ["W"]
     # the value must follow `=`/`{` on the same line (blanks and parentheses between)
@@ -260,6 +294,12 @@ def test_width_uses_are_scoped_to_the_function() -> None:
     code = ("__global__ void a(int* o) {\n  int t = threadIdx.x;\n  o[0] = t;\n}\n"
             "__global__ void b(int* o, int t) {\n  o[0] = t / W;\n}\n")
     assert warp.width_names(code) == set()
+
+
+def test_a_width_use_on_a_name_in_the_first_of_two_functions() -> None:
+    code = ("__global__ void a(int* o) {\n  int t = threadIdx.x;\n  o[0] = t / W;\n}\n"
+            "__global__ void b(int* o) {\n  o[0] = 0;\n}\n")
+    assert warp.width_names(code) == {"W"}
 
 
 def test_a_tile_loop_is_no_warp_width_loop() -> None:
@@ -302,6 +342,16 @@ def test_a_shuffle_call_is_read_up_to_400_characters(gap: int, found: bool) -> N
     assert call.index(")") - call.index("(") == 399 + gap
     code = "__device__ float r(float v) {\n  return " + call + ";\n}\n"
     assert bool(list(warp.shuffle_widths(code))) is found
+
+
+def test_touching_windows_are_merged() -> None:
+    # the loop's header holds a shuffle; the body's shuffle is exactly 300 characters after it, so the
+    # two 300-character windows touch: merged, they hold the whole header
+    head = "{\n  for (int o = 16; o > 0; o = __shfl_xor_sync(~0ull, o, 1) / 2) {"
+    pad = head.index("shfl") + 300 - len(head) - len("v += __")
+    code = head + " " * pad + "v += __shfl_down_sync(~0ull, v, o); }\n}\n"
+    assert code.index("shfl_down") - code.index("shfl_xor") == 300
+    assert [h[1] for h in where(code, warp.shuffle_widths(code))] == [code.split("\n")[1].lstrip()]
 
 
 def test_a_loop_after_the_last_shuffle_is_no_shuffle_loop() -> None:
@@ -395,6 +445,14 @@ def test_ballots_declared_assigned_and_counted() -> None:
         ballot_later(5, "__ballot_sync(~0ull, v > 1);", "__ballot_sync", "b"),
         popc(7, "__popc(c);", "__popc"), popc(8, "__ffs(__ballot(v > 3));", "__ffs"),
         popc(10, "__clz(c) + __brev(b);", "__clz"), popc(10, "__brev(b);", "__brev")]
+
+
+def test_a_declaration_at_column_0_and_what_a_count_reads() -> None:
+    # __popc reads its argument list up to the first `)`: `n | c` counts c, `__popc(n) + c` does not
+    code = ("__device__ void k(float v, int* o, int n) {\nunsigned a = __ballot(v > 0);\n"
+            "  uint64_t c = __ballot(v > 1);\n  o[0] = __popc(n | c);\n  o[1] = __popc(n) + c;\n}\n")
+    assert where(code, warp.ballots(code)) == [ballot_decl(2, "unsigned a = __ballot(v > 0);", "__ballot"),
+                                               popc(4, "__popc(n | c);", "__popc")]
 
 
 def test_activemask_alone_in_a_file() -> None:
