@@ -138,7 +138,8 @@ def test_a_warp_count_by_its_name() -> None:
     # not derived from threadIdx, but stored in a variable counting warps: `/ 32` and `>> 5` only; the
     # name must be the one this statement assigns (not one from before `;`, `{` or the line break)
     code = ("void f(int n) {\n  int num_warps = n / 32;\n  int nwarps = n >> 5;\n  int warps = n % 32;\n"
-            "  int blocks = n / 32;\n  int num_warps2 = 4; use(n / 32);\nwarp_count = n / 32;\n  int nwarpsX = n / 32;\n"
+            "  int blocks = n / 32;\n  int num_warps2 = 4; use(n / 32);\nwarp_count = n / 32;\n"
+            "  int nwarpsX = n / 32;\n"
             "  if ((nwarps = count()) > 0) { use(n / 32); }\n#define SET_WARPS nwarps = 4\n  use(n / 32);\n}\n")
     # (`warp_count` starts its line: the name is read from the line's first character)
     assert where(code, warp.lane_math(code)) == [lane(2, "/ 32;", "/ 32"), lane(3, ">> 5;", ">> 5"),
@@ -158,6 +159,19 @@ def test_every_root_is_a_thread_index() -> None:
     code = "".join(f"__device__ void k{i}(int* o) {{\n  int v = {r};\n  o[0] = v % 32;\n}}\n"
                    for i, r in enumerate(roots))
     assert [h[0] for h in where(code, warp.lane_math(code))] == [3, 7, 11, 15, 19, 23]
+
+
+def test_a_name_inside_a_word_at_offset_1() -> None:
+    # `at` (offset 0) is assigned, not `t`: the `t` at offset 1 follows a word character
+    assert list(warp.lane_math("at = threadIdx.x;\nint l = t % 32;\n")) == []
+
+
+def test_the_function_is_the_text_since_the_last_closing_line() -> None:
+    # c's `t` is its parameter: b's assignment, between the first and the last `}` line before it, is
+    # another function's
+    code = ("__global__ void a() {\n}\n__global__ void b(int* o) {\n  int t = threadIdx.x;\n  o[0] = t;\n}\n"
+            "__global__ void c(int* o, int t) {\n  o[0] = t % 32;\n}\n")
+    assert list(warp.lane_math(code)) == []
 
 
 def test_a_file_without_a_final_line_break() -> None:
@@ -266,10 +280,8 @@ def test_const_is_looked_for_in_the_120_characters_before_the_value(width: int, 
     assert bool(warp.warp_constants(code)) is found
 
 
-def test_a_constant_at_the_start_of_a_file_and_a_line_break_before_the_value() -> None:
+def test_a_constant_at_the_start_of_a_file() -> None:
     assert [name for _h, name in warp.warp_constants("const int W = 32;")] == ["W"]
-    # the value must follow `=`/`{` on the same line (blanks and parentheses between)
-    assert warp.warp_constants("const int W =\n32;\n") == []
 
 
 # --- width uses -------------------------------------------------------------------------------------
