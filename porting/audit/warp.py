@@ -105,8 +105,8 @@ def _call_args(code: str, open_at: int) -> str:
         depth += code[i] == "("
         depth -= code[i] == ")"
         if depth == 0:
-            # `open_at - 1`/`+ 2` are equivalent mutants: callers match `, last-argument` at the end,
-            # and the text's first character (or the two before it, `f(`) holds no comma of it
+            # `open_at - 1`/`+ 2` are equivalent mutants: callers match `, last-argument` at the end;
+            # the two characters added (`f(`) hold no comma, the one dropped is a comma only in `f(, x)`
             return code[open_at + 1:i]
     return ""  # "XXXX" is an equivalent mutant: no comma, so neither caller's pattern matches
 
