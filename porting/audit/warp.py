@@ -70,13 +70,17 @@ _MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~
 
 
 def _after_word(code: str, at: int) -> bool:
-    return at > 0 and (code[at - 1].isalnum() or code[at - 1] in "_.")
+    # character sets as tuples, here and below: each member is then a choice a test must make
+    return at > 0 and (code[at - 1].isalnum() or code[at - 1] in ("_", "."))
 
 
 def _left_operand(code: str, at: int) -> str:
     """The expression just left of offset ``at``: a parenthesised group or a name/member chain."""
+    # Equivalent mutants: `i > 0` / `i >= 1` for `i >= 0` in the first two tests (a blank or `)` at
+    # index 0 has nothing left of it: the operand is empty either way), `i + 2` for `i + 1` in both
+    # slices (code[i + 1] is a blank or the operator itself: no name, so no other answer).
     i = at - 1
-    while i >= 0 and code[i] in " \t":
+    while i >= 0 and code[i] in (" ", "\t"):
         i -= 1
     if i >= 0 and code[i] == ")":
         depth = 0
@@ -87,9 +91,9 @@ def _left_operand(code: str, at: int) -> str:
             if depth == 0:
                 return code[j:i + 1]
             j -= 1
-        return ""
+        # unbalanced: `)` is no name character, so the loop below stops at once (empty operand)
     j = i
-    while j >= 0 and (code[j].isalnum() or code[j] in "_.[]"):
+    while j >= 0 and (code[j].isalnum() or code[j] in ("_", ".", "[", "]")):
         j -= 1
     return code[j + 1:i + 1]
 
@@ -101,8 +105,10 @@ def _call_args(code: str, open_at: int) -> str:
         depth += code[i] == "("
         depth -= code[i] == ")"
         if depth == 0:
+            # `open_at - 1`/`+ 2` are equivalent mutants: callers match `, last-argument` at the end;
+            # the two characters added (`f(`) hold no comma, the one dropped is a comma only in `f(, x)`
             return code[open_at + 1:i]
-    return ""
+    return ""  # "XXXX" is an equivalent mutant: no comma, so neither caller's pattern matches
 
 
 class Derivation:
@@ -115,31 +121,40 @@ class Derivation:
 
     def __init__(self, code: str) -> None:
         self.code = code
-        self.memo: dict[tuple[str, int], bool] = {}
+        self.memo: dict[tuple[str, tuple[int, int]], bool] = {}
         self.any_root = any(root in code for root in _ROOT_WORDS)  # str.find: far faster than a \b regex
 
     def scope(self, at: int) -> tuple[int, int]:
         """The function around offset ``at``: from after the previous top-level '}' to the next."""
+        # Equivalent mutants: rfind from None or 1 instead of 0 (a "\n}" at index 0 only moves `lo`
+        # over that newline); `hi < 0` as `hi <= 0`/`hi < 1` (hi is 0 only with at == 0, a newline,
+        # never an operator) or dropped (an end of -1 cuts the last character: no name occurrence
+        # there has an assignment after it).
         lo = self.code.rfind("\n}", 0, at) + 1
         hi = self.code.find("\n}", at)
         return lo, len(self.code) if hi < 0 else hi
 
-    def name(self, name: str, scope: tuple[int, int], depth: int = 0) -> bool:
+    def name(self, name: str, scope: tuple[int, int], depth: int) -> bool:
         if not self.any_root or name in _KEYWORDS:
             return False
-        key = (name, scope[0])
+        key = (name, scope)
         known = self.memo.get(key)
         if known is not None:
             return known
         if depth > 3:
             return False
-        self.memo[key] = False  # cycle guard while this name is being resolved
+        # cycle guard while this name is being resolved. Not killed, not equivalent: the provisional
+        # False stays memoized for the names met inside the cycle (`a = b; b = a; a = threadIdx.x`:
+        # `b` is not a lane when `a` was asked first); the `None` mutant finds `b`. Left as it is.
+        self.memo[key] = False
         code = self.code
+        # dropping scope[1] here is an equivalent mutant: the name is a word of an expression inside
+        # the scope, so its first occurrence is inside it too (the next finds below need the bound)
         at = code.find(name, scope[0], scope[1])
         while at >= 0:  # str.find to each occurrence, then one precompiled match: no regex per name
             end = at + len(name)
-            whole = not _after_word(code, at) and code[at - 1:at] != ">" and not (
-                end < len(code) and (code[end].isalnum() or code[end] == "_"))
+            # a word character after the name (`t` in `tid`) needs no test: _ASSIGN_AT cannot match there
+            whole = not _after_word(code, at) and code[at - 1:at] != ">"
             m = _ASSIGN_AT.match(code, end) if whole else None
             if m is not None and not _SCALED.search(m.group(1)) and self.expr(
                     _unindexed(m.group(1)), scope, depth + 1):
@@ -166,18 +181,21 @@ _KEYWORDS = frozenset({"int", "unsigned", "const", "auto", "long", "short", "cha
 
 def _unindexed(expr: str) -> str:
     """``expr`` without subscripts and call arguments (casts and plain parentheses kept)."""
-    prev = None
+    prev = None  # "" is an equivalent mutant: the loop is then skipped only for "", which has nothing to remove
     while prev != expr:
         prev = expr
-        expr = _SUBSCRIPT.sub(" ", expr)
+        expr = _SUBSCRIPT.sub(" ", expr)  # "XX XX": equivalent unless the code has a variable XX holding a lane
         expr = _CALL_ARGS.sub(" ", expr)
     return expr
 
 
 def _assigned_name(code: str, at: int) -> str:
     """The variable a statement containing offset ``at`` assigns to (``int warps = ...``), if any."""
-    start = max(code.rfind(";", 0, at), code.rfind("{", 0, at), code.rfind("}", 0, at), code.rfind("\n", 0, at)) + 1
+    # rfind from 1 or None instead of 0 is an equivalent mutant: a boundary at index 0 has no name before it
+    start = max(code.rfind(c, 0, at) for c in ";{}\n") + 1
     m = _TARGET.search(code, start, at)
+    # "XXXX" is equivalent unless the code names a variable XXXX; `- 1` for `+ 1` above is not: it
+    # reads `x\n= ...` (a name ending the previous line, `=` starting this one), which this misses
     return m.group(1) if m else ""
 
 
@@ -188,11 +206,16 @@ def _lane_ops(code: str) -> Iterator[re.Match[str]]:
         if _after_word(code, n.start()):
             continue
         k = n.start() - 1
-        while k >= 0 and code[k] in " \t":
+        # `k > 0`/`k >= 1` are equivalent mutants: when only blanks precede the number from index 0,
+        # there is no operator either way
+        while k >= 0 and code[k] in (" ", "\t"):
             k -= 1
         m = _LANE_OP.match(code, k - 1 if code[k - 1:k + 1] in (">>", "==") else k)
         if m is None or m.end(2) != n.end():
             continue
+        # Dropping '&', '|', '<', '=' or '!' here is an equivalent mutant: after those the operand left
+        # of the operator is empty (no thread index), and `/ 32`, `>> 5` (the warp-count forms) cannot
+        # follow them in C; '>' can (`width_v<64>/32`), and a test pins it.
         if code[m.start() - 1:m.start()] in ("&", "|", "<", ">", "=", "!"):
             continue  # &&, ||, <<, >>=, ==, != ...
         yield m
@@ -216,6 +239,8 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
         yield (m.start(), "warp-size-literal", f"'{text}' on a thread/lane index assumes 32-lane warps; "
                f"gfx942/gfx950 wavefronts have 64 lanes, so lane and warp ids come out wrong",
                f"use warpSize (or a per-architecture constant): lane = threadIdx.x % warpSize; {EMULATE}", "")
+    # each `... if FAST else ()` below only skips a search that cannot match (a `1 << x` needs "<<"):
+    # forcing it (`or True`) is an equivalent mutant
     for m in _SHIFT_LANE.finditer(code) if "<<" in code else ():
         if _after_word(code, m.start()):
             continue  # 31 << x, x1 << y
@@ -225,12 +250,13 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
                    f"use 1ull << lane and a 64-bit mask; {EMULATE}", "")
 
 
-def _shuffle_loops(code: str, intrinsics_only: bool) -> dict[int, str]:
-    """{offset of a `for`: its header} for the loops whose body (the next 300 characters) shuffles.
-    Found from the shuffles backwards, so a file with many loops and few shuffles stays cheap."""
+def _shuffle_loops(code: str, shuffles: re.Pattern[str]) -> dict[int, str]:
+    """{offset of a `for`: its header} for the loops whose body (the next 300 characters) has a
+    shuffle (a match of ``shuffles``: _SHFL, intrinsics only, or _ANY_SHFL). Found from the shuffles
+    backwards, so a file with many loops and few shuffles stays cheap."""
     out: dict[int, str] = {}
     windows: list[list[int]] = []  # the 300 characters before each shuffle, overlapping ones merged
-    for s in (_SHFL if intrinsics_only else _ANY_SHFL).finditer(code):
+    for s in shuffles.finditer(code):
         lo = max(0, s.start() - 300)
         if windows and lo <= windows[-1][1]:
             windows[-1][1] = s.start()
@@ -251,17 +277,17 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
     if ("threadIdx" not in code and "shfl" not in code) or candidates is not None and not candidates:
         return out
     derived = derived or Derivation(code)
-    for m in _WIDTH_USE.finditer(code) if derived.any_root else ():
+    for m in _WIDTH_USE.finditer(code) if derived.any_root else ():  # no root: no operand is a thread index
         name = m.group(2)
         if (candidates is None or name in candidates) and name not in out and derived.at(
                 _left_operand(code, m.start()), m.start()):
             out.add(name)
-    for m in _SHFL.finditer(code) if "__shfl" in code else ():
+    for m in _SHFL.finditer(code) if "__shfl" in code else ():  # fast path (see lane_math)
         last = _LAST_ARG.search(_call_args(code, m.end() - 1))
         if last:
             out.add(last.group(1))
     if "__shfl" in code:  # intrinsics only: a cooperative-groups tile's shuffles span the tile, not the warp
-        for head in _shuffle_loops(code, intrinsics_only=True).values():
+        for head in _shuffle_loops(code, _SHFL).values():
             out.update(name for pair in _LOOP_WIDTH.findall(head) for name in pair if name)
     return out
 
@@ -280,9 +306,13 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
         return out
     for v in _VALUE_32.finditer(code):
         k = v.start() - 1
-        while k >= 0 and code[k] in " \t(":
+        # `k > 0`, `k >= 1` here and `k <= 0`, `k < 1` below are equivalent mutants: a value preceded
+        # only by blanks, parentheses and at most an `=`/`{` from index 0 has no `const NAME` before it
+        while k >= 0 and code[k] in (" ", "\t", "("):
             k -= 1
-        if k < 0 or code[k] not in "={":
+        # Not killed, not equivalent: `k < 0 and ...` also finds `const int W =\n32;` (_CONST_BEFORE
+        # allows the line break; this test does not): a missed constant, left as it is (issue 15 report)
+        if k < 0 or code[k] not in ("=", "{"):
             continue  # not an initialiser: 0.5, x + 32, f(32)
         m = _CONST_BEFORE.search(code, max(0, v.start() - 120), v.start())
         if m is not None:
@@ -311,12 +341,12 @@ def shuffle_widths(code: str) -> Iterator[Hit]:
     """A literal 32 as a shuffle's width, and shuffle loops over 32 lanes (start 16 / bound 32)."""
     if "shfl" not in code:
         return
-    for m in _SHFL.finditer(code) if "__shfl" in code else ():
+    for m in _SHFL.finditer(code) if "__shfl" in code else ():  # fast path (see lane_math)
         if _WIDTH32.search(_call_args(code, m.end() - 1)):
             yield (m.start(), "warp-size-literal", f"{m.group(1)} with width 32: on a 64-lane wavefront it shuffles "
                    "within halves, so a 'whole warp' reduction covers 32 of 64 lanes",
                    f"use warpSize as the width; {EMULATE}", "")
-    for at, head in sorted(_shuffle_loops(code, intrinsics_only=False).items()):
+    for at, head in sorted(_shuffle_loops(code, _ANY_SHFL).items()):
         if _LOOP32.search(head):
             yield (at, "warp-size-literal", "shuffle loop over 32 lanes (offset 16 / bound 32): on a 64-lane "
                    "wavefront lanes 32-63 never join the reduction",
@@ -324,7 +354,7 @@ def shuffle_widths(code: str) -> Iterator[Hit]:
 
 
 def masks(code: str) -> Iterator[Hit]:
-    if "_sync" not in code and "__syncwarp" not in code:
+    if "_sync" not in code:  # every _SYNC name has it, __syncwarp included
         return
     consts: dict[str, int] = {}
     for m in _MASK_DEF.finditer(code):
@@ -358,6 +388,10 @@ def ballots(code: str) -> Iterator[Hit]:
         return
     held: set[str] = set()
     for m in _BALLOT.finditer(code):
+        # rfind from None or 1, or `- 1` (adds the previous line's last character and the newline: no
+        # type name is one character long), are equivalent mutants
+        # Not killed, not equivalent: `find` for `rfind` (or no newline found) also reads a declaration
+        # wrapped before the call (`unsigned m =\n    __ballot_sync(...)`), which this misses.
         line_start = code.rfind("\n", 0, m.start()) + 1
         decl = _DECL32_BEFORE.search(code, line_start, m.start())
         func = m.group(1)
@@ -377,7 +411,7 @@ def ballots(code: str) -> Iterator[Hit]:
                    "keep it in uint64_t; loop to warpSize, not 32", "")
     for m in _POPC.finditer(code):
         end = code.find(";", m.end())
-        arg = code[m.end():end if end >= 0 else m.end() + 200]
+        arg = code[m.end():end if end >= 0 else m.end() + 200]  # `end > 0`: equivalent (end >= m.end() > 0)
         if _BALLOT.search(arg) or (held and held.intersection(_WORDS.findall(arg.split(")")[0]))):
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
                    "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")
