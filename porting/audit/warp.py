@@ -62,6 +62,7 @@ _BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask)\s*\(")
 # either alternative by itself changes nothing (an equivalent mutant); tests/audit/golden/ballot_forms.cu
 # fails when both go, or when `unsigned`, `int32_t` or `u32` goes.
 _INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint)"
+_WRAPPED_ASSIGN = re.compile(r"[ \t]*[-+*/%&|^]?=(?!=)")  # a line that starts with `=` / `+=` ...
 _DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*\Z")
 _POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")
 _MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$"
@@ -122,6 +123,8 @@ class Derivation:
     def __init__(self, code: str) -> None:
         self.code = code
         self.memo: dict[tuple[str, tuple[int, int]], bool] = {}
+        self.active: set[tuple[str, tuple[int, int]]] = set()  # lookups in progress (a cycle)
+        self.cut = 0  # lookups answered False only because of a cycle or the hop limit
         self.any_root = any(root in code for root in _ROOT_WORDS)  # str.find: far faster than a \b regex
 
     def scope(self, at: int) -> tuple[int, int]:
@@ -141,12 +144,23 @@ class Derivation:
         known = self.memo.get(key)
         if known is not None:
             return known
-        if depth > 3:
+        if depth > 3 or key in self.active:
+            self.cut += 1
             return False
-        # cycle guard while this name is being resolved. Not killed, not equivalent: the provisional
-        # False stays memoized for the names met inside the cycle (`a = b; b = a; a = threadIdx.x`:
-        # `b` is not a lane when `a` was asked first); the `None` mutant finds `b`. Left as it is.
-        self.memo[key] = False
+        self.active.add(key)
+        cut_before = self.cut
+        try:
+            found = self._derive(name, scope, depth)
+        finally:
+            self.active.discard(key)
+        # A "no" reached through a cycle or the hop limit depends on where the question started
+        # (`a = b; b = a; a = threadIdx.x`: asked first for `a`, `b` would be cut off by the cycle):
+        # only answers that hold from anywhere are kept.
+        if found or self.cut == cut_before:
+            self.memo[key] = found
+        return found
+
+    def _derive(self, name: str, scope: tuple[int, int], depth: int) -> bool:
         code = self.code
         # dropping scope[1] here is an equivalent mutant: the name is a word of an expression inside
         # the scope, so its first occurrence is inside it too (the next finds below need the bound)
@@ -158,7 +172,6 @@ class Derivation:
             m = _ASSIGN_AT.match(code, end) if whole else None
             if m is not None and not _SCALED.search(m.group(1)) and self.expr(
                     _unindexed(m.group(1)), scope, depth + 1):
-                self.memo[key] = True
                 return True
             at = code.find(name, end, scope[1])
         return False
@@ -189,13 +202,22 @@ def _unindexed(expr: str) -> str:
     return expr
 
 
+def _statement_start(code: str, at: int) -> int:
+    """Where the statement holding offset ``at`` starts: after the last ``;``, ``{`` or ``}``
+    before it (at most 400 characters back)."""
+    lo = max(0, at - 400)
+    return max(lo, max(code.rfind(c, lo, at) for c in ";{}") + 1)
+
+
 def _assigned_name(code: str, at: int) -> str:
-    """The variable a statement containing offset ``at`` assigns to (``int warps = ...``), if any."""
-    # rfind from 1 or None instead of 0 is an equivalent mutant: a boundary at index 0 has no name before it
+    """The variable a statement containing offset ``at`` assigns to (``int warps = ...``), if any:
+    read on the line of ``at``; a line that starts with the assignment (``x\n    = __ballot_sync(...)``,
+    wrapped before its ``=``) is read from the statement's start."""
     start = max(code.rfind(c, 0, at) for c in ";{}\n") + 1
+    if _WRAPPED_ASSIGN.match(code, start, at):
+        start = _statement_start(code, at)
     m = _TARGET.search(code, start, at)
-    # "XXXX" is equivalent unless the code names a variable XXXX; `- 1` for `+ 1` above is not: it
-    # reads `x\n= ...` (a name ending the previous line, `=` starting this one), which this misses
+    # "XXXX" is equivalent unless the code names a variable XXXX
     return m.group(1) if m else ""
 
 
@@ -308,10 +330,8 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
         k = v.start() - 1
         # `k > 0`, `k >= 1` here and `k <= 0`, `k < 1` below are equivalent mutants: a value preceded
         # only by blanks, parentheses and at most an `=`/`{` from index 0 has no `const NAME` before it
-        while k >= 0 and code[k] in (" ", "\t", "("):
+        while k >= 0 and code[k] in (" ", "\t", "(", "\n", "\r"):  # `const int W =\n    32;` too
             k -= 1
-        # Not killed, not equivalent: `k < 0 and ...` also finds `const int W =\n32;` (_CONST_BEFORE
-        # allows the line break; this test does not): a missed constant, left as it is (issue 15 report)
         if k < 0 or code[k] not in ("=", "{"):
             continue  # not an initialiser: 0.5, x + 32, f(32)
         m = _CONST_BEFORE.search(code, max(0, v.start() - 120), v.start())
@@ -388,12 +408,9 @@ def ballots(code: str) -> Iterator[Hit]:
         return
     held: set[str] = set()
     for m in _BALLOT.finditer(code):
-        # rfind from None or 1, or `- 1` (adds the previous line's last character and the newline: no
-        # type name is one character long), are equivalent mutants
-        # Not killed, not equivalent: `find` for `rfind` (or no newline found) also reads a declaration
-        # wrapped before the call (`unsigned m =\n    __ballot_sync(...)`), which this misses.
-        line_start = code.rfind("\n", 0, m.start()) + 1
-        decl = _DECL32_BEFORE.search(code, line_start, m.start())
+        # from the statement's start, so that a declaration wrapped before the call (clang-format's
+        # `unsigned m =\n    __ballot_sync(...)`) is read too
+        decl = _DECL32_BEFORE.search(code, _statement_start(code, m.start()), m.start())
         func = m.group(1)
         target = _assigned_name(code, m.start())
         if target:

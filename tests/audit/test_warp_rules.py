@@ -484,3 +484,39 @@ def test_a_count_without_a_semicolon_reads_200_characters(gap: int, found: bool)
     head = "#define COUNT(v) __popc("
     code = head + " " * (200 - len("__ballot(") + gap) + "__ballot(v))\n"
     assert bool(list(warp.ballots(code))) is found
+
+
+# --- statements wrapped across lines (clang-format's style), and derivations in any order ----------
+
+def test_a_ballot_declaration_wrapped_before_the_call() -> None:
+    code = ("__global__ void k(float v, int* o) {\n  unsigned mask =\n      __ballot_sync(~0ull, v > 0);\n"
+            "  o[0] = mask;\n}\n")
+    assert where(code, warp.ballots(code)) == [ballot_decl(2, "unsigned mask =", "__ballot_sync")]
+
+
+def test_an_assignment_wrapped_before_its_equals_sign() -> None:
+    code = ("__global__ void k(float v, int* o) {\n  unsigned votes;\n  votes\n      = __ballot_sync(~0ull, v > 0);\n"
+            "  o[0] = votes;\n}\n")
+    assert where(code, warp.ballots(code)) == [
+        ballot_later(4, "__ballot_sync(~0ull, v > 0);", "__ballot_sync", "votes")]
+    # a statement ending the previous line is not read for the name (`x = 4;` then a call)
+    other = "void f(float v) {\n  int x = 4;\n  use(__ballot_sync(~0ull, v > 0));\n}\n"
+    assert warp._assigned_name(other, other.index("__ballot")) == ""
+
+
+def test_a_constant_whose_value_is_on_the_next_line() -> None:
+    code = "const int kWarp =\n    32;\n__global__ void k(int* o) { o[threadIdx.x % kWarp] = 1; }\n"
+    assert [name for _h, name in warp.warp_constants(code)] == ["kWarp"]
+    assert warp.constant_names(code) == {"kWarp"}
+
+
+@pytest.mark.parametrize("first", ["a", "b"])
+def test_a_derivation_does_not_depend_on_which_name_is_asked_first(first: str) -> None:
+    # `b = a` and `a = b` form a cycle; `a = threadIdx.x` makes both lanes, whichever is asked first
+    code = ("__device__ void k(int* o) {\n  int a, b;\n  a = b;\n  b = a;\n  a = threadIdx.x;\n"
+            "  o[b % 32] = a % 32;\n}\n")
+    d = warp.Derivation(code)
+    scope = d.scope(code.index("o[b"))
+    other = "b" if first == "a" else "a"
+    assert d.name(first, scope, 0) is True
+    assert d.name(other, scope, 0) is True
