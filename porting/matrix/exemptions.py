@@ -50,11 +50,6 @@ class Exemption:
     def expired(self, today: dt.date) -> bool:
         return today > self.expires
 
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "pattern": list(self.patterns), "platforms": list(self.platforms),
-                "action": self.action, "reason": self.reason, "tracking": self.tracking,
-                "expires": self.expires.isoformat()}
-
 
 @dataclass
 class Registry:
