@@ -199,12 +199,15 @@ def test_registry_files_order_packs_and_duplicates(tmp_path):
     ("env", "PORT_MATRIX_EXEMPTIONS"),
     ("file", "{project}/port.toml"),
 ])
-def test_a_missing_user_registry_is_blamed_on_where_it_was_named(tmp_path, how, where):
-    missing = tmp_path / "typo.toml"
+@pytest.mark.parametrize("project_name", ["p", "file:env:p"])  # the origin's prefix is cut, not the path's text
+def test_a_missing_user_registry_is_blamed_on_where_it_was_named(tmp_path, how, where, project_name):
+    project = tmp_path / project_name
+    project.mkdir()
+    missing = project / "typo.toml"
     if how == "file":
-        (tmp_path / "port.toml").write_text(f'[matrix]\nexemptions = ["{missing}"]\n')
+        (project / "port.toml").write_text(f'[matrix]\nexemptions = ["{missing}"]\n')
     config = load_config(cli={"matrix.exemptions": [str(missing)]} if how == "cli" else None,
-                         env={"PORT_MATRIX_EXEMPTIONS": str(missing)} if how == "env" else {}, project_dir=tmp_path)
+                         env={"PORT_MATRIX_EXEMPTIONS": str(missing)} if how == "env" else {}, project_dir=project)
     with pytest.raises(ConfigError) as info:
         ex.registry_files(config)
-    assert str(info.value) == f"{where.format(project=tmp_path)}: matrix.exemptions: {missing}: no such file"
+    assert str(info.value) == f"{where.format(project=project)}: matrix.exemptions: {missing}: no such file"
