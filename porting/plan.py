@@ -93,7 +93,8 @@ def rocm_gate(m: Machine, gate: tuple[int, ...]) -> tuple[bool, str]:
 
 
 def assess_rocm(m: Machine, ok: bool, sentence: str) -> _Platform:
-    """What ROCm can do here, given the gate's answer (``rocm_gate``)."""
+    """What ROCm can do here, given the gate's answer (``rocm_gate``). Whatever stops it from
+    running is in ``why_not`` (as in ``assess_cuda``): empty exactly when it runs."""
     why: list[str] = [] if ok else [sentence]
     # a ROCm below the gate compiles nothing: its headers are not the ones the target ships
     compiles = ok and m.rocm.hipcc is not None
@@ -115,6 +116,8 @@ def assess_cuda(m: Machine) -> _Platform:
     compiles = m.cuda.found and m.cuda.nvcc is not None
     if not m.cuda.found:
         why.append("no CUDA toolkit found")
+    elif m.cuda.nvcc is None:  # a toolkit's headers without its compiler (as ROCm's "no hipcc")
+        why.append("no nvcc")
     if m.cuda.driver is None:
         why.append("no libcuda driver")
     if not m.devices.of("nvidia"):
@@ -131,7 +134,7 @@ def _nvcc(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
 
 
 def _rocm(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
-    reason = "builds and runs" if rocm.runs else "; ".join(rocm.why_not) or "cannot run"
+    reason = "builds and runs" if rocm.runs else "; ".join(rocm.why_not)
     if rocm.compiles and not rocm.runs:
         reason = "compile-only: " + reason
     if not rocm.compiles:
@@ -228,8 +231,8 @@ def make_plan(machine: Machine, config: Config, project_dir: Path | None = None)
                             "or PORT_GPU_PLATFORM=cuda|rocm (or platform = \"...\" in [tool.port])")
     else:
         path, device = "cpu", "none"
-        reasons.append("ROCm cannot run: " + ("; ".join(rocm.why_not) or "unknown"))
-        reasons.append("CUDA cannot run: " + ("; ".join(cuda.why_not) or "unknown"))
+        reasons.append("ROCm cannot run: " + "; ".join(rocm.why_not))
+        reasons.append("CUDA cannot run: " + "; ".join(cuda.why_not))
         reasons.append("no GPU platform can build and run here -> cpu (the CPU fallback)")
     toolchains = _toolchains(machine, rocm, cuda)
     compile_only = [t.path for t in toolchains if t.can_compile and not t.can_run]
