@@ -126,6 +126,9 @@ def assess_cuda(m: Machine) -> _Platform:
     return _Platform(compiles, runs, why)
 
 
+# The assessors (ASSESS): one Toolchain per declared toolchain, serving no path yet. Its path ""
+# is never read: _toolchains builds each path's record from the fields after it, so mutation
+# testing's mutants of that "" (None, "XXXX") are equivalent.
 def _nvcc(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
     reason = "builds and runs" if cuda.runs else ("compile-only: " if cuda.compiles else "") + \
         "; ".join(cuda.why_not)

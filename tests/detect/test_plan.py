@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from porting import registry
 from porting.config import load_config
 from porting.errors import ConfigError, PlatformError
-from porting.plan import Plan, make_plan
+from porting.plan import ASSESS, Plan, assess_cuda, assess_rocm, make_plan, rocm_gate
 from porting.probe import probe_machine
 from porting.probe.rocm_sdk import MIN_CLANG_MAJOR
 from porting.sources import scan_sources
@@ -58,6 +59,11 @@ MACHINES = {
         f"ROCm cannot run: no ROCm installation found; {NO_AMD}", f"CUDA cannot run: {NO_CUDA}", FALLBACK],
         {"cuda": NVCC_NONE, **hip("rocm", False, False, None, None, f"no ROCm installation found; {NO_AMD}; {NO_SDK}",
                                    None), "cpu": HOST_NONE}),
+    "rocm with a GPU": (_rocm_gpu, "native-hip", [
+        "ROCm runs here: 1 AMD GPU(s) (gfx942)", f"{ROCM} meets the required 7.0",
+        "sources: 0 HIP and 0 portable-header file(s), no plain CUDA -> native-hip"],
+        {"cuda": NVCC_NONE, **hip("rocm", True, True, HIPCC, "7.0.2", "builds and runs", ROCM_HEADERS),
+         "cpu": HOST_NONE}),
     "rocm without a GPU": (lambda f: f.rocm("7.0.2"), "cpu", [
         f"{ROCM} meets the required 7.0", f"ROCm cannot run: {NO_AMD}", f"CUDA cannot run: {NO_CUDA}", FALLBACK,
         COMPILE_ONLY_HIP],
@@ -211,3 +217,14 @@ def test_probe_problems_and_the_hip_platform_trap_are_warnings(fake, project):
     assert machine.hip_platform.trap and machine.rocm.problems
     assert plan.warnings == [*machine.rocm.problems, *machine.cuda.problems, *machine.devices.problems,
                              machine.hip_platform.reason]
+
+
+def test_every_declared_toolchain_is_assessed_under_its_own_name(fake):
+    """Whatever a path's order of candidates, a toolchain that cannot compile here is never chosen
+    as one that can, nor as one that runs, and says which toolchain it is."""
+    machine = probe_machine(fake.root, fake.env)
+    rocm = assess_rocm(machine, *rocm_gate(machine, (7, 0)))
+    assert list(ASSESS) == list(registry.TOOLCHAIN_NAMES)
+    for name in registry.TOOLCHAIN_NAMES:
+        t = ASSESS[name](machine, rocm, assess_cuda(machine))
+        assert (t.toolchain, t.can_compile, t.can_run, t.compiler, t.headers) == (name, False, False, None, None)
