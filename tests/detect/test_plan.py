@@ -228,3 +228,13 @@ def test_every_declared_toolchain_is_assessed_under_its_own_name(fake):
     for name in registry.TOOLCHAIN_NAMES:
         t = ASSESS[name](machine, rocm, assess_cuda(machine))
         assert (t.toolchain, t.can_compile, t.can_run, t.compiler, t.headers) == (name, False, False, None, None)
+
+
+def test_the_cpu_path_reports_the_host_compilers_version(fake, project):
+    """The version is asked of the compiler only on the real root: here it is set on the probe's record."""
+    fake.exe("/usr/bin/g++")
+    machine = probe_machine(fake.root, fake.env)
+    machine.host_compiler.version = "13.2.0"
+    plan = make_plan(machine, load_config(env=fake.env, project_dir=project), project)
+    cpu = plan.toolchain("cpu")
+    assert (cpu.compiler, cpu.version, cpu.can_compile, cpu.can_run) == ("/usr/bin/g++", "13.2.0", True, True)
