@@ -198,7 +198,7 @@ def make_plan(machine: Machine, config: Config, project_dir: Path | None = None)
     gate = parse_version(config["min_rocm"])
     if gate is None:
         raise ConfigError(f"min_rocm: {config['min_rocm']!r} is not a version (from {config.origin['min_rocm']})")
-    request, origin = config["platform"], config.origin.get("platform", "default")
+    request, origin = config["platform"], config.origin["platform"]  # load_config records every origin
     gate_ok, gate_msg = rocm_gate(machine, gate)
     rocm, cuda = assess_rocm(machine, gate_ok, gate_msg), assess_cuda(machine)
     scan = scan_sources(list(config["sources"]), project_dir or Path.cwd())

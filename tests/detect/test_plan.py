@@ -238,3 +238,13 @@ def test_the_cpu_path_reports_the_host_compilers_version(fake, project):
     plan = make_plan(machine, load_config(env=fake.env, project_dir=project), project)
     cpu = plan.toolchain("cpu")
     assert (cpu.compiler, cpu.version, cpu.can_compile, cpu.can_run) == ("/usr/bin/g++", "13.2.0", True, True)
+
+
+def test_rocm_names_each_gpu_architecture_once(fake, project):
+    fake.rocm("7.0.2")
+    fake.amd_gpu(90500, node=1)
+    fake.amd_gpu(90402, node=2)
+    fake.amd_gpu(90402, node=3)
+    plan = plan_of(fake, project)
+    assert plan.reasons[0] == "ROCm runs here: 3 AMD GPU(s) (gfx942, gfx950)"
+    assert plan.gpu_archs == ["gfx942", "gfx950"]
