@@ -229,7 +229,7 @@ def make_plan(machine: Machine, config: Config, project_dir: Path | None = None)
         path, device = "cuda", "cuda"
         reasons.insert(0, f"CUDA {machine.cuda.version} runs here (driver {machine.cuda.driver}, "
                           f"{len(machine.devices.of('nvidia'))} NVIDIA GPU(s)) -> cuda, the reference path")
-    elif rocm.runs and cuda.runs:
+    elif rocm.runs:  # and so does CUDA: with "auto", one platform running alone took a branch above
         raise PlatformError("both CUDA and ROCm can run here; choose one with --platform cuda|rocm "
                             "or PORT_GPU_PLATFORM=cuda|rocm (or platform = \"...\" in [tool.port])")
     else:
@@ -242,7 +242,11 @@ def make_plan(machine: Machine, config: Config, project_dir: Path | None = None)
     if compile_only:
         reasons.append(f"compile-only toolchains: {', '.join(compile_only)} (`port build --path P` still uses them)")
     vendor = {"rocm": "amd", "cuda": "nvidia"}.get(device)
+    # (`if vendor` keeps the types honest; dropping it would change nothing: no GPU's vendor is None,
+    # so mutation testing's `vendor or True` survivor is equivalent)
     archs = list(config["gpu_archs"]) or sorted({g.arch for g in machine.devices.of(vendor)} if vendor else set())
+    # gate parsed to at least one field above, so format_version gives a non-empty string: the
+    # `or ""` only narrows the type, and its mutant ("XXXX") is equivalent
     return Plan(path=path, device=device, platform_request=request, request_origin=origin,
                 min_rocm=format_version(gate) or "", rocm_gate_ok=gate_ok, toolchains=toolchains,
                 gpu_archs=archs, sources=scan,

@@ -190,6 +190,9 @@ def test_both_platforms_running_is_a_choice_for_the_user(fake, project):
                                "PORT_GPU_PLATFORM=cuda|rocm (or platform = \"...\" in [tool.port])")
     plan = plan_of(fake, project, platform="cuda")
     assert (plan.path, plan.device, plan.gpu_archs) == ("cuda", "cuda", ["sm_90"])
+    assert plan.reasons == ["CUDA 12.8 runs here (driver /usr/lib/x86_64-linux-gnu/libcuda.so.1, 1 NVIDIA GPU(s)) "
+                            "-> cuda, the reference path", f"{ROCM} meets the required 7.0",
+                            "platform cuda requested (cli)"]
 
 
 def test_a_min_rocm_that_is_not_a_version_names_its_origin(fake, project):
