@@ -28,7 +28,7 @@ PATHS = registry.PATH_NAMES
 
 
 class Toolchain(Record):
-    path: str
+    path: str = ""  # the build path it serves; "" while an assessor (ASSESS) has it, before _toolchains
     compiler: str | None
     version: str | None
     can_compile: bool
@@ -126,14 +126,14 @@ def assess_cuda(m: Machine) -> _Platform:
     return _Platform(compiles, runs, why)
 
 
-# The assessors (ASSESS): one Toolchain per declared toolchain, serving no path yet. Its path ""
-# is never read: _toolchains builds each path's record from the fields after it, so mutation
-# testing's mutants of that "" (None, "XXXX") are equivalent.
+# The assessors (ASSESS): one Toolchain per declared toolchain, serving no path yet (the default
+# path ""): _toolchains builds each path's record from it.
 def _nvcc(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
     reason = "builds and runs" if cuda.runs else ("compile-only: " if cuda.compiles else "") + \
         "; ".join(cuda.why_not)
     headers = f"{m.cuda.home}/include (CUDA {m.cuda.version})" if cuda.compiles else None
-    return Toolchain("", m.cuda.nvcc, m.cuda.version, cuda.compiles, cuda.runs, reason, "nvcc", headers)
+    return Toolchain(compiler=m.cuda.nvcc, version=m.cuda.version, can_compile=cuda.compiles, can_run=cuda.runs,
+                     reason=reason, toolchain="nvcc", headers=headers)
 
 
 def _rocm(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
@@ -141,9 +141,10 @@ def _rocm(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
     if rocm.compiles and not rocm.runs:
         reason = "compile-only: " + reason
     if not rocm.compiles:
-        return Toolchain("", None, None, False, False, reason, "rocm")
-    return Toolchain("", m.rocm.hipcc, m.rocm.version, True, rocm.runs, reason, "rocm",
-                     f"{m.rocm.home}/include (ROCm {m.rocm.version})")
+        return Toolchain(compiler=None, version=None, can_compile=False, can_run=False, reason=reason,
+                         toolchain="rocm")
+    return Toolchain(compiler=m.rocm.hipcc, version=m.rocm.version, can_compile=True, can_run=rocm.runs,
+                     reason=reason, toolchain="rocm", headers=f"{m.rocm.home}/include (ROCm {m.rocm.version})")
 
 
 def _rocm7_sdk(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
@@ -151,17 +152,19 @@ def _rocm7_sdk(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
     sdk = m.rocm_sdk
     if not sdk.found:
         missing = "the SDK is missing" if sdk.clang else f"no clang++ new enough for gfx950 ({MIN_CLANG_MAJOR}+)"
-        return Toolchain("", None, None, False, False,
-                         f"no compile-only ROCm 7 SDK toolchain: {missing} (`port sdk fetch`)", "rocm7-sdk")
+        return Toolchain(compiler=None, version=None, can_compile=False, can_run=False,
+                         reason=f"no compile-only ROCm 7 SDK toolchain: {missing} (`port sdk fetch`)",
+                         toolchain="rocm7-sdk")
     reason = (f"compile-only: clang++-{sdk.clang_major} with the ROCm {sdk.hip_version} SDK headers "
               "(no ROCm runtime, nothing built with it runs)")
-    return Toolchain("", sdk.clang, sdk.hip_version, True, False, reason, "rocm7-sdk", sdk.headers_from)
+    return Toolchain(compiler=sdk.clang, version=sdk.hip_version, can_compile=True, can_run=False, reason=reason,
+                     toolchain="rocm7-sdk", headers=sdk.headers_from)
 
 
 def _host(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
     ok = m.host_compiler.path is not None
-    return Toolchain("", m.host_compiler.path, m.host_compiler.version, ok, ok,
-                     "host C++ compiler" if ok else "no host C++ compiler found", "host")
+    return Toolchain(compiler=m.host_compiler.path, version=m.host_compiler.version, can_compile=ok, can_run=ok,
+                     reason="host C++ compiler" if ok else "no host C++ compiler found", toolchain="host")
 
 
 # How each declared toolchain (porting.registry.TOOLCHAINS) is assessed on a machine.
