@@ -28,7 +28,7 @@ PATHS = registry.PATH_NAMES
 
 
 class Toolchain(Record):
-    path: str
+    path: str = ""  # the build path it serves; "" while an assessor (ASSESS) has it, before _toolchains
     compiler: str | None
     version: str | None
     can_compile: bool
@@ -93,7 +93,8 @@ def rocm_gate(m: Machine, gate: tuple[int, ...]) -> tuple[bool, str]:
 
 
 def assess_rocm(m: Machine, ok: bool, sentence: str) -> _Platform:
-    """What ROCm can do here, given the gate's answer (``rocm_gate``)."""
+    """What ROCm can do here, given the gate's answer (``rocm_gate``). Whatever stops it from
+    running is in ``why_not`` (as in ``assess_cuda``): empty exactly when it runs."""
     why: list[str] = [] if ok else [sentence]
     # a ROCm below the gate compiles nothing: its headers are not the ones the target ships
     compiles = ok and m.rocm.hipcc is not None
@@ -115,6 +116,8 @@ def assess_cuda(m: Machine) -> _Platform:
     compiles = m.cuda.found and m.cuda.nvcc is not None
     if not m.cuda.found:
         why.append("no CUDA toolkit found")
+    elif m.cuda.nvcc is None:  # a toolkit's headers without its compiler (as ROCm's "no hipcc")
+        why.append("no nvcc")
     if m.cuda.driver is None:
         why.append("no libcuda driver")
     if not m.devices.of("nvidia"):
@@ -123,21 +126,25 @@ def assess_cuda(m: Machine) -> _Platform:
     return _Platform(compiles, runs, why)
 
 
+# The assessors (ASSESS): one Toolchain per declared toolchain, serving no path yet (the default
+# path ""): _toolchains builds each path's record from it.
 def _nvcc(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
     reason = "builds and runs" if cuda.runs else ("compile-only: " if cuda.compiles else "") + \
         "; ".join(cuda.why_not)
     headers = f"{m.cuda.home}/include (CUDA {m.cuda.version})" if cuda.compiles else None
-    return Toolchain("", m.cuda.nvcc, m.cuda.version, cuda.compiles, cuda.runs, reason, "nvcc", headers)
+    return Toolchain(compiler=m.cuda.nvcc, version=m.cuda.version, can_compile=cuda.compiles, can_run=cuda.runs,
+                     reason=reason, toolchain="nvcc", headers=headers)
 
 
 def _rocm(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
-    reason = "builds and runs" if rocm.runs else "; ".join(rocm.why_not) or "cannot run"
+    reason = "builds and runs" if rocm.runs else "; ".join(rocm.why_not)
     if rocm.compiles and not rocm.runs:
         reason = "compile-only: " + reason
     if not rocm.compiles:
-        return Toolchain("", None, None, False, False, reason, "rocm")
-    return Toolchain("", m.rocm.hipcc, m.rocm.version, True, rocm.runs, reason, "rocm",
-                     f"{m.rocm.home}/include (ROCm {m.rocm.version})")
+        return Toolchain(compiler=None, version=None, can_compile=False, can_run=False, reason=reason,
+                         toolchain="rocm")
+    return Toolchain(compiler=m.rocm.hipcc, version=m.rocm.version, can_compile=True, can_run=rocm.runs,
+                     reason=reason, toolchain="rocm", headers=f"{m.rocm.home}/include (ROCm {m.rocm.version})")
 
 
 def _rocm7_sdk(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
@@ -145,17 +152,19 @@ def _rocm7_sdk(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
     sdk = m.rocm_sdk
     if not sdk.found:
         missing = "the SDK is missing" if sdk.clang else f"no clang++ new enough for gfx950 ({MIN_CLANG_MAJOR}+)"
-        return Toolchain("", None, None, False, False,
-                         f"no compile-only ROCm 7 SDK toolchain: {missing} (`port sdk fetch`)", "rocm7-sdk")
+        return Toolchain(compiler=None, version=None, can_compile=False, can_run=False,
+                         reason=f"no compile-only ROCm 7 SDK toolchain: {missing} (`port sdk fetch`)",
+                         toolchain="rocm7-sdk")
     reason = (f"compile-only: clang++-{sdk.clang_major} with the ROCm {sdk.hip_version} SDK headers "
               "(no ROCm runtime, nothing built with it runs)")
-    return Toolchain("", sdk.clang, sdk.hip_version, True, False, reason, "rocm7-sdk", sdk.headers_from)
+    return Toolchain(compiler=sdk.clang, version=sdk.hip_version, can_compile=True, can_run=False, reason=reason,
+                     toolchain="rocm7-sdk", headers=sdk.headers_from)
 
 
 def _host(m: Machine, rocm: _Platform, cuda: _Platform) -> Toolchain:
     ok = m.host_compiler.path is not None
-    return Toolchain("", m.host_compiler.path, m.host_compiler.version, ok, ok,
-                     "host C++ compiler" if ok else "no host C++ compiler found", "host")
+    return Toolchain(compiler=m.host_compiler.path, version=m.host_compiler.version, can_compile=ok, can_run=ok,
+                     reason="host C++ compiler" if ok else "no host C++ compiler found", toolchain="host")
 
 
 # How each declared toolchain (porting.registry.TOOLCHAINS) is assessed on a machine.
@@ -192,7 +201,7 @@ def make_plan(machine: Machine, config: Config, project_dir: Path | None = None)
     gate = parse_version(config["min_rocm"])
     if gate is None:
         raise ConfigError(f"min_rocm: {config['min_rocm']!r} is not a version (from {config.origin['min_rocm']})")
-    request, origin = config["platform"], config.origin.get("platform", "default")
+    request, origin = config["platform"], config.origin["platform"]  # load_config records every origin
     gate_ok, gate_msg = rocm_gate(machine, gate)
     rocm, cuda = assess_rocm(machine, gate_ok, gate_msg), assess_cuda(machine)
     scan = scan_sources(list(config["sources"]), project_dir or Path.cwd())
@@ -223,20 +232,24 @@ def make_plan(machine: Machine, config: Config, project_dir: Path | None = None)
         path, device = "cuda", "cuda"
         reasons.insert(0, f"CUDA {machine.cuda.version} runs here (driver {machine.cuda.driver}, "
                           f"{len(machine.devices.of('nvidia'))} NVIDIA GPU(s)) -> cuda, the reference path")
-    elif rocm.runs and cuda.runs:
+    elif rocm.runs:  # and so does CUDA: with "auto", one platform running alone took a branch above
         raise PlatformError("both CUDA and ROCm can run here; choose one with --platform cuda|rocm "
                             "or PORT_GPU_PLATFORM=cuda|rocm (or platform = \"...\" in [tool.port])")
     else:
         path, device = "cpu", "none"
-        reasons.append("ROCm cannot run: " + ("; ".join(rocm.why_not) or "unknown"))
-        reasons.append("CUDA cannot run: " + ("; ".join(cuda.why_not) or "unknown"))
+        reasons.append("ROCm cannot run: " + "; ".join(rocm.why_not))
+        reasons.append("CUDA cannot run: " + "; ".join(cuda.why_not))
         reasons.append("no GPU platform can build and run here -> cpu (the CPU fallback)")
     toolchains = _toolchains(machine, rocm, cuda)
     compile_only = [t.path for t in toolchains if t.can_compile and not t.can_run]
     if compile_only:
         reasons.append(f"compile-only toolchains: {', '.join(compile_only)} (`port build --path P` still uses them)")
     vendor = {"rocm": "amd", "cuda": "nvidia"}.get(device)
+    # (`if vendor` keeps the types honest; dropping it would change nothing: no GPU's vendor is None,
+    # so mutation testing's `vendor or True` survivor is equivalent)
     archs = list(config["gpu_archs"]) or sorted({g.arch for g in machine.devices.of(vendor)} if vendor else set())
+    # gate parsed to at least one field above, so format_version gives a non-empty string: the
+    # `or ""` only narrows the type, and its mutant ("XXXX") is equivalent
     return Plan(path=path, device=device, platform_request=request, request_origin=origin,
                 min_rocm=format_version(gate) or "", rocm_gate_ok=gate_ok, toolchains=toolchains,
                 gpu_archs=archs, sources=scan,

@@ -36,14 +36,11 @@ def format_version(v: tuple[int, ...] | None) -> str | None:
     return ".".join(map(str, v)) if v else None
 
 
-def _pad(v: tuple[int, ...], n: int = 3) -> tuple[int, ...]:
-    # Any n >= 3 orders the same (versions have at most 3 fields; extra zeros compare equal):
-    # mutation testing's n=4 survivor is equivalent.
-    return v + (0,) * (n - len(v))
-
-
 def compare(a: tuple[int, ...], op: str, b: tuple[int, ...]) -> bool:
-    x, y = _pad(a), _pad(b)
+    # A missing field is 0 (7.0 == 7.0.0): both sides are padded to the longer one's length. (A
+    # fixed width, as before, left an equivalent mutant: any width >= 3 orders the same.)
+    n = max(len(a), len(b))
+    x, y = a + (0,) * (n - len(a)), b + (0,) * (n - len(b))
     return {">=": x >= y, "<=": x <= y, "==": x == y, "!=": x != y, ">": x > y, "<": x < y}[op]
 
 
@@ -62,7 +59,10 @@ class Requirement(Record, frozen=True):
                 f"--require {text!r}: expected NAME OP VERSION with NAME in rocm|hip|cuda|torch "
                 "and OP in >=,<=,==,!=,>,< (e.g. 'rocm>=7.0')")
         name, op, ver = m.groups()
-        version = parse_version(ver, anchored=True)
+        # ver is digits and dots from its first character (_REQUIRE), so no later match can begin
+        # after a digit or dot: searching finds exactly what an anchored read would (one spelling,
+        # no equivalent `anchored` mutant)
+        version = parse_version(ver)
         if version is None:
             raise UsageError(f"--require {text[:60]!r}: version {ver[:20]!r}... is not a version (at most "
                              f"{FIELD_DIGITS} digits per field)")

@@ -50,11 +50,6 @@ class Exemption:
     def expired(self, today: dt.date) -> bool:
         return today > self.expires
 
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "pattern": list(self.patterns), "platforms": list(self.platforms),
-                "action": self.action, "reason": self.reason, "tracking": self.tracking,
-                "expires": self.expires.isoformat()}
-
 
 @dataclass
 class Registry:
@@ -178,8 +173,11 @@ def registry_files(config: Any, matrix_dir: Path | None = None) -> list[Path]:
     primary = (matrix_dir or assets.matrix_dir()) / "exemptions.toml"
     packs = [Path(p) / "exemptions.toml" for p in config["matrix.packs"]]
     user = [Path(p) for p in config["matrix.exemptions"]]
-    origin = config.origin.get("matrix.exemptions", "default")
-    where = {"cli": "--exemptions"}.get(origin, origin.replace("file:", "", 1).replace("env:", "", 1))
+    # Who named the user's files: "cli", "env:NAME" or "file:PATH" (load_config records every
+    # option's origin; a default list is empty, so names no file). Only the prefix is cut: a
+    # path may itself hold "env:" or "file:".
+    kind, _, source = config.origin["matrix.exemptions"].partition(":")
+    where = "--exemptions" if kind == "cli" else source
     for path in user:
         if not path.is_file():  # named by the user: a typo must not silently drop exemptions
             raise ConfigError(f"{where}: matrix.exemptions: {path}: no such file")

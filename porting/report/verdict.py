@@ -99,17 +99,20 @@ def reference_columns(matrix: Matrix, reference: str) -> tuple[str, list[Column]
 
 
 def _find_exemption(exemptions: list[Exemption], test_id: str, col: Column, named: str,
-                    today: dt.date) -> tuple[Exemption | None, str]:
-    expired_note = ""
+                    today: dt.date) -> Exemption | str:
+    """The live exemption covering this cell, else the blocker's note: why none applies ("" when
+    none matched and the plugin named none). One value, not a pair: a note beside a found
+    exemption would be read by nobody."""
+    note = ""
     for ex in exemptions:
         if matches(ex, test_id, col.platform) or (named and ex.id == named and ex.applies_to(col.platform)):
             if ex.expired(today):
-                expired_note = f"exemption {ex.id} expired {ex.expires}"
+                note = f"exemption {ex.id} expired {ex.expires}"
                 continue
-            return ex, ""
-    if named and not expired_note:
-        expired_note = f"exemption {named!r} is not in the registry"
-    return None, expired_note
+            return ex
+    if named and not note:
+        note = f"exemption {named!r} is not in the registry"
+    return note
 
 
 def decide(matrix: Matrix, reference: str = "auto", min_rocm: str = "7.0",
@@ -159,11 +162,11 @@ def decide(matrix: Matrix, reference: str = "auto", min_rocm: str = "7.0",
             cell = matrix.cell(test_id, col.key)
             if cell.status == PASSED:
                 continue
-            ex, note = _find_exemption(exemptions, test_id, col, cell.exemption, today)
-            if ex is not None:
-                verdict.exempted.append(Exempted(test_id, col.key, cell.status, exemption_json(ex)))
+            found = _find_exemption(exemptions, test_id, col, cell.exemption, today)
+            if isinstance(found, Exemption):
+                verdict.exempted.append(Exempted(test_id, col.key, cell.status, exemption_json(found)))
             else:
-                verdict.blocking.append(Blocker(test_id, col.key, cell.status, passed_on, cell.message, note))
+                verdict.blocking.append(Blocker(test_id, col.key, cell.status, passed_on, cell.message, found))
     if verdict.blocking:
         reasons.append(f"{len(verdict.blocking)} test(s) pass on {ref_name} but not on ROCm")
     if not reasons:

@@ -27,7 +27,8 @@ def test_prefix_and_format():
 
 
 # (a, b, ordering of a against b); a missing field counts as 0 (7.0 == 7.0.0)
-PAIRS = [((7, 0), (7, 0, 0), 0), ((7, 0, 1), (7, 0), 1), ((7, 0, 9), (7, 1), -1), ((8,), (7, 9, 9), 1),
+PAIRS = [((7, 0), (7, 0, 0), 0), ((7,), (7, 0, 1), -1), ((7, 0, 0), (7,), 0),
+         ((7, 0, 1), (7, 0), 1), ((7, 0, 9), (7, 1), -1), ((8,), (7, 9, 9), 1),
          ((6, 4, 1), (7, 0), -1), ((7, 1, 0), (7, 1, 1), -1)]
 
 
@@ -50,6 +51,10 @@ def test_requirement_parse_and_text():
         Requirement.parse("cuda>=1234567")
     assert str(big.value) == ("--require 'cuda>=1234567': version '1234567'... is not a version (at most "
                               "6 digits per field)")
+    with pytest.raises(UsageError) as long:  # a pasted blob is cut: 60 characters of it, 20 of the version
+        Requirement.parse("cuda>=" + "1234567890" * 8)
+    assert str(long.value) == (f"--require {('cuda>=' + '1234567890' * 6)[:60]!r}: version "
+                               f"{'1234567890' * 2!r}... is not a version (at most 6 digits per field)")
 
 
 def test_parse_version_searches_by_default():

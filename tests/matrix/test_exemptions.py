@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from porting import assets
+from porting.config import load_config
 from porting.errors import ConfigError
 from porting.matrix import exemptions as ex
 
@@ -106,3 +107,107 @@ def test_repository_registry_is_valid_and_live():
     reg = ex.load(assets.exemptions_file())
     assert reg.exemptions, "the registry documents the known failures"
     assert all(e.tracking and e.reason for e in reg.exemptions)
+
+
+# -- the loader's exact messages: each names the file and the entry, and says what is wrong -------
+# One valid entry, as TOML values; entry(key=value) changes a key, entry(key=None) drops it.
+FIELDS = {"id": '"A"', "pattern": '"*"', "platforms": '["rocm"]', "action": '"skip"', "reason": '"r"',
+          "tracking": '"t"', "expires": "2030-01-31"}
+
+
+def entry(**change):
+    fields = {**FIELDS, **change}
+    return "[[exemption]]\n" + "".join(f"{k} = {v}\n" for k, v in fields.items() if v is not None)
+
+
+INLINE = "{" + ", ".join(f"{k} = {v}" for k, v in FIELDS.items()) + "}"
+
+
+@pytest.mark.parametrize("text,message", [
+    (f'exemption = [{INLINE}, "x"]\n', "exemption #2: must be a table"),
+    (entry() + "size = 2\ncolour = 1\n",
+     "exemption 'A': unknown key(s) colour, size (known: action, expires, id, pattern, platforms, reason, tracking)"),
+    (entry(reason=None, tracking=None), "exemption 'A': missing key(s) reason, tracking"),
+    (entry(pattern='["*", "  "]'), "exemption 'A': 'pattern' must be a non-empty string or list of strings"),
+    (entry(reason='" "'), "exemption 'A': 'reason' must be a non-empty string"),
+    (entry(action='"ignore"'), "exemption 'A': 'action' must be skip or xfail, got 'ignore'"),
+    (entry(platforms="[]"), "exemption 'A': 'platforms' must be a non-empty list of cuda, rocm, cpu"),
+    (entry(expires="20300131"), "exemption 'A': 'expires' must be a date (YYYY-MM-DD)"),
+    (entry(expires='"soon"'), "exemption 'A': 'expires' must be a date (YYYY-MM-DD), got 'soon'"),
+    ("size = 2\ncolour = 1\n" + entry(), "unknown top-level key(s) colour, size"),
+    ("exemption = 1\n", "'exemption' must be an array of tables ([[exemption]])"),
+    ("schema = 2\n" + entry(), "schema must be 1, got 2"),
+    (entry() + entry(), "exemption id 'A' is used twice"),
+])
+def test_invalid_registry_messages(tmp_path, text, message):
+    path = _write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        ex.load(path)
+    assert str(info.value) == f"{path}: {message}"
+
+
+@pytest.mark.parametrize("written", ["2030-01-31", '"2030-01-31"', "2030-01-31T23:59:00"])
+def test_expires_is_a_date_however_written(tmp_path, written):
+    """A TOML date, an ISO date string, or a date-time (its day counts)."""
+    [e] = ex.load(_write(tmp_path, entry(expires=written))).exemptions
+    assert e.expires == dt.date(2030, 1, 31) and type(e.expires) is dt.date
+
+
+def test_a_list_of_patterns_is_shown_joined(tmp_path):
+    b = ex.load(_write(tmp_path, GOOD)).exemptions[1]
+    assert b.pattern == "*::test_two | *::test_three"
+
+
+def test_a_registry_without_entries_is_empty_and_keeps_its_path(tmp_path):
+    path = _write(tmp_path, "schema = 1\n")
+    assert (ex.load(path).exemptions, ex.load(path).path) == ([], path)
+    missing = tmp_path / "none.toml"
+    assert ex.load(missing).path == missing
+    assert ex.load(_write(tmp_path, GOOD)).path == tmp_path / "exemptions.toml"
+
+
+def test_load_all_merges_in_order_and_names_both_files_of_a_reused_id(tmp_path):
+    first, second = tmp_path / "a.toml", tmp_path / "b.toml"
+    first.write_text(GOOD)
+    second.write_text(entry(id='"C"'))
+    merged = ex.load_all([tmp_path / "none.toml", first, second])
+    assert [e.id for e in merged.exemptions] == ["A", "B", "C"]
+    assert ex.load_all([first, second]).path == first  # the first file is the one messages name
+    second.write_text(entry(id='"B"'))
+    with pytest.raises(ConfigError) as info:
+        ex.load_all([first, second])
+    assert str(info.value) == f"{second}: exemption id 'B' is already used in {first}"
+
+
+# -- registry_files: which registries a run applies --------------------------------------------------
+def test_registry_files_order_packs_and_duplicates(tmp_path):
+    """The packs' registry, then each added pack's that exists, then the user's; resolved, each once."""
+    pack, bare, matrix = tmp_path / "pack", tmp_path / "bare", tmp_path / "matrix"
+    for d in (pack, bare, matrix / "sub"):
+        d.mkdir(parents=True)
+    _write(pack, GOOD)
+    user = _write(tmp_path, GOOD)
+    config = load_config(cli={"matrix.packs": [str(pack), str(bare)],
+                              "matrix.exemptions": [str(user), str(matrix / "sub" / ".." / ".." / user.name)]},
+                         env={}, project_dir=tmp_path)
+    assert ex.registry_files(config, matrix) == [matrix / "exemptions.toml", pack / "exemptions.toml", user]
+    assert ex.registry_files(config)[0] == assets.exemptions_file().resolve()  # the shipped packs by default
+
+
+@pytest.mark.parametrize("how,where", [
+    ("cli", "--exemptions"),
+    ("env", "PORT_MATRIX_EXEMPTIONS"),
+    ("file", "{project}/port.toml"),
+])
+@pytest.mark.parametrize("project_name", ["p", "file:env:p"])  # the origin's prefix is cut, not the path's text
+def test_a_missing_user_registry_is_blamed_on_where_it_was_named(tmp_path, how, where, project_name):
+    project = tmp_path / project_name
+    project.mkdir()
+    missing = project / "typo.toml"
+    if how == "file":
+        (project / "port.toml").write_text(f'[matrix]\nexemptions = ["{missing}"]\n')
+    config = load_config(cli={"matrix.exemptions": [str(missing)]} if how == "cli" else None,
+                         env={"PORT_MATRIX_EXEMPTIONS": str(missing)} if how == "env" else {}, project_dir=project)
+    with pytest.raises(ConfigError) as info:
+        ex.registry_files(config)
+    assert str(info.value) == f"{where.format(project=project)}: matrix.exemptions: {missing}: no such file"

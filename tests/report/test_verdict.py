@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from porting.errors import ConfigError
 from porting.report import build_report, write_artifacts
 from porting.report.exemptions import nodeid_to_junit
+from porting.report.model import Column, Matrix
+from porting.report.verdict import decide
 
 TODAY = dt.date(2026, 11, 29)
 GREEN = [("tests.actor.m::a", "passed"), ("tests.rdma.m::b", "passed"), ("tests.rdma.m::c", "skipped")]
@@ -107,6 +109,7 @@ def test_requested_reference_absent(write_junit, jx):
 @pytest.mark.parametrize("version,usable,reason", [
     ("6.4.1", "true", "ROCm 6.4.1 is below 7.0"),
     ("", "true", "ROCm version unknown"),
+    ("build 7.1.0", "true", "ROCm version unknown"),  # the version must start the label, not hide in it
     ("7.0.0", "false", "not usable"),
 ])
 def test_rocm_gate(write_junit, jx, version, usable, reason):
@@ -322,8 +325,6 @@ def test_never_compared_error_and_absent_references(write_junit, jx):
 
 def test_decide_defaults_are_the_documented_ones(write_junit, jx):
     """decide() called bare: reference 'auto' (CUDA when present), gate 7.0, no exemptions, today."""
-    from porting.report.verdict import decide
-
     rocm700 = dict(jx.ROCM, **{"port.rocm_version": "7.0.0"})
     paths = [write_junit("cuda.xml", jx.CUDA, GREEN, run_id="g"), write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"),
              write_junit("rocm.xml", rocm700, GREEN, run_id="r")]
@@ -332,3 +333,91 @@ def test_decide_defaults_are_the_documented_ones(write_junit, jx):
     old = dict(jx.ROCM, **{"port.rocm_version": "6.4.1"})
     v = decide(report([paths[0], write_junit("old.xml", old, GREEN, run_id="o")]).matrix)
     assert v.status == "not certified" and "rocm-6.4.1/gfx942: ROCm 6.4.1 is below 7.0" in v.reasons
+
+
+def test_verdict_json_is_the_documented_shape(write_junit, jx, tmp_path):
+    """parity.json's "verdict": every key, a blocker (no exemption involved: empty note), an exempted
+    cell (the registry entry as the report shows it) and a never-compared test, in one run."""
+    cpu = [*GREEN, ("tests.a.m::ref_skip", "skipped")]
+    rocm = [("tests.actor.m::a", "failed", "HIP error"), ("tests.rdma.m::b", "failed", "no NIC"), GREEN[2],
+            ("tests.a.m::ref_skip", "passed")]
+    paths = [write_junit("cpu.xml", jx.CPU, cpu, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    col = "rocm-7.0.2/gfx942"
+    registry = _registry(tmp_path, platforms='["rocm", "cpu"]')
+    assert report(paths, exemptions=registry).verdict.to_json() == {
+        "status": "not certified", "exit_code": 1, "reference": ["cpu"], "rocm": [col],
+        "reasons": ["1 test(s) pass on cpu but not on ROCm"],
+        "blocking": [{"test_id": "tests.actor.m::a", "column": col, "status": "failed", "reference": "cpu",
+                      "message": "HIP error", "note": ""}],
+        "exempted": [{"test_id": "tests.rdma.m::b", "column": col, "status": "failed", "exemption": {
+            "id": "ibverbs", "test": "tests/rdma/*.py::b", "platform": "rocm,cpu",
+            "reason": "no ibverbs NIC on the MI300 runner", "link": "https://github.com/example/issues/1",
+            "expires": "2027-01-31", "action": "skip"}}],
+        "never_compared": [{"test_id": "tests.a.m::ref_skip", "column": col, "status": "passed",
+                            "reference_status": "skipped"},
+                           {"test_id": "tests.rdma.m::c", "column": col, "status": "skipped",
+                            "reference_status": "skipped"}]}
+
+
+def _named_by_plugin(jx, tmp_path, test, exemption):
+    """A ROCm JUnit file where the matrix plugin skipped ``test`` (pkg.mod::name), naming ``exemption``."""
+    classname, _, name = test.rpartition("::")
+    xml = jx.xml(jx.ROCM, [(test, "passed")])
+    opening = f'<testcase classname="{classname}" name="{name}" time="0.01">'
+    path = tmp_path / "rocm.xml"
+    path.write_text(xml.replace(opening, opening + '<properties><property name="exemption" value="'
+                                f'{exemption}"/></properties><skipped message="x"/>'))
+    return path
+
+
+def test_exemption_named_by_the_plugin_unblocks_where_its_pattern_does_not_match(tmp_path, jx):
+    """The plugin's record of the exemption it applied counts even when the JUnit spelling of the id
+    escapes the pattern; the registry entry must still exist, be live and cover ROCm."""
+    cpu = tmp_path / "cpu.xml"
+    cpu.write_text(jx.xml(jx.CPU, [("tests.odd.m::t", "passed")], run_id="c"))
+    rocm = _named_by_plugin(jx, tmp_path, "tests.odd.m::t", "ibverbs")
+    v = report([cpu, rocm], exemptions=_registry(tmp_path)).verdict
+    assert v.status == "certified" and [(e.test_id, e.exemption["id"]) for e in v.exempted] == [
+        ("tests.odd.m::t", "ibverbs")]
+    cuda_only = _registry(tmp_path, platforms='["cuda"]')
+    assert report([cpu, rocm], exemptions=cuda_only).verdict.status == "not certified"
+
+
+def test_a_live_exemption_after_an_expired_one_unblocks(write_junit, jx, tmp_path):
+    """The registry is searched past an expired match: a renewed entry under a new id still applies."""
+    reg = _registry(tmp_path, expires="2026-11-01")
+    reg.write_text(reg.read_text() + reg.read_text().split("\n", 1)[1].replace('"ibverbs"', '"ibverbs-2"')
+                   .replace("2026-11-01", "2027-03-01"))
+    rocm = [GREEN[0], ("tests.rdma.m::b", "failed"), GREEN[2]]
+    paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    v = report(paths, exemptions=reg).verdict
+    assert v.status == "certified" and [e.exemption["id"] for e in v.exempted] == ["ibverbs-2"]
+
+
+def test_the_given_day_decides_expiry_not_the_clock(write_junit, jx, tmp_path):
+    """``today`` is the day the evidence is judged on (reproducible verdicts): an exemption that
+    expired in 2021 still covers a verdict given for a day in 2020."""
+    rocm = [GREEN[0], ("tests.rdma.m::b", "failed"), GREEN[2]]
+    paths = [write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
+    reg = _registry(tmp_path, expires="2021-01-31")
+    assert report(paths, exemptions=reg, today=dt.date(2020, 6, 1)).verdict.status == "certified"
+    assert report(paths, exemptions=reg, today=dt.date(2021, 2, 1)).verdict.status == "not certified"
+
+
+ROCM_COLUMN = Column("rocm-7.0.2/gfx942", "rocm", "7.0.2", "gfx942")
+
+
+@pytest.mark.parametrize("count,shown", [
+    (1, "p0"),
+    (5, "p0; p1; p2; p3; p4"),
+    (6, "p0; p1; p2; p3; p4 (+1 more)"),  # the first five problems are named, the rest counted
+    (7, "p0; p1; p2; p3; p4 (+2 more)"),
+])
+def test_incomplete_evidence_reason_names_five_problems(count, shown):
+    matrix = Matrix(columns=[ROCM_COLUMN], components={}, cells={}, problems=[f"p{i}" for i in range(count)])
+    assert decide(matrix, today=TODAY).reasons[0] == f"incomplete evidence: {shown}"
+
+
+def test_no_rocm_run_is_the_first_reason():
+    matrix = Matrix(columns=[Column("cpu", "cpu", "", "")], components={}, cells={}, problems=["cpu.xml: unreadable"])
+    assert decide(matrix, today=TODAY).reasons == ["no run on ROCm", "incomplete evidence: cpu.xml: unreadable"]
