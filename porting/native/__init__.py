@@ -33,11 +33,12 @@ from __future__ import annotations
 from .errors import NativeError, NoDeviceError
 from .library import PLACEMENTS, Library, absent, ensure_built, is_available, library_path, load, load_for
 from .registry import CopyEngine, Event, Registry, Segment
-from .shard import PointerInfo, chunk_bounds, classify, gather, gather_shard, reduce, scatter, scatter_shard
+from .shard import (PointerInfo, chunk_bounds, classify, gather, gather_shard, reduce, reduce_reference, scatter,
+                    scatter_shard)
 
 __all__ = [
     "NativeError", "NoDeviceError", "Library", "load", "load_for", "PLACEMENTS", "is_available", "ensure_built",
     "library_path", "absent",
     "Registry", "Segment", "CopyEngine", "Event", "PointerInfo", "classify", "chunk_bounds",
-    "gather", "gather_shard", "scatter", "scatter_shard", "reduce",
+    "gather", "gather_shard", "scatter", "scatter_shard", "reduce", "reduce_reference",
 ]

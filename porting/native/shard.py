@@ -194,3 +194,19 @@ def reduce(buffers: Sequence["torch.Tensor"], op: str = "sum", out: "torch.Tenso
     lib.call("pn_reduce", ptrs, len(buffers), first.numel(), codes[first.dtype], OPS[op],
              ctypes.c_void_p(out.data_ptr()), _stream(first))
     return out
+
+
+def reduce_reference(buffers: Sequence["torch.Tensor"], op: str = "sum") -> "torch.Tensor":
+    """What ``reduce`` computes, in torch, bit for bit: buffer 0, then each next one in order,
+    accumulated in float32 (float64 for float64, int64 for integers, wrapping back to the storage
+    type on the way out). The contract every build of pn_reduce is held to."""
+    import torch
+
+    dtype = buffers[0].dtype
+    acc_t = torch.float64 if dtype == torch.float64 else torch.float32 if dtype.is_floating_point else torch.int64
+    acc = buffers[0].to(acc_t)
+    for b in buffers[1:]:
+        acc = torch.maximum(acc, b.to(acc_t)) if op == "max" else acc + b.to(acc_t)
+    if op == "avg":
+        acc = acc / len(buffers)
+    return acc.to(dtype)

@@ -32,21 +32,6 @@ def _random(shape, dtype, seed: int):
     return torch.randint(info.min, info.max, shape, generator=g, dtype=torch.int64).to(dtype)
 
 
-def _sequential(buffers, op: str):
-    """Reference in the native accumulation order: buffer 0, then each next one, in float32 (float64
-    for float64, int64 for integers, wrapped back to the storage type on the way out)."""
-    import torch
-
-    dtype = buffers[0].dtype
-    acc_t = torch.float64 if dtype == torch.float64 else torch.float32 if dtype.is_floating_point else torch.int64
-    acc = buffers[0].to(acc_t)
-    for b in buffers[1:]:
-        acc = torch.maximum(acc, b.to(acc_t)) if op == "max" else acc + b.to(acc_t)
-    if op == "avg":
-        acc = acc / len(buffers)
-    return acc.to(dtype)
-
-
 def test_thread_count_setting_is_clamped(lib):
     """pn_set_num_threads: n as given, <= 0 means one per core, at most 64."""
     import os
@@ -81,7 +66,7 @@ def test_reduce_threads_give_the_same_bytes(lib, op):
             results[threads] = native.reduce(bufs, op, lib=lib)
         if not torch.equal(results[1], results[4]):
             failures.append(f"{name} ({n} elements): 1 thread and 4 threads differ")
-        elif not torch.equal(results[1], _sequential(bufs, op)):
+        elif not torch.equal(results[1], native.reduce_reference(bufs, op)):
             failures.append(f"{name} ({n} elements): differs from the sequential reference")
     assert not failures, failures
 
@@ -144,7 +129,7 @@ def test_reduce_many_buffers_per_accumulator(lib, group):
             bufs = [_random([4099], dtype, 10 * k + i) for i in range(k)]
             for op in REDUCE_DTYPES[group]:
                 got = native.reduce(bufs, op, lib=lib)
-                if not torch.equal(got, _sequential(bufs, op)):
+                if not torch.equal(got, native.reduce_reference(bufs, op)):
                     failures.append(f"{dtype} k={k} {op}")
     assert not failures, failures
 

@@ -107,18 +107,6 @@ def test_gather_matches_dtensor_local_shards(shard_lib):
                 assert torch.equal(native.gather_shard(t, dim, world, rank, lib=shard_lib), shard.contiguous())
 
 
-def _sequential(buffers: list[torch.Tensor], op: str) -> torch.Tensor:
-    """Reference: accumulate in float32 (float64 for f64, int64 for ints) in buffer order."""
-    dtype = buffers[0].dtype
-    acc_t = torch.float64 if dtype == torch.float64 else torch.float32 if dtype.is_floating_point else torch.int64
-    acc = buffers[0].to(acc_t)
-    for b in buffers[1:]:
-        acc = torch.maximum(acc, b.to(acc_t)) if op == "max" else acc + b.to(acc_t)
-    if op == "avg":
-        acc = acc / len(buffers)
-    return acc.to(dtype)
-
-
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(DTYPES), st.sampled_from(["sum", "avg", "max"]), st.integers(1, 9),
        st.lists(st.integers(0, 9), min_size=1, max_size=3), st.integers(0, 2**31))
@@ -128,7 +116,7 @@ def test_reduce_matches_reference(shard_lib, dtype, op, k, shape, seed):
     buffers = [random_tensor(shape, dtype, seed + i) for i in range(k)]
     got = native.reduce(buffers, op, lib=shard_lib)
     assert got.dtype == dtype and got.shape == buffers[0].shape
-    assert torch.equal(got, _sequential(buffers, op))  # same order and rounding: bit-exact
+    assert torch.equal(got, native.reduce_reference(buffers, op))  # same order and rounding: bit-exact
     stacked = torch.stack(buffers)
     ref = {"sum": lambda: stacked.sum(0), "max": lambda: stacked.amax(0),
            "avg": lambda: stacked.float().mean(0) if dtype in (torch.float16, torch.bfloat16) else stacked.mean(0)}
@@ -205,6 +193,6 @@ def test_large_shards_split_across_threads(lib, threads):
                     native.scatter_shard(got, out, dim, 3, index, lib=lib)
                     assert torch.equal(torch.chunk(out, 3, dim)[index], ref)
         bufs = [random_tensor([3_000_001], torch.bfloat16, i) for i in range(3)]
-        assert torch.equal(native.reduce(bufs, "sum", lib=lib), _sequential(bufs, "sum"))
+        assert torch.equal(native.reduce(bufs, "sum", lib=lib), native.reduce_reference(bufs, "sum"))
     finally:
         lib.set_num_threads(before)
