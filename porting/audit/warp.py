@@ -155,7 +155,10 @@ class Derivation:
             self.active.discard(key)
         # A "no" reached through a cycle or the hop limit depends on where the question started
         # (`a = b; b = a; a = threadIdx.x`: asked first for `a`, `b` would be cut off by the cycle):
-        # only answers that hold from anywhere are kept.
+        # only answers that hold from anywhere are kept. Equivalent mutants (same answers, less
+        # caching or a longer walk): `cut` counting from 1 or by -1/+2 (only a change is read);
+        # `cut_before = None` or `found and ...` (no "no" is cached); `active.add(None)` (a cycle
+        # then runs to the hop limit, which cuts it the same way).
         if found or self.cut == cut_before:
             self.memo[key] = found
         return found
@@ -202,20 +205,26 @@ def _unindexed(expr: str) -> str:
     return expr
 
 
-def _statement_start(code: str, at: int) -> int:
-    """Where the statement holding offset ``at`` starts: after the last ``;``, ``{`` or ``}``
-    before it (at most 400 characters back)."""
-    lo = max(0, at - 400)
-    return max(lo, max(code.rfind(c, lo, at) for c in ";{}") + 1)
+WRAP_WINDOW = 400  # how far before a call a declaration or assignment wrapped onto lines is read
+
+
+def _wrap_start(at: int) -> int:
+    """Where a statement wrapped across lines is read from. A plain window suffices: the patterns
+    read in it (_DECL32_BEFORE, _TARGET) are anchored at the call and cannot reach over a `;`.
+    (`max(1, ...)` is an equivalent mutant: a call has a function's text before it.)"""
+    return max(0, at - WRAP_WINDOW)
 
 
 def _assigned_name(code: str, at: int) -> str:
     """The variable a statement containing offset ``at`` assigns to (``int warps = ...``), if any:
     read on the line of ``at``; a line that starts with the assignment (``x\n    = __ballot_sync(...)``,
-    wrapped before its ``=``) is read from the statement's start."""
-    start = max(code.rfind(c, 0, at) for c in ";{}\n") + 1
+    wrapped before its ``=``) is read from further back."""
+    # rfind from 1 or None instead of 0 is an equivalent mutant: a boundary at index 0 has no name
+    # before it; so is dropping one of the boundaries (_TARGET is anchored at the last `=`)
+    start = max(code.rfind(c, 0, at) for c in (";", "{", "}", "\n")) + 1
+    # matching up to the end instead of `at` is equivalent: the line's blanks and `=` come before `at`
     if _WRAPPED_ASSIGN.match(code, start, at):
-        start = _statement_start(code, at)
+        start = _wrap_start(at)
     m = _TARGET.search(code, start, at)
     # "XXXX" is equivalent unless the code names a variable XXXX
     return m.group(1) if m else ""
@@ -329,7 +338,8 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
     for v in _VALUE_32.finditer(code):
         k = v.start() - 1
         # `k > 0`, `k >= 1` here and `k <= 0`, `k < 1` below are equivalent mutants: a value preceded
-        # only by blanks, parentheses and at most an `=`/`{` from index 0 has no `const NAME` before it
+        # only by blanks, parentheses and at most an `=`/`{` from index 0 has no `const NAME` before it;
+        # so is `k < 0 and ...` below: this test is a fast path, _CONST_BEFORE checks the `=`/`{` again
         while k >= 0 and code[k] in (" ", "\t", "(", "\n", "\r"):  # `const int W =\n    32;` too
             k -= 1
         if k < 0 or code[k] not in ("=", "{"):
@@ -410,7 +420,7 @@ def ballots(code: str) -> Iterator[Hit]:
     for m in _BALLOT.finditer(code):
         # from the statement's start, so that a declaration wrapped before the call (clang-format's
         # `unsigned m =\n    __ballot_sync(...)`) is read too
-        decl = _DECL32_BEFORE.search(code, _statement_start(code, m.start()), m.start())
+        decl = _DECL32_BEFORE.search(code, _wrap_start(m.start()), m.start())
         func = m.group(1)
         target = _assigned_name(code, m.start())
         if target:

@@ -520,3 +520,29 @@ def test_a_derivation_does_not_depend_on_which_name_is_asked_first(first: str) -
     other = "b" if first == "a" else "a"
     assert d.name(first, scope, 0) is True
     assert d.name(other, scope, 0) is True
+
+
+@pytest.mark.parametrize("gap, found", [(0, True), (1, False)])
+def test_a_wrapped_declaration_is_read_within_400_characters_of_the_call(gap: int, found: bool) -> None:
+    head = "__global__ void k(float v, int* o) {\n  unsigned mask ="
+    call = "__ballot_sync(~0ull, v > 0);\n  o[0] = mask;\n}\n"
+    # `unsigned` starts exactly WRAP_WINDOW characters before the call (gap 0), or one more
+    pad = warp.WRAP_WINDOW + gap - len("unsigned mask =")
+    code = head + "\n" + " " * (pad - 1) + call
+    assert code.index("__ballot_sync") - code.index("unsigned") == warp.WRAP_WINDOW + gap
+    assert bool([h for h in warp.ballots(code) if h[1] == "ballot-32bit"]) is found
+
+
+def test_a_constant_on_the_next_line_of_a_crlf_file() -> None:
+    code = "const int kWarp =\r\n    32;\r\n__global__ void k(int* o) { o[threadIdx.x % kWarp] = 1; }\r\n"
+    assert [name for _h, name in warp.warp_constants(code)] == ["kWarp"]
+
+
+def test_no_answer_cut_by_one_cycle_is_kept_after_another_cycle_was_cut() -> None:
+    # two independent cycles: the first question cuts one, the second must still not cache `d`
+    code = ("__device__ void k(int* o) {\n  int a, b, c, d;\n  a = b;\n  b = a;\n  a = threadIdx.x;\n"
+            "  c = d;\n  d = c;\n  c = threadIdx.y;\n  o[d % 32] = b % 32;\n}\n")
+    d = warp.Derivation(code)
+    scope = d.scope(code.index("o[d"))
+    assert d.name("a", scope, 0) and d.name("c", scope, 0)
+    assert d.name("d", scope, 0) and d.name("b", scope, 0)
