@@ -124,7 +124,7 @@ def unpack(wheel: Path, dest: Path, pin: Pin = PIN) -> str:
             out.parent.mkdir(parents=True, exist_ok=True)
             with z.open(info) as src, open(out, "wb") as dst:
                 shutil.copyfileobj(src, dst)
-    version = hip_version(dest / "include/hip/hip_version.h")
+    version = hip_version(dest / "include")
     missing = [n for n in DEVICE_LIBS if not (dest / "lib" / n).is_file()]
     if missing:
         raise InputError(f"{wheel}: lacks {', '.join(_LIB + n for n in missing)}")
@@ -153,20 +153,14 @@ def _check_replaceable(sdk: Path) -> None:
                      "give another --dir (nothing was changed)")
 
 
-def hip_version(header: Path) -> str:
-    fields: dict[str, str] = {}
-    try:
-        text = header.read_text(errors="replace")
-    except OSError:
-        raise InputError(f"{header}: the wheel has no hip/hip_version.h") from None
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[0] == "#define" and parts[1].startswith("HIP_VERSION_"):
-            fields[parts[1][len("HIP_VERSION_"):]] = parts[2]
-    try:
-        return ".".join(str(int(fields[k])) for k in ("MAJOR", "MINOR", "PATCH"))
-    except (KeyError, ValueError):
-        raise InputError(f"{header}: no HIP_VERSION_MAJOR/MINOR/PATCH") from None
+def hip_version(include_dir: Path) -> str:
+    """The HIP version the unpacked headers declare (porting.probe.rocm's reader)."""
+    from .probe.rocm import version_from_include
+
+    version, where = version_from_include(Path("/"), str(include_dir))
+    if version is None:
+        raise InputError(f"the wheel's headers name no HIP version ({where})")
+    return version
 
 
 def fetch(sdk: Path, wheel: Path | None = None, force: bool = False, pin: Pin = PIN,

@@ -54,20 +54,15 @@ def library_of(cuda: str, hip: str) -> str | None:
     return family.name if family is not None else None
 
 
-_HIP_VERSION = re.compile(r"^\s*#\s*define\s+HIP_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)", re.MULTILINE)
-
-
 def held_to(include_dirs: list[str]) -> str:
     """``ROCm HIP 7.1.25424 headers``: what a table was held to, without this machine's paths
     (the first include dir with a hip/hip_version.h says)."""
+    from ..probe.rocm import version_from_include
+
     for inc in include_dirs:
-        try:
-            text = (Path(inc) / "hip" / "hip_version.h").read_text(errors="replace")
-        except OSError:
-            continue
-        parts = dict(_HIP_VERSION.findall(text))
-        if {"MAJOR", "MINOR"} <= parts.keys():
-            return f"ROCm HIP {parts['MAJOR']}.{parts['MINOR']}.{parts.get('PATCH', '0')} headers"
+        version, _where = version_from_include(Path("/"), inc)
+        if version is not None:
+            return f"ROCm HIP {version} headers"
     return "ROCm headers of unknown version"
 
 
@@ -75,6 +70,10 @@ def header_set(include_dir: Path) -> list[str]:
     """hip/hip_runtime.h first (the others need its definitions), then every other hip/*.h."""
     rest = sorted(f"hip/{p.name}" for p in (include_dir / "hip").glob("*.h") if p.name != "hip_runtime.h")
     return ["hip/hip_runtime.h", *rest]
+
+
+class NoGroundTruth(ConfigError):
+    """This machine cannot read ROCm 7's headers (none, or no clang to parse them with)."""
 
 
 def rocm_include_dir(env: Mapping[str, str]) -> tuple[Path, str]:
@@ -93,10 +92,6 @@ def rocm_include_dir(env: Mapping[str, str]) -> tuple[Path, str]:
         return Path(sdk.include_dir), f"ROCm {sdk.hip_version} SDK headers ({sdk.headers_from})"
     raise NoGroundTruth("no ROCm >= 7.0 headers to hold the aliases to: install ROCm 7, or run "
                       "`port sdk fetch` (the compile-only SDK)")
-
-
-class NoGroundTruth(ConfigError):
-    """This machine cannot read ROCm 7's headers (none, or no clang to parse them with)."""
 
 
 def rocm_names(env: Mapping[str, str] | None = None) -> HeaderNames:

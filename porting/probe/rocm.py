@@ -67,7 +67,12 @@ def _version_from_defines(root: Path, path: str, pattern: re.Pattern[str], what:
 
 def version_from_header(root: Path, home: str) -> tuple[str | None, str]:
     """``<home>/include/hip/hip_version.h`` HIP_VERSION_MAJOR/MINOR/PATCH defines."""
-    return _version_from_defines(root, f"{home}/include/hip/hip_version.h", _DEFINE,
+    return version_from_include(root, f"{home}/include")
+
+
+def version_from_include(root: Path, include_dir: str) -> tuple[str | None, str]:
+    """``<include_dir>/hip/hip_version.h`` HIP_VERSION_MAJOR/MINOR/PATCH defines."""
+    return _version_from_defines(root, f"{include_dir}/hip/hip_version.h", _DEFINE,
                                  "HIP_VERSION_MAJOR/MINOR defines")
 
 
