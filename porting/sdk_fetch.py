@@ -28,7 +28,7 @@ from pathlib import Path
 from . import process_group
 from .errors import InputError, ToolError, UsageError
 from .paths import sha256_file
-from .probe.rocm_sdk import SDK_SUBDIR
+from .probe.rocm_sdk import sdk_cache
 
 
 @dataclass(frozen=True)
@@ -57,10 +57,10 @@ def default_dir(env: Mapping[str, str]) -> Path:
     """Where the probe looks first: PORT_ROCM7_SDK, else the per-user cache."""
     if env.get("PORT_ROCM7_SDK"):
         return Path(env["PORT_ROCM7_SDK"])
-    base = env.get("XDG_CACHE_HOME") or (f"{env['HOME']}/.cache" if env.get("HOME") else None)
-    if base is None:
+    parent = sdk_cache(env)
+    if parent is None:
         raise UsageError("port sdk: neither PORT_ROCM7_SDK, XDG_CACHE_HOME nor HOME is set; give --dir DIR")
-    return Path(base) / SDK_SUBDIR / f"triton-{PIN.version}"
+    return Path(parent) / f"triton-{PIN.version}"
 
 
 def is_ready(sdk: Path) -> bool:

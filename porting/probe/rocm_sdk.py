@@ -49,15 +49,21 @@ class RocmSdkInfo(Record):
         return f"{self.include_dir} (from {origin}" + (f", sha256 {digest[:12]}" if digest else "") + ")"
 
 
+def sdk_cache(env: Mapping[str, str]) -> str | None:
+    """The per-user directory the SDKs are unpacked into (``port sdk fetch``) and looked for;
+    None when neither XDG_CACHE_HOME nor HOME is set."""
+    base = env.get("XDG_CACHE_HOME") or (f"{env['HOME']}/.cache" if env.get("HOME") else None)
+    return None if base is None else f"{base.rstrip('/')}/{SDK_SUBDIR}"
+
+
 def _sdk_candidates(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> list[str]:
     if env.get("PORT_ROCM7_SDK"):
         return [env["PORT_ROCM7_SDK"]]
     info.evidence.append("PORT_ROCM7_SDK: unset")
-    base = env.get("XDG_CACHE_HOME") or (f"{env['HOME']}/.cache" if env.get("HOME") else None)
-    if base is None:
+    parent = sdk_cache(env)
+    if parent is None:
         info.evidence.append("XDG_CACHE_HOME and HOME unset: no default SDK cache")
         return []
-    parent = f"{base.rstrip('/')}/{SDK_SUBDIR}"
     names = [n for n in fs.listdir(root, parent) if not n.startswith(".")]
     if not names:
         info.evidence.append(f"{parent}: no SDK (`port sdk fetch` fetches one)")
