@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import process_group
-from .errors import InputError, ToolError, UsageError
+from .errors import InputError, PortError, ToolError, UsageError
+from .parsing import loads_json
 from .paths import sha256_file
+from .probe import fs
 from .probe.rocm_sdk import sdk_cache
 
 
@@ -143,11 +145,13 @@ def _check_replaceable(sdk: Path) -> None:
     if sdk.is_dir() and not sdk.is_symlink():
         if not any(sdk.iterdir()):
             return
+        # the probe's bounded reader (a FIFO or a huge file is no SOURCE.json) and the one JSON parser
+        text = fs.read_text(Path("/"), str(sdk / "SOURCE.json"))
         try:
-            kind = json.loads((sdk / "SOURCE.json").read_text()).get("kind")
-        except (OSError, ValueError, AttributeError, RecursionError):
-            kind = None
-        if kind == KIND:
+            source = loads_json(text, str(sdk / "SOURCE.json")) if text is not None else None
+        except PortError:
+            source = None
+        if isinstance(source, dict) and source.get("kind") == KIND:
             return
     raise UsageError(f"{sdk}: exists and is not an SDK unpacked by `port sdk fetch`; "
                      "give another --dir (nothing was changed)")

@@ -149,3 +149,11 @@ def test_a_fifo_as_wheel_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "pipe.whl")
     with pytest.raises(InputError, match=r"pipe\.whl: not a regular file"):
         sdk_fetch.fetch(tmp_path / "sdk", tmp_path / "pipe.whl")
+
+
+def test_a_fifo_named_source_json_in_the_target_is_refused_without_blocking(tmp_path):
+    pin = make_wheel(tmp_path / "t.whl")
+    (tmp_path / "target").mkdir()
+    os.mkfifo(tmp_path / "target" / "SOURCE.json")
+    with pytest.raises(UsageError, match="is not an SDK unpacked by `port sdk fetch`"):
+        sdk_fetch.fetch(tmp_path / "target", tmp_path / "t.whl", pin=pin, force=True)
