@@ -17,7 +17,7 @@ from .probe import Machine
 from .probe.rocm_sdk import MIN_CLANG_MAJOR
 from .records import Record, asdict
 from .sources import SourceScan, scan_sources
-from .versions import compare, format_version, parse_version
+from .versions import VersionRefused, compare, format_version, parse_release, parse_version
 
 TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
 if TYPE_CHECKING:
@@ -198,9 +198,11 @@ def _rocm_path(scan: SourceScan, reasons: list[str]) -> str:
 
 def make_plan(machine: Machine, config: Config, project_dir: Path | None = None) -> Plan:
     """Decide the build path. Raises PlatformError for contradictions the user must resolve."""
-    gate = parse_version(config["min_rocm"])
-    if gate is None:
-        raise ConfigError(f"min_rocm: {config['min_rocm']!r} is not a version (from {config.origin['min_rocm']})")
+    try:  # the verdict's gate reads min_rocm with the same strict reader (porting.report.rules)
+        gate = parse_release(config["min_rocm"])
+    except VersionRefused:
+        raise ConfigError(f"min_rocm: {config['min_rocm']!r} is not a version (from {config.origin['min_rocm']})") \
+            from None
     request, origin = config["platform"], config.origin["platform"]  # load_config records every origin
     gate_ok, gate_msg = rocm_gate(machine, gate)
     rocm, cuda = assess_rocm(machine, gate_ok, gate_msg), assess_cuda(machine)

@@ -26,6 +26,31 @@ def parse_version(text: str | None, anchored: bool = False) -> tuple[int, ...] |
     return tuple(int(g) for g in m.groups() if g is not None)
 
 
+# A released version: two or three dot-separated fields of ASCII digits and nothing else (no
+# pre-release tag, build suffix, other separator, empty field, range or non-ASCII digit).
+_RELEASE = re.compile(rf"{_FIELD}\.{_FIELD}(?:\.{_FIELD})?")
+
+
+class VersionRefused(ValueError):
+    """A text that is not a released version; ``str()`` is the one-line reason."""
+
+
+def parse_release(text: str | None) -> tuple[int, ...]:
+    """The one strict reader of gate versions (``min_rocm`` and a run's ROCm version): '7.0',
+    '7.0.2', '7.1.25424' -> tuples; anything else raises ``VersionRefused`` with the reason."""
+    raw = (text or "").strip(" \t")
+    if not raw:
+        raise VersionRefused("no version given")
+    if not raw.isascii():
+        raise VersionRefused(f"{raw[:40]!r} has non-ASCII characters (only the digits 0-9 and dots)")
+    m = _RELEASE.fullmatch(raw)
+    if m is None:
+        raise VersionRefused(f"{raw[:40]!r} is not a released version X.Y or X.Y.Z "
+                             f"(ASCII digits, at most {FIELD_DIGITS} per field, dots only: no pre-release, "
+                             "range or empty field)")
+    return tuple(int(g) for g in m.groups() if g is not None)
+
+
 def version_prefix(text: str | None, fields: int = 2) -> str | None:
     """The version that starts ``text`` with at least ``fields`` fields ('7.0.2-56' -> '7.0.2')."""
     v = parse_version(text, anchored=True)
