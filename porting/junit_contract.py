@@ -34,6 +34,12 @@ PROPERTIES: dict[str, str | None] = {
     "port.runner": "runner",
     "port.runner_detail": "runner_detail",
 }
+# The most shards one run may have (``port.shard`` "I/N", `port matrix --shard`, a Slurm array or an
+# Indexed Job): the report lists every shard of a run, so N must be a count a cluster can have,
+# never one a forged file picks to make the reader allocate (a Slurm array is at most 4M tasks
+# by MaxArraySize, but no matrix of ours is split in more than a few hundred).
+MAX_SHARDS = 10_000
+
 # Properties a label (`port report --label FILE=rocm-7.0.2/gfx942`) overrides: the platform facts.
 LABELLED = ("platform", "rocm_version", "cuda_version", "gpu_arch", "rocm_usable")
 

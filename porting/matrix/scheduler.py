@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import UsageError
+from ..junit_contract import MAX_SHARDS
 
 # Kubernetes gives a pod its completion index but not the Job's completion count:
 # the manifest (ci/k8s/) sets this from the same number as ``spec.completions``.
@@ -42,6 +43,8 @@ def _slurm(env: Mapping[str, str]) -> SchedulerShard:
     if count < 1 or step < 1 or (task - low) % step or not low <= task <= high or (high - low) // step + 1 != count:
         raise UsageError(f"Slurm array task {task} of {count} (ids {low}-{high}:{step}) is not one of a regular "
                          f"array: submit the matrix as --array=0-{max(count, 1) - 1} (see ci/slurm/)")
+    if count > MAX_SHARDS:
+        raise UsageError(f"SLURM_ARRAY_TASK_COUNT={count}: at most {MAX_SHARDS} shards (port.shard I/N)")
     index = (task - low) // step + 1
     job = env.get("SLURM_ARRAY_JOB_ID", "").strip()
     cluster = env.get("SLURM_CLUSTER_NAME", "").strip()
@@ -55,6 +58,8 @@ def _k8s(env: Mapping[str, str]) -> SchedulerShard:
         raise UsageError(f"JOB_COMPLETION_INDEX={index} but {K8S_COUNT_ENV} (the Job's completions) is not set: "
                          f"set it in the pod template (see ci/k8s/matrix-job.yaml) or pass --shard")
     count = _int(env, K8S_COUNT_ENV)
+    if count > MAX_SHARDS:
+        raise UsageError(f"{K8S_COUNT_ENV}={count}: at most {MAX_SHARDS} shards (port.shard I/N)")
     if count < 1 or not 0 <= index < count:
         raise UsageError(f"JOB_COMPLETION_INDEX={index} is not below {K8S_COUNT_ENV}={count}")
     return SchedulerShard(f"{index + 1}/{count}", f"JOB_COMPLETION_INDEX={index} of {K8S_COUNT_ENV}={count}", None)

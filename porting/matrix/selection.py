@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import UsageError
+from ..junit_contract import MAX_SHARDS
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -16,6 +17,8 @@ def parse_shard(text: str) -> tuple[int, int]:
         raise UsageError(f"--shard {text!r}: expected I/N, e.g. 1/4") from None
     if total < 1 or not 1 <= index <= total:
         raise UsageError(f"--shard {text!r}: need 1 <= I <= N")
+    if total > MAX_SHARDS:
+        raise UsageError(f"--shard {text[:40]!r}: at most {MAX_SHARDS} shards")
     return index, total
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 
+from ..junit_contract import MAX_SHARDS
 from .model import SEVERITY, Cell, Column, Matrix, Run, RunInfo
 
 
@@ -25,11 +26,13 @@ def column_key(info: RunInfo) -> tuple[str, str, str, str]:
 
 
 def _shard(spec: str) -> tuple[int, int] | None:
-    try:
-        index, total = (int(x) for x in spec.split("/", 1))
-    except ValueError:
+    """``I/N`` with 1 <= I <= N <= MAX_SHARDS, ASCII digits only; else None (a bad shard)."""
+    left, sep, right = spec.partition("/")
+    if not sep or not (left.isascii() and left.isdigit() and right.isascii() and right.isdigit()) \
+            or len(right) > len(str(MAX_SHARDS)):
         return None
-    return (index, total) if 1 <= index <= total else None
+    index, total = int(left), int(right)
+    return (index, total) if 1 <= index <= total <= MAX_SHARDS else None
 
 
 def _shard_problems(runs: list[RunInfo]) -> list[str]:
@@ -46,7 +49,8 @@ def _shard_problems(runs: list[RunInfo]) -> list[str]:
                 continue
             parsed = _shard(info.shard)
             if parsed is None:
-                problems.append(f"run {run_id[:12]}: bad port.shard {info.shard!r} in {info.file}")
+                problems.append(f"run {run_id[:12]}: bad port.shard {info.shard[:40]!r} in {info.file} "
+                                f"(expected I/N with 1 <= I <= N <= {MAX_SHARDS})")
                 continue
             seen[parsed[0]] = seen.get(parsed[0], 0) + 1
             totals.add(parsed[1])
