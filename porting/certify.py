@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -302,15 +303,18 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"{out_dir}: cannot create the output directory ({exc.strerror or exc})") from None
-    run = _Pipeline(out, Path(cwd or ".").resolve(), config_file, progress, stage_timeout, skip)
-    start = time.monotonic()
-    run.detect()
-    run.sources(sources)
-    run.build()
-    run.matrix(matrix_args or [])
-    rep = run.report(reference, report_args or [])
-    run.record.elapsed = time.monotonic() - start
-    run.finish(rep)
+    from .outlock import locked
+
+    with locked(out, "port certify"):  # a second certify into OUT refuses instead of mixing evidence
+        run = _Pipeline(out, Path(cwd or ".").resolve(), config_file, progress, stage_timeout, skip)
+        start = time.monotonic()
+        run.detect()
+        run.sources(sources)
+        run.build()
+        run.matrix(matrix_args or [])
+        rep = run.report(reference, report_args or [])
+        run.record.elapsed = time.monotonic() - start
+        run.finish(rep)
     return run.record
 
 
@@ -326,6 +330,7 @@ class _Pipeline:
         self.outdir = OutputDir(out)
         self.common = ["--config", str(Path(config_file).resolve())] if config_file else []
         self.record = CertifyRecord(out_dir=str(out))
+        self.run_id = uuid.uuid4().hex  # the report reads only this run's JUnit (and the reference)
         self.junit_dir = Path(self.outdir.path("junit/x.xml")).parent  # refuses a symlinked junit/
 
     def fresh(self, rel: str) -> Path:
@@ -384,15 +389,23 @@ class _Pipeline:
             self.progress.say("build", "skipped: no path (detect did not finish)")
 
     def matrix(self, matrix_args: list[str]) -> None:
-        for old in _junit_files(self.junit_dir):  # never report stale evidence from an earlier certify
+        from .provenance import SUFFIX
+
+        stale = [*_junit_files(self.junit_dir), *(p for p in self.junit_dir.rglob("*" + SUFFIX) if p.is_file())]
+        for old in stale:  # never report stale evidence (or its manifests) from an earlier certify
             self.outdir.unlink(str(old.relative_to(self.out)))
+        if "--run-id" in matrix_args:
+            self.run_id = matrix_args[matrix_args.index("--run-id") + 1]
+        else:
+            matrix_args = [*matrix_args, "--run-id", self.run_id]
         self.stage("matrix", [*self.common, "--junit", str(self.junit_dir), *matrix_args], "matrix.log",
                    summarize=lambda r: f"{len(_junit_files(self.junit_dir))} JUnit file(s)")
 
     def incomplete_reasons(self) -> list[str]:
         stages = self.record.stages
         reasons = [f"stage {s.name} {s.status}" + (f" (exit {s.rc})" if s.rc is not None else "")
-                   + (f": {s.summary}" if s.summary else "") for s in stages if s.broken]
+                   + (f": {s.summary}" if s.summary else "") for s in stages
+                   if s.broken or s.status == "skipped"]  # a stage that did not run vouches for nothing
         if self.record.path is None and not any(s.name == "detect" and s.broken for s in stages):
             reasons.append("stage detect gave no path")
         return reasons
@@ -404,8 +417,9 @@ class _Pipeline:
         self.junit_dir.mkdir(parents=True, exist_ok=True)
         for name in ARTIFACTS:  # a report that fails must not leave an earlier run's artifacts listed
             self.outdir.unlink(name)
-        args = [*self.common, str(self.junit_dir), *(str(p) for p in reference), "--out", str(self.out),
-                *report_args]
+        args = [*self.common, str(self.junit_dir), "--run-id", self.run_id, "--out", str(self.out), *report_args]
+        for path in reference:
+            args += ["--external", str(path)]
         for reason in reasons:
             args += ["--incomplete", reason]
         parity = self.out / "parity.json"

@@ -68,6 +68,12 @@ OPTIONS: dict[str, Option] = _opts(
     Option("matrix.workers", "workers", "auto", "pytest-xdist workers (-n): a number, auto or logical",
            "PORT_MATRIX_WORKERS"),
     Option("report.reference", "str", "auto", "reference platform for parity", None, ("auto", "cuda", "cpu")),
+    Option("report.min_executed_percent", "int", 100, "share of applicable tests that must execute on ROCm "
+           "for CERTIFIED (below it: INCOMPLETE)", "PORT_REPORT_MIN_EXECUTED_PERCENT"),
+    Option("report.trusted_keys", "list", [], "Ed25519 public keys (PEM) whose signed evidence manifests "
+           "the report trusts", "PORT_REPORT_TRUSTED_KEYS"),
+    Option("matrix.signing_key", "str", "", "Ed25519 private key (PEM) `port matrix` signs its evidence "
+           "manifest with (empty: unsigned)", "PORT_MATRIX_SIGNING_KEY"),
     Option("check.archs", "list", ["gfx942", "gfx950"], "AMD architectures `port check` compiles for",
            "PORT_CHECK_ARCHS"),
     Option("check.out", "str", "port-check", "where `port check` writes its reports, hipified tree and cache"),

@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--skip", action="append", default=[], metavar="STAGE",
                         choices=("detect", "audit", "hipify", "build", "matrix"),
                         help="do not run STAGE (repeatable); the report is then marked partial")
+    parser.add_argument("--require-signed", action="store_true",
+                        help="refuse evidence (this run's and --reference's) not signed by a key of "
+                             "report.trusted_keys")
     parser.add_argument("--no-evidence-ok", action="store_true",
                         help="exit 0 instead of 3 when there is no ROCm run and the evidence is complete")
 
@@ -49,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
         report_args += ["--reference", args.reference_platform]
     if args.no_evidence_ok:
         report_args.append("--no-evidence-ok")
+    if args.require_signed:
+        report_args.append("--require-signed")
 
     matrix_args = ["--matrix-dir", os.path.abspath(args.matrix_dir)] if args.matrix_dir else []
 

@@ -89,6 +89,20 @@ def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id
     return out + extra
 
 
+def _write_evidence(junit_file: Path, signing_key: str | None) -> None:
+    """The evidence manifest beside the JUnit (porting.provenance): its sha256 and the run's
+    port.* properties as written, signed when matrix.signing_key is set."""
+    from ..junit_contract import run_fields
+    from ..provenance import manifest_path, write_manifest
+    from ..report.junit_reader import read_run
+
+    info = read_run(junit_file).info
+    props = {name: str(getattr(info, attr)) for name, attr in run_fields().items() if getattr(info, attr)}
+    write_manifest(junit_file, props, signing_key)
+    print(f"port matrix: evidence manifest {manifest_path(junit_file)}"
+          f"{' (signed)' if signing_key else ' (unsigned: no matrix.signing_key)'}", flush=True)
+
+
 def junit_path(directory: Path, run_id: str, shard: str | None) -> Path:
     """The JUnit file of this run and shard; a bad ``shard`` is a UsageError."""
     from ..matrix.selection import parse_shard
@@ -186,7 +200,13 @@ def run(args: argparse.Namespace) -> int:
               or uuid.uuid4().hex)
     junit_dir = Path(args.junit) if args.junit else Path(config["out_dir"]) / "junit"
     junit_file = junit_path(junit_dir, run_id, args.shard)
-    code, written = _run_pytest(args, config, junit_file, run_id)
+    from ..outlock import locked
+
+    # two runs of one run id and shard into one directory would overwrite each other's evidence
+    with locked(junit_dir, f"port matrix run {run_id} shard {args.shard or '1/1'}", name=f".{junit_file.name}.lock"):
+        code, written = _run_pytest(args, config, junit_file, run_id)
+        if written:
+            _write_evidence(junit_file, config["matrix.signing_key"] or None)
     print(f"port matrix: JUnit {'written to ' + str(junit_file) if written else 'NOT written'}"
           f" (run {run_id}, pytest exit {code})", flush=True)
     if code == 0:

@@ -26,6 +26,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_option_flag(parser, "matrix.exemptions", "--exemptions")
     parser.add_argument("--incomplete", action="append", default=[], metavar="REASON",
                         help="mark the report partial with this reason (used by `port certify`)")
+    parser.add_argument("--run-id", default=None, metavar="ID",
+                        help="read only this run's JUnit (port.run_id) from RUN.xml; files of other runs are "
+                             "named and ignored, and the report is partial (used by `port certify`)")
+    parser.add_argument("--external", action="append", default=[], metavar="FILE",
+                        help="JUnit made elsewhere (`port certify --reference`): read, marked as external "
+                             "evidence in the verdict")
+    parser.add_argument("--require-signed", action="store_true",
+                        help="refuse every input whose evidence manifest is not signed by a key of "
+                             "report.trusted_keys")
     parser.add_argument("--no-evidence-ok", action="store_true",
                         help="exit 0 instead of 3 when there is no ROCm run and nothing else is wrong")
 
@@ -67,6 +76,19 @@ def _labels(specs: list[str], files: list[str]) -> dict[str, str]:
     return out
 
 
+def _elsewhere(verdict) -> str:
+    """The verdict line names evidence made elsewhere (`port certify --reference`) and its signature."""
+    shown = [f"{e['column']} ({e['provenance'].replace('made elsewhere: ', '')})" for e in verdict.evidence
+             if "made elsewhere" in e["provenance"]]
+    return f"; evidence made elsewhere: {', '.join(shown)}" if shown else ""
+
+
+def _share(percent: int) -> float:
+    if not 0 <= percent <= 100:
+        raise UsageError(f"report.min_executed_percent: {percent} is not a percentage (0-100)")
+    return percent / 100
+
+
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..matrix.exemptions import registry_files
@@ -79,10 +101,13 @@ def run(args: argparse.Namespace) -> int:
         if not Path(path).is_file():
             raise InputError(f"--exemptions {path}: no such file")
     files, notes = _expand(args.inputs)
-    labels = _labels(args.label, files)
-    report = build_report(files, labels=labels, reference=config["report.reference"], min_rocm=config["min_rocm"],
-                          baseline=args.baseline, exemptions=registry_files(config),
-                          extra_reasons=[*args.incomplete, *notes])
+    external, _ = _expand(args.external)
+    labels = _labels(args.label, [*files, *external])
+    report = build_report([*files, *external], labels=labels, reference=config["report.reference"],
+                          min_rocm=config["min_rocm"], baseline=args.baseline, exemptions=registry_files(config),
+                          extra_reasons=[*args.incomplete, *notes], run_id=args.run_id, external=external,
+                          trusted_keys=config["report.trusted_keys"], require_signed=args.require_signed,
+                          min_executed=_share(config["report.min_executed_percent"]))
     try:
         paths = write_artifacts(report, config["out_dir"])
     except OSError as exc:  # nothing was replaced (write_artifacts publishes all or none)
@@ -97,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
                       f"{sum(n for s, n in report.matrix.totals()[c.key]['*'].items() if s != 'missing')} passed"
                       for c in m.columns)
     print(f"verdict: {v.status}{' (PARTIAL)' if m.partial else ''}; {len(m.cells)} tests; {counts or 'no runs'}; "
-          f"{len(v.blocking)} blocking, {len(v.exempted)} exempted")
+          f"{len(v.blocking)} blocking, {len(v.exempted)} exempted" + _elsewhere(v))
     for reason in v.reasons[:10]:
         print(f"  - {reason}")
     if report.baseline is not None:

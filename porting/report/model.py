@@ -65,6 +65,8 @@ class RunInfo:
     problems: list[str] = field(default_factory=list)  # why the run is incomplete
     warnings: list[str] = field(default_factory=list)  # recovered oddities (encoding, ...)
     tests: int = 0
+    external: bool = False  # made elsewhere and handed in (`port certify --reference`), not by this run
+    provenance: str = ""  # "signed by KEY" / "manifest, unsigned" / "" (porting.provenance)
 
     def to_json(self) -> dict[str, Any]:
         return dict(self.__dict__, problems=list(self.problems), warnings=list(self.warnings))

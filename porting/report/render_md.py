@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .model import RAN, STATUSES, pass_rate
-from .verdict import CERTIFIED, NO_EVIDENCE
+from .verdict import CERTIFIED, CERTIFIED_EXTERNAL, INCOMPLETE_STATUS, NO_EVIDENCE
 
 if TYPE_CHECKING:
     from . import Report
     from .model import RunInfo
 
 LIST_LIMIT = 50
-ICONS = {CERTIFIED: "✅", NO_EVIDENCE: "⚪"}
+ICONS = {CERTIFIED: "✅", NO_EVIDENCE: "⚪", INCOMPLETE_STATUS: "🟡", CERTIFIED_EXTERNAL: "🟠"}
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]|#!~])")
 
 
@@ -90,8 +90,18 @@ def _head(report: Report) -> list[str]:
 
 
 def _why(report: Report) -> list[str]:
-    reasons = report.verdict.reasons
-    return ["## Why", *(f"- {md(r)}" for r in reasons), ""] if reasons else []
+    v = report.verdict
+    lines = ["## Why", *(f"- {md(r)}" for r in v.reasons), ""] if v.reasons else []
+    if v.evidence:  # what each column is evidence of, and where it was made
+        lines += ["## Evidence", "| column | level | provenance |", "|---|---|---|",
+                  *(f"| {md(e['column'])} | {md(e['level'])} | {md(e['provenance'])} |" for e in v.evidence), ""]
+    if v.components:
+        lines += ["## Components", *(f"- {md(c)}: {md(s)}" for c, s in sorted(v.components.items())[:200]), ""]
+    if v.not_executed:
+        lines += [f"## Never ran on ROCm ({len(v.not_executed)})",
+                  *(f"- {md(n.test_id)} ({md(n.column)}): {n.status}" for n in v.not_executed[:LIST_LIMIT]),
+                  _cut(v.not_executed, min(len(v.not_executed), LIST_LIMIT))]
+    return lines
 
 
 def _platforms(report: Report) -> list[str]:

@@ -11,7 +11,8 @@ from xml.sax.saxutils import quoteattr
 import pytest
 
 ROCM = {"port.platform": "rocm", "port.path": "native-hip", "port.rocm_version": "7.0.2",
-        "port.rocm_usable": "true", "port.gpu_arch": "gfx942"}
+        "port.rocm_usable": "true", "port.gpu_arch": "gfx942",
+        "port.torch_flavour": "rocm", "port.monarch_flavour": "rocm"}
 CUDA = {"port.platform": "cuda", "port.path": "cuda", "port.cuda_version": "13.0", "port.gpu_arch": "sm_90"}
 CPU = {"port.platform": "cpu", "port.path": "cpu", "port.cuda_version": "13.0", "port.rocm_version": "5.2.21153",
        "port.rocm_usable": "false"}

@@ -132,7 +132,11 @@ def test_certify_end_to_end_on_a_small_project(tmp_path):
     assert status == {"detect": "ok", "audit": "skipped", "hipify": "skipped", "build": "ok", "matrix": "ok",
                       "report": "ok"}, record["stages"]
     parity = json.loads((out / "parity.json").read_text())
-    assert parity["partial"] is False and parity["verdict"]["status"] == "no evidence"
+    # no native/: audit and hipify did not run, so the report is partial and names them (issue 23, hole 10)
+    assert parity["partial"] is True and parity["verdict"]["status"] == "no evidence"
+    assert [r for r in parity["partial_reasons"] if "skipped" in r] == [
+        "certify: stage audit skipped: no source dir (native)", "certify: stage hipify skipped: no source dir (native)"]
+    assert record["exit_code"] == 3  # still the honest NO EVIDENCE of a CPU-only machine
     assert [t["id"] for t in parity["tests"]] == ["test_matrix.test_small::test_ok[1]",
                                                   "test_matrix.test_small::test_ok[2]"]
     assert "verdict: NO EVIDENCE" in proc.stdout and "CPU path green" in proc.stdout

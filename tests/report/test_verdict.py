@@ -15,7 +15,7 @@ from porting.report.model import Column, Matrix
 from porting.report.verdict import decide
 
 TODAY = dt.date(2026, 11, 29)
-GREEN = [("tests.actor.m::a", "passed"), ("tests.rdma.m::b", "passed"), ("tests.rdma.m::c", "skipped")]
+GREEN = [("tests.actor.m::a", "passed"), ("tests.rdma.m::b", "passed"), ("tests.rdma.m::c", "passed")]
 
 
 def report(paths, **kw):
@@ -40,9 +40,9 @@ def test_failure_on_rocm_blocks(write_junit, jx):
     rocm = [("tests.actor.m::a", "failed", "HIP error"), ("tests.rdma.m::b", "passed"), ("tests.rdma.m::c", "failed")]
     r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")])
     assert r.verdict.status == "not certified" and r.verdict.exit_code == 1
-    # c is skipped on the reference, so its ROCm failure does not block parity
-    assert [(b.test_id, b.status, b.message, b.reference) for b in r.verdict.blocking] == [
-        ("tests.actor.m::a", "failed", "HIP error", "cpu")]
+    assert [(b.test_id, b.status, b.message, b.reference, b.label) for b in r.verdict.blocking] == [
+        ("tests.actor.m::a", "failed", "HIP error", "cpu", "regression"),
+        ("tests.rdma.m::c", "failed", "failed here", "cpu", "regression")]
 
 
 @pytest.mark.parametrize("status", ["error", "skipped", "xfailed", "xpassed"])
@@ -64,7 +64,9 @@ def test_cuda_is_the_reference_when_present(write_junit, jx):
     rocm = [("tests.actor.m::a", "failed"), ("tests.rdma.m::b", "passed")]
     paths = [write_junit("cuda.xml", jx.CUDA, cuda, run_id="g"), write_junit("cpu.xml", jx.CPU, cpu, run_id="c"),
              write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
-    assert report(paths).verdict.status == "certified"  # a fails on CUDA too: not a ROCm regression
+    shared = report(paths).verdict  # a fails on CUDA too: labelled so, and it still blocks (no exemption)
+    assert shared.status == "not certified" and [(b.test_id, b.label) for b in shared.blocking] == [
+        ("tests.actor.m::a", "fails on cuda too")]
     forced = report(paths, reference="cpu")
     assert forced.verdict.status == "not certified" and forced.reference == "cpu"
 
@@ -108,8 +110,9 @@ def test_requested_reference_absent(write_junit, jx):
 
 @pytest.mark.parametrize("version,usable,reason", [
     ("6.4.1", "true", "ROCm 6.4.1 is below 7.0"),
-    ("", "true", "ROCm version unknown"),
-    ("build 7.1.0", "true", "ROCm version unknown"),  # the version must start the label, not hide in it
+    ("", "true", "ROCm version refused: no version given"),
+    # the version is the whole property, not a number hidden in it
+    ("build 7.1.0", "true", "ROCm version refused: 'build 7.1.0' is not a released version"),
     ("7.0.0", "false", "not usable"),
 ])
 def test_rocm_gate(write_junit, jx, version, usable, reason):
@@ -137,7 +140,7 @@ def test_rocm_gate_boundaries(write_junit, jx, version, min_rocm, status):
 
 
 def test_a_min_rocm_that_is_not_a_version_is_a_config_error(write_junit, jx):
-    with pytest.raises(ConfigError, match="min_rocm: 'banana' is not a version"):
+    with pytest.raises(ConfigError, match="min_rocm: 'banana' is not a released version"):
         report([write_junit("cpu.xml", jx.CPU, GREEN)], min_rocm="banana")
 
 
@@ -154,14 +157,14 @@ def test_min_rocm_is_configurable(write_junit, jx):
 def test_incomplete_rocm_run_is_never_certified(write_junit, jx, kw, problem):
     r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"),
                 write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r", **kw)])
-    assert r.verdict.status == "not certified" and r.matrix.partial
+    assert r.verdict.status == "incomplete" and r.verdict.exit_code == 4 and r.matrix.partial
     assert any(problem in x for x in r.matrix.partial_reasons())
 
 
 def test_incomplete_reference_is_never_certified(write_junit, jx):
     r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c", complete=False),
                 write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r")])
-    assert r.verdict.status == "not certified"
+    assert r.verdict.status == "incomplete"
 
 
 def test_shards_of_one_run_are_joined(write_junit, jx):
@@ -177,7 +180,7 @@ def test_unreadable_extra_file_blocks_certification(write_junit, jx, tmp_path):
     bad.write_bytes(b"<testsuites><testsuite><testcase name='x'")
     r = report([write_junit("cpu.xml", jx.CPU, GREEN, run_id="c"),
                 write_junit("rocm.xml", jx.ROCM, GREEN, run_id="r"), bad])
-    assert r.verdict.status == "not certified" and r.matrix.partial
+    assert r.verdict.status == "incomplete" and r.matrix.partial
 
 
 def _registry(tmp_path, expires="2027-01-31", pattern="tests/rdma/*.py::b", platforms='["rocm"]'):
@@ -307,19 +310,23 @@ def test_cases_the_reference_skipped_are_listed_as_never_compared(write_junit, j
     files = [write_junit("cpu.xml", jx.CPU, cpu, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
     v = report(files).verdict
     listed = {n.test_id: (n.status, n.reference_status) for n in v.never_compared}
-    assert listed == {"tests.a.m::gpu": ("passed", "skipped"), "tests.a.m::gpu_fails": ("failed", "skipped")}
-    assert v.blocking == [] and v.status == "certified"  # listed, not silently dropped, and not gating
-    assert [n["test_id"] for n in v.to_json()["never_compared"]] == ["tests.a.m::gpu", "tests.a.m::gpu_fails"]
+    assert listed == {"tests.a.m::gpu": ("passed", "skipped"), "tests.a.m::gpu_fails": ("failed", "skipped"),
+                      "tests.a.m::both_fail": ("failed", "failed")}
+    # listed, not silently dropped; and a failure on ROCm blocks whatever the reference did (issue 23, hole 1)
+    assert [(b.test_id, b.label) for b in v.blocking] == [("tests.a.m::both_fail", "fails on cpu too"),
+                                                          ("tests.a.m::gpu_fails", "ROCm only (never ran on cpu)")]
+    assert v.status == "not certified"
 
 
 def test_never_compared_error_and_absent_references(write_junit, jx):
-    """An error on the reference is a known failure there (not listed, like a failure); a test
-    the reference never ran at all is listed with reference status 'missing'."""
+    """A test the reference never ran at all is listed with reference status 'missing'; an error
+    on the reference is listed with it too (it was never compared: it never passed there)."""
     cpu = [("tests.a.m::ok", "passed"), ("tests.a.m::broken", "error")]
     rocm = [("tests.a.m::ok", "passed"), ("tests.a.m::broken", "error"), ("tests.a.m::rocm_only", "failed")]
     files = [write_junit("cpu.xml", jx.CPU, cpu, run_id="c"), write_junit("rocm.xml", jx.ROCM, rocm, run_id="r")]
     v = report(files).verdict
     assert [(n.test_id, n.column, n.status, n.reference_status) for n in v.never_compared] == [
+        ("tests.a.m::broken", "rocm-7.0.2/gfx942", "error", "error"),
         ("tests.a.m::rocm_only", "rocm-7.0.2/gfx942", "failed", "missing")]
 
 
@@ -332,7 +339,8 @@ def test_decide_defaults_are_the_documented_ones(write_junit, jx):
     assert v.status == "certified" and v.reference == ["cuda-13.0/sm_90"] and v.rocm == ["rocm-7.0.0/gfx942"]
     old = dict(jx.ROCM, **{"port.rocm_version": "6.4.1"})
     v = decide(report([paths[0], write_junit("old.xml", old, GREEN, run_id="o")]).matrix)
-    assert v.status == "not certified" and "rocm-6.4.1/gfx942: ROCm 6.4.1 is below 7.0" in v.reasons
+    assert v.status == "not certified" and any(r.startswith("rocm-6.4.1/gfx942: refused as ROCm evidence: ")
+                                               and r.endswith("ROCm 6.4.1 is below 7.0") for r in v.reasons)
 
 
 def test_verdict_json_is_the_documented_shape(write_junit, jx, tmp_path):
@@ -346,17 +354,20 @@ def test_verdict_json_is_the_documented_shape(write_junit, jx, tmp_path):
     registry = _registry(tmp_path, platforms='["rocm", "cpu"]')
     assert report(paths, exemptions=registry).verdict.to_json() == {
         "status": "not certified", "exit_code": 1, "reference": ["cpu"], "rocm": [col],
-        "reasons": ["1 test(s) pass on cpu but not on ROCm"],
+        "reasons": ["1 test(s) fail on ROCm"],
         "blocking": [{"test_id": "tests.actor.m::a", "column": col, "status": "failed", "reference": "cpu",
-                      "message": "HIP error", "note": ""}],
+                      "message": "HIP error", "note": "", "label": "regression"}],
         "exempted": [{"test_id": "tests.rdma.m::b", "column": col, "status": "failed", "exemption": {
             "id": "ibverbs", "test": "tests/rdma/*.py::b", "platform": "rocm,cpu",
             "reason": "no ibverbs NIC on the MI300 runner", "link": "https://github.com/example/issues/1",
             "expires": "2027-01-31", "action": "skip"}}],
         "never_compared": [{"test_id": "tests.a.m::ref_skip", "column": col, "status": "passed",
-                            "reference_status": "skipped"},
-                           {"test_id": "tests.rdma.m::c", "column": col, "status": "skipped",
-                            "reference_status": "skipped"}]}
+                            "reference_status": "skipped"}],
+        "not_executed": [],
+        "components": {"a": "certifiable", "actor": "certifiable", "rdma": "certifiable"},
+        "evidence": [{"column": col, "level": "executed on an AMD GPU (gfx942)", "provenance": "given: no manifest"},
+                     {"column": "cpu", "level": "CPU only", "provenance": "given: no manifest"}],
+        "rules": [{"rule": "rocm_failures_block", "level": "blocking", "reason": "1 test(s) fail on ROCm"}]}
 
 
 def _named_by_plugin(jx, tmp_path, test, exemption):

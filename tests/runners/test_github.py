@@ -141,7 +141,8 @@ def _junit(platform_props: dict[str, str], host: str, shard: str, cases: list[st
 
 
 CUDA = {"port.platform": "cuda", "port.cuda_version": "13.0", "port.gpu_arch": "sm_90"}
-ROCM = {"port.platform": "rocm", "port.rocm_version": "7.0.2", "port.rocm_usable": "true", "port.gpu_arch": "gfx942"}
+ROCM = {"port.platform": "rocm", "port.rocm_version": "7.0.2", "port.rocm_usable": "true", "port.gpu_arch": "gfx942",
+        "port.path": "native-hip", "port.torch_flavour": "rocm", "port.monarch_flavour": "rocm"}
 SHARD_CASES = {1: ["test_a", "test_c"], 2: ["test_b", "test_d"]}
 
 
@@ -185,7 +186,7 @@ def test_the_merge_step_certifies_shards_gathered_from_four_runners(tools, tmp_p
 
 def test_a_shard_job_that_uploaded_nothing_keeps_the_verdict_from_passing(tools, tmp_path):
     parity, summary, output = _run_merge_step(tools, tmp_path, [("cuda", 1), ("cuda", 2), ("rocm-gfx942", 1)])
-    assert parity["partial"] is True and parity["verdict"]["status"] == "not certified"
+    assert parity["partial"] is True and parity["verdict"]["status"] == "incomplete"
     reasons = " | ".join(parity["partial_reasons"])
     assert "rocm-gfx942 shard 2/2 uploaded no JUnit" in reasons and "missing shard(s) 2/2" in reasons
-    assert "NOT CERTIFIED" in summary.splitlines()[0] and output.strip() == "rc=1"
+    assert "INCOMPLETE" in summary.splitlines()[0] and output.strip() == "rc=4"
