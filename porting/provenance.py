@@ -75,8 +75,9 @@ def key_id(raw_public: bytes) -> str:
 
 def write_manifest(junit: str | os.PathLike[str], properties: Mapping[str, str],
                    signing_key: str | None = None, now: dt.datetime | None = None) -> Path:
-    """Write (atomically) the manifest beside ``junit``; signed when ``signing_key`` is given."""
-    from .atomic import write_bytes
+    """Write the manifest beside ``junit`` through ``OutputDir`` (atomically, never through a
+    symlink planted at its name); signed when ``signing_key`` is given."""
+    from .paths import OutputDir
 
     data = Path(junit).read_bytes()
     payload = {"kind": KIND, "schema": SCHEMA, "file": Path(junit).name, "sha256": _sha256(data),
@@ -90,7 +91,7 @@ def write_manifest(junit: str | os.PathLike[str], properties: Mapping[str, str],
         record["signature"] = {"alg": "ed25519", "key_id": key_id(_raw_public(key.public_key())),
                                "value": base64.b64encode(key.sign(_canonical(payload))).decode("ascii")}
     target = manifest_path(junit)
-    write_bytes(target, (json.dumps(record, indent=1) + "\n").encode("utf-8"))
+    OutputDir(target.parent).write_bytes(target.name, (json.dumps(record, indent=1) + "\n").encode("utf-8"))
     return target
 
 

@@ -283,6 +283,9 @@ def _judge_counts(info: RunInfo, run: Run, tally: _Tally) -> None:
         info.problems.append("zero tests")
     if info.collected is not None and info.collected > len(run.cases) + len(tally.duplicates):
         info.problems.append(f"collected {info.collected} tests but only {len(run.cases)} reported")
+    elif info.collected is not None and info.collected < len(run.cases):
+        # the run's own properties disagree with its cases: cases were added after the run
+        info.problems.append(f"reports {len(run.cases)} tests but collected only {info.collected}")
 
 
 def _apply_properties(info: RunInfo, props: dict[str, str], labelled: bool) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -70,7 +71,9 @@ def test_port_matrix_end_to_end(project):
     project.write("test_matrix/pack/test_a.py", "def test_a():\n    pass\n\ndef test_b():\n    assert 0\n")
     port = [sys.executable, "-m", "porting", "matrix", "--matrix-dir", "test_matrix", "--junit", "out", "-n", "0",
             "--run-id", "feedbeef0000"]
-    proc = subprocess.run(port, cwd=project.root, env=project.env(), capture_output=True, text=True, timeout=600)
+    key, public = _signing_key(project.root)
+    proc = subprocess.run(port, cwd=project.root, env=project.env(PORT_MATRIX_SIGNING_KEY=key), capture_output=True,
+                          text=True, timeout=600)
     junit = project.root / "out" / "matrix-feedbeef0000-shard1of1.xml"
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "JUnit written to out/matrix-feedbeef0000-shard1of1.xml" in proc.stdout
@@ -79,6 +82,24 @@ def test_port_matrix_end_to_end(project):
     run.junit = junit
     assert run.suite_properties()["port.run_id"] == "feedbeef0000"
     assert len(run.cases()) == 2
+    # the evidence manifest beside it, signed with matrix.signing_key (issue 23: provenance)
+    from porting.provenance import SIGNED, check, load_trusted, manifest_path
+
+    assert "evidence manifest out/matrix-feedbeef0000-shard1of1.evidence.json (signed)" in proc.stdout
+    manifest = json.loads(manifest_path(junit).read_text())["payload"]
+    assert manifest["run_id"] == "feedbeef0000" and manifest["properties"]["port.run_id"] == "feedbeef0000"
+    assert check(junit, load_trusted([public])).status == SIGNED
+
+
+def _signing_key(root) -> tuple[str, str]:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
+
+    key = Ed25519PrivateKey.generate()
+    private, public = root / "key.pem", root / "key.pub.pem"
+    private.write_bytes(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+    public.write_bytes(key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo))
+    return str(private), str(public)
 
 
 @pytest.mark.slow
@@ -100,7 +121,9 @@ def test_junit_is_published_atomically_and_never_through_a_symlink(project):
     assert victim.read_text() == "keep me"
     assert planted.is_file() and not planted.is_symlink() and "<testsuite" in planted.read_text()
     assert planted.stat().st_mode & 0o777 == 0o640
-    assert sorted(os.listdir(project.root / "out")) == [planted.name]
+    # beside it: its evidence manifest and the lock `port matrix` held on its name (issue 23)
+    assert sorted(os.listdir(project.root / "out")) == [f".{planted.name}.lock",
+                                                         "matrix-feedbeef0001-shard1of1.evidence.json", planted.name]
 
 
 @pytest.mark.slow
@@ -112,4 +135,5 @@ def test_a_junit_dir_below_a_symlinked_directory_is_written_there(project):
     proc = subprocess.run(port, cwd=project.root, env=project.env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # the root of an output directory may itself be reached through a symlink (a user's choice)
-    assert len(list((project.root / "elsewhere" / "sub").iterdir())) == 1
+    written = sorted(p.name for p in (project.root / "elsewhere" / "sub").iterdir())
+    assert len(written) == 3 and written[1].endswith(".evidence.json") and written[2].endswith(".xml")

@@ -143,6 +143,9 @@ def test_incomplete_flags_from_the_plugin(write_junit, jx):
     assert any("run incomplete" in p for p in run.info.problems)
     run = read_run(write_junit("c.xml", jx.ROCM, [("m::a", "passed")], collected=5))
     assert any("collected 5 tests but only 1 reported" in p for p in run.info.problems)
+    # the other way round, the file's cases contradict its own run: cases added after the run
+    run = read_run(write_junit("d.xml", jx.ROCM, [("m::a", "passed"), ("m::b", "passed")], collected=1))
+    assert "reports 2 tests but collected only 1" in run.info.problems
 
 
 def test_crashed_xdist_worker_is_a_problem(write_junit, jx):

@@ -92,3 +92,22 @@ def test_a_failure_on_an_admitted_rocm_run_never_certifies(rs):
     ran = any(matrix.cell(t, k).status in RAN for k in v.rocm for t in matrix.cells)
     if v.status == CERTIFIED:
         assert ran
+
+
+ADMISSIBLE = RunInfo(file="rocm.xml", platform="rocm", path="native-hip", rocm_version="7.0.2", rocm_usable="true",
+                     gpu_arch="gfx942", torch_flavour="rocm", monarch_flavour="rocm", run_id="r", shard="1/1")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(TESTS), STATUS, min_size=1),
+       st.dictionaries(st.sampled_from(TESTS), STATUS, min_size=1))
+def test_on_admissible_runs_certified_exactly_when_every_test_passed_on_rocm(cpu_statuses, rocm_statuses):
+    """The biconditional on runs whose fingerprints are all admissible: CERTIFIED iff every test
+    of the matrix passed on ROCm, whatever the reference did with it."""
+    cpu = Run(RunInfo(file="cpu.xml", platform="cpu", path="cpu", run_id="c", shard="1/1"),
+              {t: Case(t, t.split(".")[1], s) for t, s in cpu_statuses.items()})
+    rocm = Run(RunInfo(**{**ADMISSIBLE.__dict__, "problems": [], "warnings": []}),
+               {t: Case(t, t.split(".")[1], s) for t, s in rocm_statuses.items()})
+    v = decide(build_matrix([cpu, rocm]), today=dt.date(2026, 11, 29))
+    every_passed = set(rocm_statuses) >= set(cpu_statuses) and all(s == "passed" for s in rocm_statuses.values())
+    assert (v.status == CERTIFIED) == every_passed, (v.status, v.reasons)
