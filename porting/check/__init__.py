@@ -78,6 +78,7 @@ def run_check(req: CheckRequest, plan, machine) -> CheckResult:
     tool = cc.select_toolchain(plan, machine, req.out / "rocm7-guard")
     if tool is None:
         raise PlatformError("no ROCm toolchain can compile here: " + plan.toolchain("hipified-cuda").reason)
+    cc.check_archs(tool, req.archs)
     hip_root = req.out / "hipified"
     options = _hipify_options(src, units)
     manifest = convert_tree(src, hip_root, jobs=req.jobs, options=options)
@@ -234,10 +235,11 @@ def _arch_diagnostics(unit: Unit, job: cc.CompileJob, res: cc.CompileResult, map
         if job.arch not in merged[key].archs:  # clang reports a line for the host and again per device pass
             merged[key].archs.append(job.arch)
         found.append(merged[key])
-    if res.returncode not in (0, 1) and not any(x.severity == "error" for x in found):
+    if res.returncode != 0 and not any(x.severity == "error" for x in found):
+        # the compiler refused to run or died (a driver error has no file location): no verdict on the code
         last = (res.stderr.strip().splitlines() or ["no output"])[-1]
-        crash = merged[("crash", job.arch)] = dg.Diagnostic(
-            "error", "compile-error", f"compiler exited {res.returncode}: {last}", unit.source, 1, 1, [job.arch])
+        crash = merged[("tool-error", job.arch)] = dg.Diagnostic(
+            "error", "tool-error", f"compiler exited {res.returncode}: {last}", unit.source, 0, 0, [job.arch])
         found.append(crash)
     return found
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from .. import process_group
 from ..atomic import write_bytes
-from ..errors import ToolError
+from ..errors import ToolError, UsageError
+from .diagnostics import has_located_error
 
 COMPILE_TIMEOUT_S = 900
 _HEADER_LINE = re.compile(r"^\.+ (\S.*)$")
@@ -61,6 +62,21 @@ def select_toolchain(plan, machine, guard: Path) -> Toolchain | None:
         base, ident = ["-x", "hip"], json.dumps([version, tc.version])
     env = {} if tc.toolchain == "rocm7-sdk" else {"HIP_PLATFORM": "amd"}  # else hipcc may pick nvcc
     return Toolchain(tc.toolchain, tc.compiler, tc.version or "?", base, ident, tc.headers or "", env)
+
+
+def check_archs(tool: Toolchain, archs: list[str]) -> None:
+    """Refuse an arch the compiler does not support, before anything is compiled: clang exits
+    1 on ``unsupported HIP gpu architecture`` with no file location, which is no verdict on the
+    code. One empty HIP compile per arch asks the compiler itself (no table of our own)."""
+    for arch in archs:
+        argv = [tool.compiler, *tool.base, f"--offload-arch={arch}", "-fsyntax-only", os.devnull]
+        try:
+            proc = process_group.run(argv, timeout=120, env={**os.environ, **tool.env})
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise ToolError(f"{tool.compiler}: cannot run to validate --arch {arch}: {exc}") from None
+        if proc.returncode != 0:
+            why = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+            raise UsageError(f"--arch {arch}: {os.path.basename(tool.compiler)} does not support it ({why})")
 
 
 def _version_text(compiler: str) -> str:
@@ -147,7 +163,7 @@ def compile_job(job: CompileJob, tool: Toolchain, memo: HashMemo) -> CompileResu
         rc, err = 127, f"{job.source}:1:1: error: cannot run {job.argv[0]}: {exc.strerror or exc}"
     headers, diag = _split_headers(err)
     result = CompileResult(rc, diag, headers, seconds=time.monotonic() - started)
-    if rc in (0, 1):  # a compiler verdict; a crash or time-out is not worth remembering
+    if rc == 0 or (rc == 1 and has_located_error(diag)):  # a verdict on the code; a refusal is not
         fresh = HashMemo()  # hash what the compiler read now, not what an earlier unit saw
         entry = {"seed": job.key_seed(tool), "argv": job.argv, "source_sha": fresh(job.source), "returncode": rc,
                  "stderr": diag, "deps": [[p, fresh(p)] for p in headers]}

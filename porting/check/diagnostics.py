@@ -4,7 +4,10 @@ Classes of a unit (worst over its arches, in this order):
 ``fails`` (an error in the user's code, including a CUDA header hipify left behind),
 ``not-checkable`` (a ROCm library header the toolchain's SDK lacks: named, never blamed
 on the user), ``warnings`` (compiles, with ROCm 7 warnings: nodiscard, deprecated) and
-``compiles``.
+``compiles``. Above all of them, ``tool-error``: the compiler exited non-zero without one
+located error (a driver refusal, a crash, a time-out): nothing is known about the code, so
+it is neither the user's failure nor, above all, ``compiles``. ``compiles`` is only ever
+the verdict of a compiler that ran and exited 0.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from functools import lru_cache
 
 from ..build.hip_toolchains import GUARD_ERROR
 
-CLASSES = ("fails", "not-checkable", "warnings", "compiles")  # worst first
+CLASSES = ("tool-error", "fails", "not-checkable", "warnings", "compiles")  # worst first
 _DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>fatal error|error|warning|note): "
                    r"(?P<msg>.*?)(?: \[(?P<flag>-W[^\]]+)\])?$")
 _INCLUDED = re.compile(r"^(?:In file included from|\s+from) (?P<file>.+?):(?P<line>\d+):")
@@ -30,7 +33,7 @@ _ROCM7_WARNING = re.compile(r"nodiscard|deprecated", re.IGNORECASE)
 @dataclass
 class Diagnostic:
     severity: str  # error | warning
-    kind: str  # compile-error | missing-rocm-header | leftover-cuda-header | rocm7-warning | warning
+    kind: str  # compile-error | missing-rocm-header | leftover-cuda-header | rocm7-warning | warning | tool-error
     message: str
     file: str  # the user's CUDA file (relative to SRC) or the compiler's file when outside the tree
     line: int
@@ -142,16 +145,24 @@ def classify(diags: list[Diagnostic]) -> str:
     """The class of one compile from its diagnostics in the compiler's order: an error after
     a ROCm header the SDK lacks may be its consequence (a type that header declares), so only
     errors before the first such header count against the user."""
-    kinds: set[str] = set()
+    kinds: set[str] = {d.kind for d in diags if d.kind == "tool-error"}
     for d in diags:
         kinds.add(d.kind)
         if d.kind == "missing-rocm-header":
             break
+    if "tool-error" in kinds:
+        return "tool-error"
     if kinds & {"compile-error", "leftover-cuda-header"}:
         return "fails"
     if "missing-rocm-header" in kinds:
         return "not-checkable"
     return "warnings" if "rocm7-warning" in kinds else "compiles"
+
+
+def has_located_error(stderr: str) -> bool:
+    """Did the compiler name a file and line for at least one error? (Its exit status alone
+    cannot say whether it judged the code or refused to run.)"""
+    return any(d["sev"] in ("error", "fatal error") for d, _, _ in parse(stderr))
 
 
 def kind_of(sev: str, msg: str, flag: str | None) -> tuple[str, str]:

@@ -78,7 +78,8 @@ def to_text(result) -> str:
     s = summary(result)
     lines = [f"port check: {result.src}", evidence(result),
              f"units: {s['units']}: {s['compiles']} compile, {s['warnings']} with ROCm 7 warnings, "
-             f"{s['fails']} fail, {s['not-checkable']} not checkable here "
+             f"{s['fails']} fail, {s['not-checkable']} not checkable here, "
+             f"{s['tool-error']} no verdict (compiler error) "
              f"({s['compiled']} compiler runs, {s['cached']} from cache)", ""]
     for u in result.units:
         extra = f" (needs {', '.join(u.missing_headers)}: not in this SDK)" if u.missing_headers else ""

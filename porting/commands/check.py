@@ -55,9 +55,11 @@ def run(args: argparse.Namespace) -> int:
     texts = _write_all(result, req.out)
     sys.stdout.write(texts[config["check.format"]])
     failing = sum(1 for u in result.units if u.verdict == "fails")
-    if failing:
-        raise ProblemsFound(f"check: {failing} of {len(result.units)} unit(s) fail to compile for ROCm 7 "
-                            f"(reports in {req.out})")
+    refused = sum(1 for u in result.units if u.verdict == "tool-error")
+    if failing or refused:
+        raise ProblemsFound(f"check: {failing} of {len(result.units)} unit(s) fail to compile for ROCm 7"
+                            + (f", the compiler gave no verdict on {refused}" if refused else "")
+                            + f" (reports in {req.out})")
     return 0
 
 
