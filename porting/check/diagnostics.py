@@ -3,7 +3,8 @@
 Classes of a unit (worst over its arches, in this order):
 ``fails`` (an error in the user's code, including a CUDA header hipify left behind),
 ``not-checkable`` (a ROCm library header the toolchain's SDK lacks: named, never blamed
-on the user), ``warnings`` (compiles, with ROCm 7 warnings: nodiscard, deprecated) and
+on the user), ``needs-package`` (a header of a system package not installed here: the package
+is named, see ``system_headers``), ``warnings`` (compiles, with ROCm 7 warnings: nodiscard, deprecated) and
 ``compiles``. Above all of them, ``tool-error``: the compiler exited non-zero without one
 located error (a driver refusal, a crash, a time-out): nothing is known about the code, so
 it is neither the user's failure nor, above all, ``compiles``. ``compiles`` is only ever
@@ -21,7 +22,12 @@ from functools import lru_cache
 
 from ..build.hip_toolchains import GUARD_ERROR
 
-CLASSES = ("tool-error", "fails", "not-checkable", "warnings", "compiles")  # worst first
+CLASSES = ("tool-error", "fails", "needs-package", "not-checkable", "warnings", "compiles")  # worst first
+MISSING_KINDS = ("missing-rocm-header", "missing-system-header")  # the header's absence is not the user's code
+USER_KINDS = ("compile-error", "leftover-cuda-header", "leftover-cuda-name")  # errors that are the user's work
+# the user's work wherever it appears: a CUDA header or name hipify left behind is not a consequence
+# of a ROCm header the SDK lacks (it would fail the same with the header present)
+ALWAYS_COUNTED = ("leftover-cuda-header", "leftover-cuda-name")
 _DIAG = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>fatal error|error|warning|note): "
                    r"(?P<msg>.*?)(?: \[(?P<flag>-W[^\]]+)\])?$")
 _INCLUDED = re.compile(r"^(?:In file included from|\s+from) (?P<file>.+?):(?P<line>\d+):")
@@ -33,7 +39,9 @@ _ROCM7_WARNING = re.compile(r"nodiscard|deprecated", re.IGNORECASE)
 @dataclass
 class Diagnostic:
     severity: str  # error | warning
-    kind: str  # compile-error | missing-rocm-header | leftover-cuda-header | rocm7-warning | warning | tool-error
+    # compile-error | leftover-cuda-header | leftover-cuda-name | missing-rocm-header | missing-system-header
+    # | rocm7-warning | warning | tool-error
+    kind: str
     message: str
     file: str  # the user's CUDA file (relative to SRC) or the compiler's file when outside the tree
     line: int
@@ -44,10 +52,21 @@ class Diagnostic:
     hip_file: str = ""  # where the compiler saw it (hipified tree, relative to OUT)
     hip_line: int = 0
     names: list[dict[str, str]] = field(default_factory=list)  # [{"hip": ..., "cuda": ...}] on the line
-    after_missing_header: bool = False  # came after a header the SDK lacks: maybe its consequence, not counted
+    after_missing_header: bool = False  # came after a missing header: maybe its consequence (see counted)
+    package: str = ""  # missing-system-header: what installs it ("omp.h: OpenMP ... (Debian: libomp-dev ...)")
 
     def to_json(self) -> dict:
-        return {k: v for k, v in self.__dict__.items()}
+        return {**self.__dict__, "counted": counted(self)}
+
+
+def counted(d: Diagnostic) -> bool:
+    """The one rule of what is the user's work, used by the class, the worklist, the text, the
+    SARIF level and the HTML alike: an error or ROCm 7 warning in the user's code, unless it
+    follows a missing header (then it may be that header's consequence), except a CUDA header
+    or name hipify left behind, which is the user's work wherever it is seen."""
+    if d.kind in ALWAYS_COUNTED:
+        return True
+    return d.kind in ("compile-error", "rocm7-warning") and not d.after_missing_header
 
 
 @lru_cache(maxsize=1)
@@ -73,7 +92,29 @@ def header_kind(name: str) -> str:
         return "missing-rocm-header"
     if name in cuda or first in ("cub", "nvtx3") or re.match(r"(cuda|cu[a-zA-Z]+|nv[a-zA-Z]+)[\w.]*\.h", name):
         return "leftover-cuda-header"
+    from .system_headers import system_package
+
+    if system_package(name) is not None:
+        return "missing-system-header"
     return "compile-error"
+
+
+# an error about a name: the quoted identifier (clang's wording for undeclared names and types)
+_NAME_ERROR = re.compile(r"(?:undeclared identifier|unknown type name|no type named|no member named|"
+                         r"no template named|undeclared function|use of undeclared) '(?:[\w:]*::)?(?P<name>\w+)'")
+
+
+def leftover_cuda_name(msg: str) -> str:
+    """The CUDA name hipify left unconverted that an error is about, or "" (``cuFloatComplex``,
+    ``make_cuFloatComplex``, ``cudaStream_t``: CUDA's names, by hipify's own table or prefix)."""
+    m = _NAME_ERROR.search(msg)
+    if not m:
+        return ""
+    name = m.group("name")
+    if name in _cuda_to_hip() or re.match(r"(?:make_)?cu(?:da|blas|fft|rand|sparse|solver|dnn|Float|Double|"
+                                          r"Complex|C[a-z]+f?$|[A-Z])\w*$", name):
+        return name
+    return ""
 
 
 class LineMap:
@@ -142,27 +183,33 @@ def parse(stderr: str) -> list[tuple[dict, list[dict], list[tuple[str, int]]]]:
 
 
 def classify(diags: list[Diagnostic]) -> str:
-    """The class of one compile from its diagnostics in the compiler's order: an error after
-    a ROCm header the SDK lacks may be its consequence (a type that header declares), so only
-    errors before the first such header count against the user."""
-    kinds: set[str] = {d.kind for d in diags if d.kind == "tool-error"}
-    for d in diags:
-        kinds.add(d.kind)
-        if d.kind == "missing-rocm-header":
-            break
+    """The class of one compile from its diagnostics (``counted`` says which are the user's)."""
+    kinds = {d.kind for d in diags}
     if "tool-error" in kinds:
         return "tool-error"
-    if kinds & {"compile-error", "leftover-cuda-header"}:
+    if any(d.kind in USER_KINDS and counted(d) for d in diags):
         return "fails"
+    if "missing-system-header" in kinds:
+        return "needs-package"
     if "missing-rocm-header" in kinds:
         return "not-checkable"
-    return "warnings" if "rocm7-warning" in kinds else "compiles"
+    return "warnings" if any(d.kind == "rocm7-warning" and counted(d) for d in diags) else "compiles"
 
 
 def has_located_error(stderr: str) -> bool:
     """Did the compiler name a file and line for at least one error? (Its exit status alone
     cannot say whether it judged the code or refused to run.)"""
     return any(d["sev"] in ("error", "fatal error") for d, _, _ in parse(stderr))
+
+
+def missing_lookups(stderr: str) -> list[tuple[str, str]]:
+    """(header name, the file that included it) for each ``'x.h' file not found``."""
+    out = []
+    for d, _, _ in parse(stderr):
+        m = _MISSING.search(d["msg"]) if d["sev"] in ("error", "fatal error") else None
+        if m:
+            out.append((m.group("name"), d["file"]))
+    return out
 
 
 def kind_of(sev: str, msg: str, flag: str | None) -> tuple[str, str]:
@@ -173,7 +220,8 @@ def kind_of(sev: str, msg: str, flag: str | None) -> tuple[str, str]:
         m = GUARD_ERROR.search(msg)  # an older system HIP header that the SDK lacks, refused by the guard
         if m:
             return "missing-rocm-header", m.group("name").strip('"')
-        return "compile-error", ""
+        name = leftover_cuda_name(msg)
+        return ("leftover-cuda-name", name) if name else ("compile-error", "")
     if _ROCM7_WARNING.search(msg) or (flag and "deprecated" in flag):
         return "rocm7-warning", ""
     return "warning", ""

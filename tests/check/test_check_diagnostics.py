@@ -67,8 +67,8 @@ def test_renamed_pairs_only_hipify_table_names():
                      {"hip": "hipMemcpyHostToDevice", "cuda": "cudaMemcpyHostToDevice"}]
 
 
-def _d(kind: str) -> dg.Diagnostic:
-    return dg.Diagnostic("error", kind, "m", "f.cu", 1, 1, ["gfx942"])
+def _d(kind: str, after: bool = False) -> dg.Diagnostic:
+    return dg.Diagnostic("error", kind, "m", "f.cu", 1, 1, ["gfx942"], after_missing_header=after)
 
 
 def test_classify_order():
@@ -76,6 +76,6 @@ def test_classify_order():
     assert dg.classify([_d("rocm7-warning")]) == "warnings"
     assert dg.classify([_d("missing-rocm-header")]) == "not-checkable"
     # an error after a header the SDK lacks may be its consequence: not the user's
-    assert dg.classify([_d("missing-rocm-header"), _d("compile-error")]) == "not-checkable"
+    assert dg.classify([_d("missing-rocm-header"), _d("compile-error", after=True)]) == "not-checkable"
     assert dg.classify([_d("compile-error"), _d("missing-rocm-header")]) == "fails"
     assert dg.classify([_d("leftover-cuda-header")]) == "fails"

@@ -5,28 +5,9 @@ arch the compiler does not support is refused before anything is compiled."""
 from __future__ import annotations
 
 import json
-import stat
 from pathlib import Path
 
-import pytest
-
-from porting.check import compiler as cc
 from porting.cli import main
-
-
-def _fake_compiler(tmp_path: Path, body: str) -> str:
-    script = tmp_path / "fake-clang"
-    script.write_text("#!/bin/sh\n" + body)
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    return str(script)
-
-
-@pytest.fixture
-def fake_tool(tmp_path, monkeypatch):
-    def install(body: str) -> None:
-        tool = cc.Toolchain("rocm7-sdk", _fake_compiler(tmp_path, body), "7.1", ["-x", "hip"], "fake")
-        monkeypatch.setattr(cc, "select_toolchain", lambda plan, machine, guard: tool)
-    return install
 
 
 def _run(tmp_path: Path, capsys, *extra: str) -> tuple[int, dict, str]:
@@ -42,15 +23,16 @@ def _run(tmp_path: Path, capsys, *extra: str) -> tuple[int, dict, str]:
 REFUSES = 'case "$*" in *" -H "*) echo "clang: error: unsupported option --foo" >&2; exit 1;; esac\nexit 0\n'
 
 
-def test_exit_1_without_a_location_is_a_tool_error_never_compiles(tmp_path, capsys, fake_tool):
+def test_exit_1_without_a_location_is_a_tool_error_never_compiles(tmp_path, capsys, fake_tool, check_cache):
     fake_tool(REFUSES)
+    before = set(check_cache.iterdir())
     code, data, _ = _run(tmp_path, capsys)
     assert code == 1  # problems found, not success
     (unit,) = data["units"]
     assert unit["class"] == "tool-error" and set(unit["per_arch"].values()) == {"tool-error"}
     assert unit["diagnostics"][0]["kind"] == "tool-error" and "unsupported option" in unit["diagnostics"][0]["message"]
     assert data["summary"]["tool-error"] == 1 and data["summary"]["compiles"] == 0
-    assert not list((tmp_path / "out").rglob("cache/*.json"))  # a refusal is not a verdict worth caching
+    assert set(check_cache.iterdir()) == before  # a refusal is not a verdict worth caching
 
 
 def test_exit_0_is_the_one_way_to_compiles(tmp_path, capsys, fake_tool):
