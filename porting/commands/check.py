@@ -78,6 +78,9 @@ def _write_all(result, out) -> dict[str, str]:
     data = worklist.to_json(result)
     texts = {"text": worklist.to_text(result), "json": json.dumps(data, indent=2) + "\n",
              "sarif": json.dumps(to_sarif(result), indent=2) + "\n", "html": to_html(data)}
+    # a file name that is not UTF-8 (its bytes as surrogates) is shown escaped, never a traceback
+    # (JSON and SARIF escape it themselves: json.dumps writes ASCII)
+    texts = {fmt: t.encode("utf-8", "backslashreplace").decode("utf-8") for fmt, t in texts.items()}
     from ..paths import OutputDir
 
     # all four or none, each atomic, through the containment helper (no symlink in OUT is written through)
