@@ -174,13 +174,17 @@ class OutputDir:
     def write_text(self, path: object, text: str, encoding: str = "utf-8") -> str:
         return self.write_bytes(path, text.encode(encoding))
 
-    def subdir(self, path: object) -> str:
-        """The absolute path of a real directory below the root, created if missing, for a
-        stage that writes there by path (hipify's OUT, a guard tree); raises ``PathRefused``
-        when it or a directory on the way is a symlink (it would redirect every write)."""
+    def subdir(self, path: object, create: bool = True) -> str:
+        """The absolute path of a real directory below the root, created if missing (unless
+        ``create`` is False), for a stage that writes there by path (hipify's OUT, a guard
+        tree); raises ``PathRefused`` when it or a directory on the way is a symlink (it would
+        redirect every write)."""
         parts = self.parts(path)
         try:
-            os.close(self._open_dirs(path, parts, create=True))
+            if create or os.path.lexists(self.root):
+                os.close(self._open_dirs(path, parts, create=create))
+        except FileNotFoundError:
+            pass  # not there yet: nothing to redirect, and nothing is created
         except PathRefused as exc:
             self.refuse(path, exc)
             raise

@@ -81,7 +81,7 @@ def run_check(req: CheckRequest, plan, machine) -> CheckResult:
     if not units:
         raise InputError(f"SRC {req.src}: no CUDA translation units found (.cu, or C++ including a CUDA header)")
     out_dir = OutputDir(req.out)  # OUT's stage dirs are real directories: a symlink there would carry writes out
-    tool = cc.select_toolchain(plan, machine, Path(out_dir.subdir("rocm7-guard")))
+    tool = cc.select_toolchain(plan, machine, Path(out_dir.subdir("rocm7-guard", create=False)))
     if tool is None:
         raise PlatformError("no ROCm toolchain can compile here: " + plan.toolchain("hipified-cuda").reason)
     cc.check_archs(tool, req.archs)

@@ -183,12 +183,63 @@ def tree_files(src: Path, exclude: Path | None = None) -> list[str]:
 
 
 def from_tree(src: Path, exclude: Path | None = None) -> list[Unit]:
-    """Every .cu file and every C++ file that includes a CUDA header; -I the root and include dirs."""
+    """Without a database, the units a build would compile: every .cu file and every C++ file
+    that reaches a CUDA header, directly or through the project's own headers (``a.cpp`` ->
+    ``driver_api.h`` -> ``cuda.h``); a source file another source ``#include``s is part of that
+    unit, not a unit of its own. -I the root and the tree's ``include`` dirs."""
     files = tree_files(src, exclude)
     incs = [str(src)] + sorted({os.path.dirname(f) for f in files if os.path.basename(os.path.dirname(f)) == "include"})
-    units = [Path(os.path.relpath(f, src)).as_posix() for f in files
-             if f.endswith(CUDA_SUFFIXES) or (f.endswith(CPP_SUFFIXES) and _includes_cuda(f))]
+    graph = _IncludeGraph(set(files), incs)
+    sources = [f for f in files if f.endswith(CUDA_SUFFIXES + CPP_SUFFIXES)]
+    included = {dep for f in sources for dep in graph.local(f)}
+    units = [Path(os.path.relpath(f, src)).as_posix() for f in sources
+             if f not in included and (f.endswith(CUDA_SUFFIXES) or graph.reaches_cuda(f))]
     return [Unit(rel, includes=list(incs)) for rel in units]
+
+
+_INCLUDE = re.compile(rb'^\s*#\s*include\s*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+_HEAD = 4 * 1024 * 1024
+
+
+class _IncludeGraph:
+    """The tree's own #include edges (resolved as the compiler would: a quoted name beside the
+    including file first, then the -I dirs), and which files reach a CUDA header through them."""
+
+    def __init__(self, files: set[str], incs: list[str]) -> None:
+        self.files, self.incs = files, incs
+        self._local: dict[str, list[str]] = {}
+        self._cuda: dict[str, bool] = {}
+
+    def _read(self, path: str) -> bytes:
+        from ..walk import read_head
+
+        return read_head(path, _HEAD) or b""
+
+    def local(self, path: str) -> list[str]:
+        if path not in self._local:
+            found = []
+            for quote, name in _INCLUDE.findall(self._read(path)):
+                rel = name.decode("utf-8", "surrogateescape").strip()
+                dirs = ([os.path.dirname(path)] if quote == b'"' else []) + self.incs
+                hit = next((c for c in (os.path.normpath(os.path.join(d, rel)) for d in dirs) if c in self.files), None)
+                if hit is not None and hit != path:
+                    found.append(hit)
+            self._local[path] = found
+        return self._local[path]
+
+    def reaches_cuda(self, path: str) -> bool:
+        todo, seen = [path], set()
+        while todo:  # iterative: include cycles and deep chains are fine
+            cur = todo.pop()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            if self._cuda.get(cur) or _CUDA_INCLUDE.search(self._read(cur)):
+                self._cuda[path] = True
+                return True
+            todo += self.local(cur)
+        self._cuda[path] = False
+        return False
 
 
 def _includes_cuda(path: str) -> bool:

@@ -159,3 +159,28 @@ def test_a_non_utf8_database_is_a_one_line_error(tmp_path):
     db.write_bytes(b'[{"file": "\xff.cu", "command": "nvcc x"}]')
     with pytest.raises(InputError, match="UTF-8"):
         from_compile_commands(db, tmp_path)
+
+
+def test_a_file_reaching_cuda_through_a_project_header_is_a_unit(tmp_path):
+    """rdmaxcel-sys's driver_api.cpp includes only driver_api.h, which includes cuda.h."""
+    src = tmp_path / "src"
+    (src / "src").mkdir(parents=True)
+    (src / "include").mkdir()
+    (src / "src" / "driver_api.h").write_text("#pragma once\n#include <cuda.h>\n")
+    (src / "src" / "driver_api.cpp").write_text('#include "driver_api.h"\nint f() { return 0; }\n')
+    (src / "include" / "wrap.h").write_text('#pragma once\n#include "deeper.h"\n')
+    (src / "include" / "deeper.h").write_text("#pragma once\n#include <cuda_runtime.h>\n")
+    (src / "src" / "via_include_dir.cc").write_text("#include <wrap.h>\n")
+    (src / "src" / "cycle_a.h").write_text('#include "cycle_b.h"\n')
+    (src / "src" / "cycle_b.h").write_text('#include "cycle_a.h"\n')
+    (src / "src" / "host.cpp").write_text('#include "cycle_a.h"\n#include <vector>\n')  # no CUDA, a cycle
+    assert [u.source for u in from_tree(src)] == ["src/driver_api.cpp", "src/via_include_dir.cc"]
+
+
+def test_a_source_included_by_another_is_not_a_unit_of_its_own(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "main.cu").write_text('#include "kernels_impl.cu"\nint main() {}\n')
+    (src / "kernels_impl.cu").write_text("__global__ void k() { undefined_here(); }\n")
+    (src / "other.cu").write_text("__global__ void o() {}\n")
+    assert [u.source for u in from_tree(src)] == ["main.cu", "other.cu"]
