@@ -13,7 +13,6 @@ the verdict of a compiler that ran and exited 0.
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import os
 import re
@@ -119,21 +118,51 @@ def leftover_cuda_name(msg: str) -> str:
 
 class LineMap:
     """hipified line -> CUDA line. hipify is mostly line-preserving (a breadcrumb comment on
-    top, names replaced in place), but not always: the map comes from a line diff."""
+    top, names replaced in place), but not always: the map comes from a line diff, and inside
+    a replaced block of another length (``#include <cub/cub.cuh>`` + ``<cooperative_groups.h>``
+    became the runtime include + ``<hipcub/hipcub.hpp>`` + ``<hip/hip_cooperative_groups.h>``)
+    each HIP line goes to the CUDA line it most resembles, in order."""
+
+    _ALIGN_MAX = 40_000  # cells of one block's alignment; a larger block is mapped in proportion
 
     def __init__(self, cuda_lines: list[str], hip_lines: list[str]) -> None:
-        ops = difflib.SequenceMatcher(None, cuda_lines, hip_lines, autojunk=False).get_opcodes()
-        self._ops = [op for op in ops if op[4] > op[3]]  # deleted CUDA lines have no HIP line
-        self._starts = [op[3] for op in self._ops]
+        self._map: list[int] = []  # 0-based HIP line -> 1-based CUDA line
+        for tag, c1, c2, h1, h2 in difflib.SequenceMatcher(None, cuda_lines, hip_lines, autojunk=False).get_opcodes():
+            if tag == "insert":  # a line hipify added (its breadcrumb): the CUDA line before it
+                self._map += [max(c1, 1)] * (h2 - h1)
+            elif tag == "replace" and (c2 - c1) != (h2 - h1):
+                self._map += _align(cuda_lines[c1:c2], hip_lines[h1:h2], c1, self._ALIGN_MAX)
+            elif tag != "delete":  # equal, or renamed in place: one to one
+                self._map += [c1 + k + 1 for k in range(h2 - h1)]
 
     def cuda_line(self, hip_line: int) -> int:
-        if not self._ops:
+        if not self._map:
             return hip_line
-        h = hip_line - 1
-        tag, c1, c2, h1, _h2 = self._ops[max(bisect.bisect_right(self._starts, h) - 1, 0)]
-        if tag == "insert":  # a line hipify added (its breadcrumb): the CUDA line before it
-            return max(c1, 1)
-        return min(c1 + (h - h1), c2 - 1) + 1  # equal or renamed lines: one to one, clamped
+        return self._map[min(max(hip_line, 1), len(self._map)) - 1]
+
+
+def _align(cuda: list[str], hip: list[str], offset: int, limit: int) -> list[int]:
+    """Monotone alignment of the HIP lines of a replaced block to its CUDA lines, maximising the
+    lines' likeness (difflib's ratio); 1-based CUDA lines."""
+    n, m = len(hip), len(cuda)
+    if n * m > limit:
+        return [offset + 1 + min(i * m // n, m - 1) for i in range(n)]
+    sim = [[difflib.SequenceMatcher(None, h, c, autojunk=False).ratio() for c in cuda] for h in hip]
+    best = [row[:] for row in sim]  # best[i][j]: HIP line i on CUDA line j, lines before it aligned
+    back = [[0] * m for _ in range(n)]
+    for i in range(1, n):
+        run, arg = -1.0, 0
+        for j in range(m):
+            if best[i - 1][j] > run:
+                run, arg = best[i - 1][j], j
+            best[i][j] += run
+            back[i][j] = arg
+    j = max(range(m), key=lambda k: best[n - 1][k])
+    out = [0] * n
+    for i in range(n - 1, -1, -1):
+        out[i] = offset + 1 + j
+        j = back[i][j]
+    return out
 
 
 @lru_cache(maxsize=1)
