@@ -246,6 +246,8 @@ def _arch_diagnostics(unit: Unit, job: cc.CompileJob, res: cc.CompileResult, map
             merged[key] = dg.Diagnostic(sev, kind, d["msg"], file, line, col, [], d["flag"] or "", header,
                                         hip_file, hip_line, names, missing_seen and kind not in dg.MISSING_KINDS,
                                         _package(kind, header))
+            if kind in dg.USER_KINDS:
+                merged[key].hints = dg.declaration_hints(notes, lambda f: not dg.is_within(f, str(mapper.hip_root)))
         missing_seen = missing_seen or kind in dg.MISSING_KINDS
         if job.arch not in merged[key].archs:  # clang reports a line for the host and again per device pass
             merged[key].archs.append(job.arch)

@@ -53,6 +53,7 @@ class Diagnostic:
     names: list[dict[str, str]] = field(default_factory=list)  # [{"hip": ..., "cuda": ...}] on the line
     after_missing_header: bool = False  # came after a missing header: maybe its consequence (see counted)
     package: str = ""  # missing-system-header: what installs it ("omp.h: OpenMP ... (Debian: libomp-dev ...)")
+    hints: list[str] = field(default_factory=list)  # the ROCm 7 declarations the compiler's notes point at
 
     def to_json(self) -> dict:
         return {**self.__dict__, "counted": counted(self)}
@@ -186,6 +187,43 @@ def renamed(cuda_text: str, hip_text: str) -> list[dict[str, str]]:
             pairs += [{"hip": hh, "cuda": cc} for cc, hh in zip(c[c1:c2], h[h1:h2])
                       if table.get(cc) == hh and {"hip": hh, "cuda": cc} not in pairs]
     return pairs
+
+
+_HINT_NOTE = re.compile(r"candidate|declared here|previous declaration")
+_DECL_LINES = 6  # a declaration split over more lines than this is cut (the location still names it)
+
+
+def declaration_hints(notes: list[dict], outside_user_tree) -> list[str]:
+    """For an error whose notes point into ROCm's headers (``candidate function not viable``,
+    ``'hipX' declared here``): the declaration there, as ROCm 7 has it. Ground truth is the
+    header the compile read, never a table."""
+    hints: list[str] = []
+    for n in notes:
+        if not _HINT_NOTE.search(n["msg"]) or not outside_user_tree(n["file"]) or len(hints) >= 2:
+            continue
+        text = _declaration_at(n["file"], n["line"])
+        if text:
+            hints.append(f"ROCm 7 declares ({os.path.basename(n['file'])}:{n['line']}): {text}")
+    return hints
+
+
+def _declaration_at(path: str, line: int) -> str:
+    from ..walk import read_regular
+
+    data = read_regular(path, 16 << 20)
+    if data is None:
+        return ""
+    lines = data.decode("utf-8", "replace").splitlines()
+    start = line - 1
+    while start > 0 and line - start < _DECL_LINES and lines[start - 1].strip() \
+            and not lines[start - 1].rstrip().endswith((";", "}", "{", "*/")) and not lines[start - 1].startswith("#"):
+        start -= 1  # the return type on the line above ("hipError_t\nhipMemcpyToSymbol(...")
+    out: list[str] = []
+    for text in lines[start:start + _DECL_LINES]:
+        out.append(text.strip())
+        if text.rstrip().endswith((";", "{", ")")) and "(" in " ".join(out):
+            break
+    return " ".join(s for s in out if s).rstrip("{ ").strip()[:300]
 
 
 def parse(stderr: str) -> list[tuple[dict, list[dict], list[tuple[str, int]]]]:

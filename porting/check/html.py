@@ -48,7 +48,8 @@ def to_html(data: dict[str, Any]) -> str:
                 continue
             names = "; ".join(f"{n['hip']} ({n['cuda']})" for n in d["names"])
             hip = f"{d['hip_file']}:{d['hip_line']}" if d["hip_file"] else ""
-            said = marker(SimpleNamespace(**d)) + (f" ({d['package']})" if d["package"] else "")
+            said = marker(SimpleNamespace(**d)) + (f" ({d['package']})" if d["package"] else "") \
+                + "".join(f" Hint: {h}" for h in d["hints"])
             body.append(f"<tr><td>{_e(d['file'])}:{d['line']}</td><td>{_e(d['kind'])}</td>"
                         f"<td>{_e(', '.join(d['archs']))}</td><td class=msg>{_e(d['message'] + said)}</td>"
                         f"<td>{_e(hip)}</td><td>{_e(names)}</td></tr>")

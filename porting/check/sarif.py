@@ -43,7 +43,8 @@ def to_sarif(result) -> dict[str, Any]:
             loc: dict[str, Any] = {"uri": uri, **({"uriBaseId": base} if base else {})}
             names = "; ".join(f"{n['hip']} (CUDA: {n['cuda']})" for n in d.names)
             text = (f"[{', '.join(d.archs)}] {d.message}" + (f" (hipified names: {names})" if names else "")
-                    + (f" ({d.package})" if d.package else "") + marker(d))
+                    + (f" ({d.package})" if d.package else "") + marker(d)
+                    + "".join(f" Hint: {h}" for h in d.hints))
             fp = hashlib.sha256(f"{rid}\0{d.file}\0{d.message}".encode("utf-8", "surrogateescape")).hexdigest()[:32]
             results.append({
                 "ruleId": rid, "ruleIndex": ids.index(d.kind), "level": level, "message": {"text": text},

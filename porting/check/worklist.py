@@ -139,6 +139,7 @@ def to_text(result) -> str:
             after = marker(d)
             lines.append(f"  {d.file}:{d.line}:{d.col}: {d.severity}[{d.kind}] [{','.join(d.archs)}] {d.message}{after}"
                          + (f"\n      hipified: {d.hip_file}:{d.hip_line}" if d.hip_file else "")
-                         + (f"  names: {names}" if names else ""))
+                         + (f"  names: {names}" if names else "")
+                         + "".join(f"\n      hint: {h}" for h in d.hints))
     lines += [f"note: {n}" for n in result.notes]
     return "\n".join(lines) + "\n"

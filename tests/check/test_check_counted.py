@@ -115,3 +115,27 @@ def test_an_audit_finding_and_the_compilers_warning_on_one_line_count_once():
     other = SimpleNamespace(**{**finding.__dict__, "line": 8})  # another line: both count
     (entry,) = worklist.build(_result([warn], [other]))
     assert entry["warnings"] == 1 and entry["hazards"]["warning"] == 1
+
+
+def test_hints_are_the_declarations_the_notes_point_at(tmp_path):
+    header = tmp_path / "sdk" / "hip_runtime_api.h"
+    header.parent.mkdir()
+    header.write_text("#pragma once\n/** doc */\nhipError_t\nhipStreamCreateWithFlags(hipStream_t* stream,\n"
+                      "                         unsigned int flags);\n")
+    notes = [{"file": str(header), "line": 4, "col": 1, "msg": "candidate function not viable: requires 2 arguments"},
+             {"file": str(tmp_path / "user.hip"), "line": 1, "col": 1, "msg": "candidate in the user's code"}]
+    hints = dg.declaration_hints(notes, lambda f: "sdk" in f)
+    assert hints == ["ROCm 7 declares (hip_runtime_api.h:4): hipError_t hipStreamCreateWithFlags("
+                     "hipStream_t* stream, unsigned int flags);"]
+    assert dg.declaration_hints([{**notes[0], "msg": "in instantiation of"}], lambda f: True) == []
+
+
+def test_a_wrong_call_gets_the_rocm7_signature(toolchain, tmp_path, capsys):
+    from porting.cli import main
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "a.cu").write_text("#include <cuda_runtime.h>\nint main() { cudaStreamCreateWithFlags(0); return 0; }\n")
+    assert main(["check", str(src), "--out", str(tmp_path / "out"), "--arch", "gfx942", "--format", "json"]) == 1
+    (diag,) = [d for u in json.loads(capsys.readouterr().out)["units"] for d in u["diagnostics"]]
+    assert diag["line"] == 2 and any("hipStreamCreateWithFlags(hipStream_t* stream" in h for h in diag["hints"])
