@@ -77,6 +77,8 @@ OPTIONS: dict[str, Option] = _opts(
     Option("check.archs", "list", ["gfx942", "gfx950"], "AMD architectures `port check` compiles for",
            "PORT_CHECK_ARCHS"),
     Option("check.out", "str", "port-check", "where `port check` writes its reports, hipified tree and cache"),
+    Option("check.cache", "str", "", "where `port check` keeps its compile cache (default: the per-user "
+           "~/.cache/rocm-port/check-cache, outside every checked tree)", "PORT_CHECK_CACHE"),
     Option("check.format", "str", "text", "what `port check` prints", None, ("text", "json", "sarif", "html")),
     Option("emulate.warps", "list", ["32", "64"], "warp widths `port emulate` runs at", "PORT_EMULATE_WARPS"),
     Option("emulate.std", "str", "c++17", "C++ standard emulated programs compile as", None, ("c++17", "c++20")),

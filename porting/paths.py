@@ -174,6 +174,26 @@ class OutputDir:
     def write_text(self, path: object, text: str, encoding: str = "utf-8") -> str:
         return self.write_bytes(path, text.encode(encoding))
 
+    def subdir(self, path: object, create: bool = True) -> str:
+        """The absolute path of a real directory below the root, created if missing (unless
+        ``create`` is False), for a stage that writes there by path (hipify's OUT, a guard
+        tree); raises ``PathRefused`` when it or a directory on the way is a symlink (it would
+        redirect every write)."""
+        parts = self.parts(path)
+        try:
+            if create or os.path.lexists(self.root):
+                os.close(self._open_dirs(path, parts, create=create))
+        except FileNotFoundError:
+            pass  # not there yet: nothing to redirect, and nothing is created
+        except PathRefused as exc:
+            self.refuse(path, exc)
+            raise
+        except NotADirectoryError:
+            exc = PathRefused(path, "is not a directory")
+            self.refuse(path, exc)
+            raise exc from None
+        return os.path.join(self.root, *parts)
+
     def unlink(self, path: object) -> bool:
         """Delete a file (never a directory; a symlink itself, not its target). False when it
         was missing or refused (a refusal is recorded, never raised)."""

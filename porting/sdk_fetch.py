@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import process_group
+from . import process_group, sdk_manifest
 from .errors import InputError, PortError, ToolError, UsageError
 from .parsing import loads_json
 from .paths import sha256_file
@@ -40,12 +40,16 @@ class Pin:
     version: str
     wheel: str
     sha256: str
+    tree_sha256: str | None = None  # sdk_manifest.tree_digest of what unpack() makes of the wheel
 
 
 # The cp311 manylinux x86_64 wheel: every wheel of a release carries the same headers, so one
 # pinned file (fetched for any local Python) is the ground truth.
 PIN = Pin("3.9.0", "triton-3.9.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
-          "1622118a038b0c6e16fa4a0305da62c8b3c15904ee1cc4d4e65846a25969e41e")
+          "1622118a038b0c6e16fa4a0305da62c8b3c15904ee1cc4d4e65846a25969e41e",
+          # the 74 headers and device libraries unpack() writes from that wheel (computed on the SDK
+          # `port sdk fetch` unpacked from it; a planted or edited tree has another digest)
+          "da313b5b05149577a0c511bd0687d0b9e22e732242e39d938cc38c9f3a9e5034")
 _INCLUDE = "triton/backends/amd/include/"
 _LIB = "triton/backends/amd/lib/"
 DEVICE_LIBS = ("ocml.bc", "ockl.bc")
@@ -137,6 +141,34 @@ def unpack(wheel: Path, dest: Path, pin: Pin = PIN) -> str:
     return version
 
 
+def _verify_existing(sdk: Path, pin: Pin) -> None:
+    """`fetch` over an SDK that is there: every file re-hashed against its manifest and the pin.
+    An SDK fetched before manifests existed gets one when its tree is exactly the pinned one."""
+    verdict = sdk_manifest.verify(str(sdk), _pinned_for(sdk, pin), full=True)
+    if verdict.ok:
+        return
+    if sdk_manifest.load(str(sdk)) is None and pin.tree_sha256 is not None \
+            and sdk_manifest.build(str(sdk))["tree_sha256"] == pin.tree_sha256:
+        sdk_manifest.write(str(sdk))
+        return
+    raise InputError(f"{verdict.why}: not used; `port sdk fetch --force` unpacks the pinned wheel again")
+
+
+def _pinned_for(sdk: Path, pin: Pin) -> str | None:
+    """The tree digest ``sdk`` must have: the pin's, when its SOURCE.json names the pinned wheel."""
+    text = fs.read_text(Path("/"), str(sdk / "SOURCE.json"))
+    try:
+        source = loads_json(text, str(sdk / "SOURCE.json")) if text is not None else None
+    except PortError:
+        source = None
+    return pin.tree_sha256 if isinstance(source, dict) and source.get("wheel") == pin.wheel else None
+
+
+def verify(sdk: Path, pin: Pin = PIN) -> sdk_manifest.Verdict:
+    """`port sdk verify`: every file re-hashed against the manifest, the tree against the pin."""
+    return sdk_manifest.verify(str(sdk), _pinned_for(sdk, pin), full=True)
+
+
 def _check_replaceable(sdk: Path) -> None:
     """Only an SDK this command unpacked (its SOURCE.json says so) or an empty directory is
     ever replaced: ``--dir`` pointing at anything else is refused, never deleted."""
@@ -173,6 +205,7 @@ def fetch(sdk: Path, wheel: Path | None = None, force: bool = False, pin: Pin = 
     unpacked in a sibling temporary directory and renamed into place, so a reader (or an
     interrupted fetch) never sees half an SDK."""
     if is_ready(sdk) and not force:
+        _verify_existing(sdk, pin)
         return sdk, False
     _check_replaceable(sdk)
     if wheel is not None:
@@ -185,6 +218,10 @@ def fetch(sdk: Path, wheel: Path | None = None, force: bool = False, pin: Pin = 
             check_wheel(wheel, pin)
         staged = work / "sdk"
         unpack(wheel, staged, pin)
+        manifest = sdk_manifest.write(str(staged))
+        if pin.tree_sha256 is not None and manifest["tree_sha256"] != pin.tree_sha256:
+            raise InputError(f"{wheel}: unpacks to tree sha256 {manifest['tree_sha256']}, not the pinned "
+                             f"{pin.tree_sha256}")
         old = work / "old"
         if sdk.exists():
             os.rename(sdk, old)

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from .records import Record, asdict
+from .walk import read_head, source_files
 
 SOURCE_SUFFIXES = {".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl"}
 MAX_FILES = 5000
@@ -27,10 +28,8 @@ class SourceScan(Record):
 
 def classify(path: Path) -> str | None:
     """``hip`` / ``portable`` / ``cuda`` for one file, None for host-only code."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(64 << 10)
-    except OSError:
+    head = read_head(path, 64 << 10)  # a FIFO named like a source is not opened for a blocking read
+    if head is None:
         return None
     includes = [i.decode("latin-1") for i in _INCLUDE.findall(head)]
     if any(i.startswith(PORTABLE_HEADER_DIR) for i in includes):
@@ -51,12 +50,10 @@ def scan_sources(dirs: list[str], project_dir: Path) -> SourceScan:
         if not base.is_dir():
             scan.missing.append(str(entry))
             continue
-        for dirpath, dirnames, filenames in os.walk(base):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for name in sorted(filenames):
-                path = Path(dirpath) / name
-                if path.suffix not in SOURCE_SUFFIXES:
-                    continue
+        files, _ = source_files([base], skip_dir=lambda d: d.startswith("."))  # the one walker
+        for name in files:
+            path = Path(name)
+            if path.suffix in SOURCE_SUFFIXES:
                 seen += 1
                 if seen > MAX_FILES:
                     return scan

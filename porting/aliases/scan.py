@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
+from ..walk import read_regular, source_files, why_unreadable
 from .rust_gen import SCAN_MARK, TABLE_MARK
 from .table import AliasTable
 
@@ -85,10 +86,9 @@ def rust_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
         path = Path(raw)
         if path.is_file():
             out.add(path)
-        elif path.is_dir():
-            for dirpath, dirnames, filenames in os.walk(path):
-                dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
-                out.update(Path(dirpath) / f for f in filenames if f.endswith(".rs"))
+        elif path.is_dir():  # the one walker: regular files only, no symlink out of the tree
+            files, _ = source_files([path], skip_dir=lambda d: d in _SKIP_DIRS or d.startswith("."))
+            out.update(Path(f) for f in files if f.endswith(".rs"))
         else:
             raise InputError(f"{path}: no such file or directory")
     return sorted(out)
@@ -252,11 +252,11 @@ def scan(paths: Iterable[str | os.PathLike[str]], table: AliasTable,
         if path.resolve() in excluded:
             result.skipped.append(label)
             continue
-        try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
-        except OSError as exc:
-            result.unreadable.append(f"{label}: cannot read: {exc.strerror or exc}")
+        data = read_regular(path)  # bounded; a FIFO named x.rs is refused, not waited on
+        if data is None:
+            result.unreadable.append(f"{label}: {why_unreadable(path)}")
             continue
+        text = data.decode("utf-8", errors="replace")
         if SCAN_MARK in text[:400] or TABLE_MARK in text[:400]:
             result.skipped.append(label)
             continue

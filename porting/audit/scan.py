@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
+from ..walk import read_regular, source_files, why_unreadable
 from . import checks, warp
 from .findings import Baseline, Finding, suppressed_rules
 from .mask import mask
@@ -47,19 +48,10 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[tuple[str, st
             lang = language_for(p) or "c"
             out.append((str(p), lang))
             continue
-        seen: set[tuple[int, int]] = set()
-        for dirpath, dirnames, filenames in os.walk(p, followlinks=True):
-            st = os.stat(dirpath)
-            if (st.st_dev, st.st_ino) in seen:
-                problems.append(f"{dirpath}: symlink loop, not entered again")
-                dirnames[:] = []
-                continue
-            seen.add((st.st_dev, st.st_ino))
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-            for name in sorted(filenames):
-                file_lang = language_for(name)
-                if file_lang is not None:
-                    out.append((os.path.join(dirpath, name), file_lang))
+        # the one walker: regular files only, no symlink out of the tree, loops reported
+        files, skipped = source_files([p], skip_dir=lambda d: d in SKIP_DIRS)
+        problems += skipped
+        out += [(f, lang) for f in files if (lang := language_for(f)) is not None]
     return out, problems
 
 
@@ -77,10 +69,9 @@ def audit_file(path: str, lang: str, display: str | None = None, sets: SymbolSet
     """Findings of one file (before suppression and tree-level filtering), its line count, a read
     problem if any, and the facts the tree-level pass needs."""
     facts = checks.FileFacts(width_candidates=width_candidates)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        return [], 0, f"{path}: cannot read: {exc.strerror or exc}", facts
+    data = read_regular(path)  # bounded, and a FIFO is refused rather than waited on
+    if data is None:
+        return [], 0, f"{path}: {why_unreadable(path)}", facts
     if b"\0" in data[:8192]:
         return [], 0, f"{path}: binary file, not audited", facts
     text = data.decode("utf-8", "surrogateescape")

@@ -9,7 +9,6 @@ GPU: the verdicts are "syntax-checked" (default) or "compiled to device code" (`
 
 from __future__ import annotations
 
-import hashlib
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -17,8 +16,10 @@ from pathlib import Path
 
 from ..errors import InputError, PlatformError, UsageError
 from ..hipify.convert import HipifyOptions, convert_tree
+from ..paths import OutputDir
 from . import compiler as cc
 from . import diagnostics as dg
+from .cache import Cache, load_key
 from .units import Unit, from_compile_commands, from_tree, tree_files
 
 DEFAULT_ARCHS = ("gfx942", "gfx950")
@@ -34,6 +35,8 @@ class CheckRequest:
     includes: list[str] = field(default_factory=list)
     codegen: bool = False
     jobs: int = 1
+    cache_dir: Path | None = None  # None: no cache (every unit compiled)
+    key_file: Path | None = None  # the per-user HMAC key of the cache entries
 
 
 @dataclass
@@ -45,10 +48,12 @@ class UnitResult:
     diagnostics: list[dg.Diagnostic]
     missing_headers: list[str]
     cached: int  # how many of its arch compiles came from the cache
+    system_packages: list[str] = field(default_factory=list)  # "omp.h: OpenMP ... (Debian: libomp-dev ...)"
 
     def to_json(self) -> dict:
         return {"source": self.unit.source, "hip_source": self.hip_source, "class": self.verdict,
                 "per_arch": self.per_arch, "missing_rocm_headers": self.missing_headers,
+                "system_packages": self.system_packages,
                 "defines": self.unit.defines, "std": self.unit.std, "cached_compiles": self.cached,
                 "diagnostics": [d.to_json() for d in self.diagnostics]}
 
@@ -75,18 +80,21 @@ def run_check(req: CheckRequest, plan, machine) -> CheckResult:
     units, notes = _units(req, src)
     if not units:
         raise InputError(f"SRC {req.src}: no CUDA translation units found (.cu, or C++ including a CUDA header)")
-    tool = cc.select_toolchain(plan, machine, req.out / "rocm7-guard")
+    out_dir = OutputDir(req.out)  # OUT's stage dirs are real directories: a symlink there would carry writes out
+    tool = cc.select_toolchain(plan, machine, Path(out_dir.subdir("rocm7-guard", create=False)))
     if tool is None:
         raise PlatformError("no ROCm toolchain can compile here: " + plan.toolchain("hipified-cuda").reason)
-    hip_root = req.out / "hipified"
+    cc.check_archs(tool, req.archs)
+    hip_root = Path(out_dir.subdir("hipified"))
     options = _hipify_options(src, units)
     manifest = convert_tree(src, hip_root, jobs=req.jobs, options=options)
     findings = _audit(src, req.out, req.jobs)
     jobs, skipped = _jobs(req, src, hip_root.resolve(), manifest, units, tool)
     notes += skipped
     memo = cc.HashMemo()
+    cache = _cache(req)
     with ThreadPoolExecutor(max_workers=max(req.jobs, 1)) as pool:
-        results = list(pool.map(lambda j: cc.compile_job(j, tool, memo), jobs))
+        results = list(pool.map(lambda j: cc.compile_job(j, tool, memo, cache), jobs))
     mapper = _Mapper(src, hip_root.resolve(), manifest)
     by_unit: dict[str, list[tuple[cc.CompileJob, cc.CompileResult]]] = {}
     for job, res in zip(jobs, results):
@@ -94,6 +102,12 @@ def run_check(req: CheckRequest, plan, machine) -> CheckResult:
     out_units = [_unit_result(u, by_unit[u.source], mapper) for u in units if u.source in by_unit]
     return CheckResult(str(src), str(req.out), tool, list(req.archs), "codegen" if req.codegen else "syntax-only",
                        out_units, findings, notes, sum(1 for r in results if not r.cached))
+
+
+def _cache(req: CheckRequest) -> Cache:
+    if req.cache_dir is None or req.key_file is None:
+        return Cache(Path(os.devnull), b"")  # nothing stored or read: every load misses
+    return Cache(req.cache_dir, load_key(req.key_file))
 
 
 def _units(req: CheckRequest, src: Path) -> tuple[list[Unit], list[str]]:
@@ -154,8 +168,9 @@ def _jobs(req: CheckRequest, src: Path, hip_root: Path, manifest, units: list[Un
         incs = [d for inc in u.includes for d in _hip_dirs(src, hip_root, inc)]
         for arch in req.archs:
             argv = cc.argv_for(tool, arch, hip_src, u.defines, incs, u.std, req.codegen)
-            name = hashlib.sha256(f"{u.source}\0{arch}".encode()).hexdigest()[:24]
-            jobs.append(cc.CompileJob(u.source, arch, hip_src, argv, str(req.out / "cache" / f"{name}.json")))
+            # the cache is per user, shared by every tree: the entry is named by the tree, unit and arch
+            name = Cache.entry_name(str(src), str(req.out.resolve()), u.source, arch)
+            jobs.append(cc.CompileJob(u.source, arch, hip_src, argv, name))
     return jobs, notes
 
 
@@ -229,17 +244,30 @@ def _arch_diagnostics(unit: Unit, job: cc.CompileJob, res: cc.CompileResult, map
         key = (file, line, col, sev, d["msg"])
         if key not in merged:
             merged[key] = dg.Diagnostic(sev, kind, d["msg"], file, line, col, [], d["flag"] or "", header,
-                                        hip_file, hip_line, names, missing_seen and kind != "missing-rocm-header")
-        missing_seen = missing_seen or kind == "missing-rocm-header"
+                                        hip_file, hip_line, names, missing_seen and kind not in dg.MISSING_KINDS,
+                                        _package(kind, header))
+            if kind in dg.USER_KINDS:
+                merged[key].hints = dg.declaration_hints(notes, lambda f: not dg.is_within(f, str(mapper.hip_root)))
+        missing_seen = missing_seen or kind in dg.MISSING_KINDS
         if job.arch not in merged[key].archs:  # clang reports a line for the host and again per device pass
             merged[key].archs.append(job.arch)
         found.append(merged[key])
-    if res.returncode not in (0, 1) and not any(x.severity == "error" for x in found):
+    if res.returncode != 0 and not any(x.severity == "error" for x in found):
+        # the compiler refused to run or died (a driver error has no file location): no verdict on the code
         last = (res.stderr.strip().splitlines() or ["no output"])[-1]
-        crash = merged[("crash", job.arch)] = dg.Diagnostic(
-            "error", "compile-error", f"compiler exited {res.returncode}: {last}", unit.source, 1, 1, [job.arch])
+        crash = merged[("tool-error", job.arch)] = dg.Diagnostic(
+            "error", "tool-error", f"compiler exited {res.returncode}: {last}", unit.source, 0, 0, [job.arch])
         found.append(crash)
     return found
+
+
+def _package(kind: str, header: str) -> str:
+    if kind != "missing-system-header":
+        return ""
+    from .system_headers import system_package
+
+    pkg = system_package(header)
+    return pkg.describe(header) if pkg else ""
 
 
 def _unit_result(unit: Unit, runs: list[tuple[cc.CompileJob, cc.CompileResult]], mapper: _Mapper) -> UnitResult:
@@ -248,5 +276,6 @@ def _unit_result(unit: Unit, runs: list[tuple[cc.CompileJob, cc.CompileResult]],
     verdict = min(per_arch.values(), key=dg.CLASSES.index)
     diags = sorted(merged.values(), key=lambda x: (x.file, x.line, x.col))
     missing = sorted({x.header for x in diags if x.kind == "missing-rocm-header"})
+    packages = sorted({x.package for x in diags if x.kind == "missing-system-header"})
     return UnitResult(unit, os.path.relpath(runs[0][0].source, mapper.hip_root), verdict, per_arch, diags, missing,
-                      sum(r.cached for _, r in runs))
+                      sum(r.cached for _, r in runs), packages)

@@ -4,8 +4,9 @@ The toolchain comes from ``port detect``'s plan (``Plan.toolchain("hipified-cuda
 ROCm >= the gate wins (hipcc), else the compile-only one (versioned clang++ with the ROCm 7
 SDK headers, ``-nogpuinc -nogpulib``; Debian's /usr/include/hip is never on the path).
 ``-H`` lists every header the compile opened, so the cache key of a unit is its argv, the
-toolchain id and the hashes of the source and every header it read: editing one header
-recompiles exactly the units that include it.
+toolchain id, the hashes of the source and every header it read, and the paths searched for
+every header it did not find (``cache``): editing one header recompiles exactly the units
+that include it, creating a missing one recompiles the units that looked for it.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import process_group
-from ..atomic import write_bytes
-from ..errors import ToolError
+from ..errors import ToolError, UsageError
+from .cache import Cache, failed_lookups, lookups_still_missing
+from .diagnostics import has_located_error
 
 COMPILE_TIMEOUT_S = 900
 _HEADER_LINE = re.compile(r"^\.+ (\S.*)$")
@@ -63,6 +65,21 @@ def select_toolchain(plan, machine, guard: Path) -> Toolchain | None:
     return Toolchain(tc.toolchain, tc.compiler, tc.version or "?", base, ident, tc.headers or "", env)
 
 
+def check_archs(tool: Toolchain, archs: list[str]) -> None:
+    """Refuse an arch the compiler does not support, before anything is compiled: clang exits
+    1 on ``unsupported HIP gpu architecture`` with no file location, which is no verdict on the
+    code. One empty HIP compile per arch asks the compiler itself (no table of our own)."""
+    for arch in archs:
+        argv = [tool.compiler, *tool.base, f"--offload-arch={arch}", "-fsyntax-only", os.devnull]
+        try:
+            proc = process_group.run(argv, timeout=120, env={**os.environ, **tool.env})
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise ToolError(f"{tool.compiler}: cannot run to validate --arch {arch}: {exc}") from None
+        if proc.returncode != 0:
+            why = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+            raise UsageError(f"--arch {arch}: {os.path.basename(tool.compiler)} does not support it ({why})")
+
+
 def _version_text(compiler: str) -> str:
     try:
         return process_group.run([compiler, "--version"], timeout=60).stdout.strip()
@@ -76,7 +93,7 @@ class CompileJob:
     arch: str
     source: str  # the hipified file compiled
     argv: list[str]
-    cache_file: str
+    cache_name: str  # the entry's file name in the cache
 
     def key_seed(self, tool: Toolchain) -> str:
         return json.dumps([tool.ident, self.argv])
@@ -115,24 +132,24 @@ class HashMemo:
         return self._seen[path]
 
 
-def cached(job: CompileJob, tool: Toolchain, memo: HashMemo) -> CompileResult | None:
-    """The stored result when argv, toolchain and every file the compile read are unchanged."""
-    from ..errors import InputError
-    from ..parsing import load_json
-
+def cached(job: CompileJob, tool: Toolchain, memo: HashMemo, cache: Cache) -> CompileResult | None:
+    """The stored result when its MAC is ours and argv, toolchain, every file the compile read
+    and every header it failed to find are unchanged."""
+    entry = cache.load(job.cache_name)
+    if entry is None:
+        return None
     try:
-        entry = load_json(job.cache_file)  # the one JSON reader: a deeply nested entry is a miss, not a traceback
         if entry["seed"] != job.key_seed(tool) or memo(job.source) != entry["source_sha"]:
             return None
-        if any(memo(path) != sha for path, sha in entry["deps"]):
+        if any(memo(path) != sha for path, sha in entry["deps"]) or not lookups_still_missing(entry["lookups"]):
             return None
         return CompileResult(entry["returncode"], entry["stderr"], [p for p, _ in entry["deps"]], cached=True)
-    except (InputError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
 
 
-def compile_job(job: CompileJob, tool: Toolchain, memo: HashMemo) -> CompileResult:
-    hit = cached(job, tool, memo)
+def compile_job(job: CompileJob, tool: Toolchain, memo: HashMemo, cache: Cache) -> CompileResult:
+    hit = cached(job, tool, memo, cache)
     if hit is not None:
         return hit
     import time
@@ -141,19 +158,17 @@ def compile_job(job: CompileJob, tool: Toolchain, memo: HashMemo) -> CompileResu
     try:
         proc = process_group.run(job.argv, timeout=COMPILE_TIMEOUT_S, env={**os.environ, **tool.env})
         rc, err = proc.returncode, proc.stderr
-    except subprocess.TimeoutExpired:
-        rc, err = 124, f"{job.source}:1:1: error: compiler timed out after {COMPILE_TIMEOUT_S}s"
+    except subprocess.TimeoutExpired:  # no file location: a tool-error, never the code's verdict
+        rc, err = 124, f"error: compiler timed out after {COMPILE_TIMEOUT_S}s"
     except OSError as exc:
-        rc, err = 127, f"{job.source}:1:1: error: cannot run {job.argv[0]}: {exc.strerror or exc}"
+        rc, err = 127, f"error: cannot run {job.argv[0]}: {exc.strerror or exc}"
     headers, diag = _split_headers(err)
     result = CompileResult(rc, diag, headers, seconds=time.monotonic() - started)
-    if rc in (0, 1):  # a compiler verdict; a crash or time-out is not worth remembering
+    if rc == 0 or (rc == 1 and has_located_error(diag)):  # a verdict on the code; a refusal is not
         fresh = HashMemo()  # hash what the compiler read now, not what an earlier unit saw
-        entry = {"seed": job.key_seed(tool), "argv": job.argv, "source_sha": fresh(job.source), "returncode": rc,
-                 "stderr": diag, "deps": [[p, fresh(p)] for p in headers]}
-        os.makedirs(os.path.dirname(job.cache_file), exist_ok=True)
-        # atomic (a reader never sees half an entry) but not fsynced: a lost entry is a recompile
-        write_bytes(job.cache_file, json.dumps(entry).encode(), durable=False)
+        cache.store(job.cache_name, {
+            "seed": job.key_seed(tool), "argv": job.argv, "source_sha": fresh(job.source), "returncode": rc,
+            "stderr": diag, "deps": [[p, fresh(p)] for p in headers], "lookups": failed_lookups(diag, job.argv)})
     return result
 
 

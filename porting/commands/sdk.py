@@ -11,9 +11,10 @@ HELP = "fetch the compile-only ROCm 7 SDK (HIP headers, ocml/ockl from a pinned 
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=("fetch", "path"),
+    p.add_argument("action", choices=("fetch", "path", "verify"),
                    help="fetch: download (or --wheel), check the hash and unpack, if not there yet; "
-                        "path: print the SDK directory, exit 1 if it is not there")
+                        "path: print the SDK directory, exit 1 if it is not there; "
+                        "verify: re-hash every file against MANIFEST.json and the pinned tree, exit 1 if it differs")
     p.add_argument("--dir", metavar="DIR", default=None,
                    help="the SDK directory (default: $PORT_ROCM7_SDK, else "
                         "${XDG_CACHE_HOME:-~/.cache}/rocm-port/rocm7-sdk/triton-VERSION, where detection looks)")
@@ -27,6 +28,11 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import UsageError
 
     sdk = Path(args.dir) if args.dir else sdk_fetch.default_dir(os.environ)
+    if args.action == "verify":
+        verdict = sdk_fetch.verify(sdk)
+        print(f"port sdk: {'ok' if verdict.ok else 'TAMPERED or incomplete'}: {verdict.why}",
+              file=sys.stdout if verdict.ok else sys.stderr)
+        return 0 if verdict.ok else 1
     if args.action == "path":
         if args.wheel or args.force:
             raise UsageError("port sdk path: --wheel and --force belong to `port sdk fetch`")

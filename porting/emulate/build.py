@@ -23,6 +23,7 @@ from .. import assets, process_group
 from ..errors import InputError
 from ..paths import OutputDir
 from ..sources import classify
+from ..walk import read_regular, why_unreadable
 from .rewrite import rewrite
 
 _RUNTIME_SOURCE = "emu_runtime.cpp"
@@ -65,7 +66,10 @@ def closure(sources: list[Path], include_dirs: list[Path]) -> list[Path]:
         seen[path] = None
         if len(seen) > MAX_FILES:
             raise InputError(f"{sources[0]}: includes more than {MAX_FILES} local files")
-        text = path.read_text(encoding="utf-8", errors="replace")
+        data = read_regular(path)  # the one bounded reader: a FIFO named like a header cannot hang it
+        if data is None:
+            raise InputError(f"{path}: {why_unreadable(path)}")
+        text = data.decode("utf-8", errors="replace")
         for name in _QUOTED.findall(text):
             found = _resolve(name, [path.parent, *include_dirs])
             if found is not None:

@@ -46,7 +46,10 @@ class RocmSdkInfo(Record):
         """One phrase: where the headers came from (for detect and the build record)."""
         origin = self.source.get("wheel") or self.source.get("origin") or "unknown origin"
         digest = self.source.get("sha256")
-        return f"{self.include_dir} (from {origin}" + (f", sha256 {digest[:12]}" if digest else "") + ")"
+        tree = self.source.get("tree_sha256")
+        state = (f", tree sha256 {tree[:12]} verified" if tree
+                 else ", UNVERIFIED against a manifest" if self.source.get("manifest") else "")
+        return f"{self.include_dir} (from {origin}" + (f", sha256 {digest[:12]}" if digest else "") + state + ")"
 
 
 def sdk_cache(env: Mapping[str, str]) -> str | None:
@@ -54,6 +57,28 @@ def sdk_cache(env: Mapping[str, str]) -> str | None:
     None when neither XDG_CACHE_HOME nor HOME is set."""
     base = env.get("XDG_CACHE_HOME") or (f"{env['HOME']}/.cache" if env.get("HOME") else None)
     return None if base is None else f"{base.rstrip('/')}/{SDK_SUBDIR}"
+
+
+def _manifest_ok(root: Path, sdk: str, source: dict, info: RocmSdkInfo, explicit: bool) -> bool:
+    """The cheap check at every selection (sizes and mtimes against MANIFEST.json, the tree
+    digest against the pin when SOURCE.json names the pinned wheel). A cache entry that fails
+    it is not used; an SDK the user named (PORT_ROCM7_SDK) is used, marked unverified."""
+    from .. import sdk_manifest
+    from ..sdk_fetch import PIN
+
+    pinned = PIN.tree_sha256 if source.get("wheel") == PIN.wheel else None
+    verdict = sdk_manifest.verify(str(fs.under(root, sdk)), pinned, full=False)
+    info.evidence.append(verdict.why)
+    if verdict.ok:
+        source["manifest"] = f"verified (sizes and mtimes; tree sha256 {verdict.tree_sha256[:16]})"
+        source["tree_sha256"] = verdict.tree_sha256
+        return True
+    if explicit:
+        source["manifest"] = "UNVERIFIED: " + verdict.why
+        info.problems.append(f"{sdk}: used as PORT_ROCM7_SDK names it, but {verdict.why}")
+        return True
+    info.problems.append(f"{sdk}: not used: {verdict.why}")
+    return False
 
 
 def _sdk_candidates(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> list[str]:
@@ -70,7 +95,7 @@ def _sdk_candidates(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> li
     return [f"{parent}/{n}" for n in sorted(names, reverse=True)]
 
 
-def _read_sdk(root: Path, sdk: str, info: RocmSdkInfo) -> bool:
+def _read_sdk(root: Path, sdk: str, info: RocmSdkInfo, explicit: bool = False) -> bool:
     version, note = version_from_header(root, sdk)
     info.evidence.append(note if version is None else f"{note}: {version}")
     if version is None:
@@ -83,13 +108,16 @@ def _read_sdk(root: Path, sdk: str, info: RocmSdkInfo) -> bool:
         info.problems.append(f"{sdk}/SOURCE.json: not JSON; the headers' origin is unknown")
     if text is None:
         info.problems.append(f"{sdk}/SOURCE.json: absent; the headers' origin is unknown")
+    source = source if isinstance(source, dict) else {}
+    if not _manifest_ok(root, sdk, source, info, explicit):
+        return False
     libs = [n for n in ("ocml.bc", "ockl.bc") if not fs.exists(root, f"{sdk}/lib/{n}")]
     if libs:
         info.problems.append(f"{sdk}/lib lacks {', '.join(libs)}: no device link")
     info.sdk, info.include_dir, info.hip_version = sdk, f"{sdk}/include", version
     info.device_lib_dir = None if libs else f"{sdk}/lib"
-    source = source if isinstance(source, dict) else {}
-    info.source = {k: source[k] for k in ("kind", "origin", "wheel", "sha256", "hip_version") if k in source}
+    info.source = {k: source[k] for k in ("kind", "origin", "wheel", "sha256", "hip_version", "manifest",
+                                          "tree_sha256") if k in source}
     return True
 
 
@@ -118,7 +146,7 @@ def _clang(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> None:
 def probe_rocm_sdk(root: Path, env: Mapping[str, str]) -> RocmSdkInfo:
     info = RocmSdkInfo()
     for sdk in _sdk_candidates(root, env, info):
-        if _read_sdk(root, sdk, info):
+        if _read_sdk(root, sdk, info, explicit=bool(env.get("PORT_ROCM7_SDK"))):
             break
     _clang(root, env, info)
     info.found = info.sdk is not None and info.clang is not None

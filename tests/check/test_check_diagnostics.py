@@ -67,8 +67,8 @@ def test_renamed_pairs_only_hipify_table_names():
                      {"hip": "hipMemcpyHostToDevice", "cuda": "cudaMemcpyHostToDevice"}]
 
 
-def _d(kind: str) -> dg.Diagnostic:
-    return dg.Diagnostic("error", kind, "m", "f.cu", 1, 1, ["gfx942"])
+def _d(kind: str, after: bool = False) -> dg.Diagnostic:
+    return dg.Diagnostic("error", kind, "m", "f.cu", 1, 1, ["gfx942"], after_missing_header=after)
 
 
 def test_classify_order():
@@ -76,6 +76,36 @@ def test_classify_order():
     assert dg.classify([_d("rocm7-warning")]) == "warnings"
     assert dg.classify([_d("missing-rocm-header")]) == "not-checkable"
     # an error after a header the SDK lacks may be its consequence: not the user's
-    assert dg.classify([_d("missing-rocm-header"), _d("compile-error")]) == "not-checkable"
+    assert dg.classify([_d("missing-rocm-header"), _d("compile-error", after=True)]) == "not-checkable"
     assert dg.classify([_d("compile-error"), _d("missing-rocm-header")]) == "fails"
     assert dg.classify([_d("leftover-cuda-header")]) == "fails"
+
+
+def test_line_map_inside_a_replaced_block_that_grew(tmp_path):
+    """hipify turns two CUDA includes into three HIP lines (the runtime include is added inside
+    the replaced block): each HIP include maps to the CUDA include it came from."""
+    from porting.hipify.convert import convert_tree
+
+    src = tmp_path / "src"
+    src.mkdir()
+    cuda = "#include <cub/cub.cuh>\n#include <cooperative_groups.h>\n__global__ void k() {}\n"
+    (src / "a.cu").write_text(cuda)
+    manifest = convert_tree(src, tmp_path / "out")
+    (entry,) = [e for e in manifest.files if e.source == "a.cu"]
+    hip = (tmp_path / "out" / entry.output).read_text().splitlines()
+    lmap = dg.LineMap(cuda.splitlines(), hip)
+    for n, text in enumerate(hip, 1):
+        if "hipcub" in text:
+            assert lmap.cuda_line(n) == 1
+        if "cooperative_groups" in text:
+            assert lmap.cuda_line(n) == 2
+        if "__global__" in text:
+            assert lmap.cuda_line(n) == 3
+    assert any("hipcub" in t for t in hip) and any("cooperative_groups" in t for t in hip)
+
+
+def test_line_map_shrunk_block_keeps_order():
+    cuda = ["#include <a_cuda.h>", "int x = cudaA();", "int y = cudaB();", "tail"]
+    hip = ["int x = hipA(); int y = hipB();", "tail"]
+    lmap = dg.LineMap(cuda, hip)
+    assert lmap.cuda_line(1) in (2, 3) and lmap.cuda_line(2) == 4

@@ -76,6 +76,9 @@ class FakeMachine:
         if source:
             self.file(f"{sdk}/SOURCE.json", json.dumps({"kind": "rocm7-sdk-compile-only", "wheel": "triton-x.whl",
                                                         "sha256": "ab" * 32, "hip_version": version}))
+        from porting import sdk_manifest
+
+        sdk_manifest.write(str(self.root / sdk.lstrip("/")))  # as `port sdk fetch` leaves it
         self.env["HOME"] = "/home/u"
         return sdk
 

@@ -40,7 +40,8 @@ def test_fetch_from_a_wheel_keeps_headers_and_device_libraries_only(tmp_path):
     sdk, did = sdk_fetch.fetch(tmp_path / "cache/sdk", tmp_path / "t.whl", pin=pin)
     assert did and sdk_fetch.is_ready(sdk)
     assert sorted(p.relative_to(sdk).as_posix() for p in sdk.rglob("*") if p.is_file()) == [
-        "SOURCE.json", "include/hip/hip_runtime_api.h", "include/hip/hip_version.h", "lib/ockl.bc", "lib/ocml.bc"]
+        "MANIFEST.json", "SOURCE.json",
+        "include/hip/hip_runtime_api.h", "include/hip/hip_version.h", "lib/ockl.bc", "lib/ocml.bc"]
     source = (sdk / "SOURCE.json").read_text()
     assert pin.sha256 in source and '"hip_version": "7.1.25424"' in source
     # leaves nothing else in the cache directory (the staging directory is gone)
@@ -71,7 +72,7 @@ def test_members_outside_the_sdk_prefixes_are_never_written(tmp_path):
     })
     sdk, _ = sdk_fetch.fetch(tmp_path / "out/sdk", tmp_path / "t.whl", pin=pin)
     written = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()}
-    assert written == {"t.whl", "out/sdk/SOURCE.json", "out/sdk/include/hip/hip_runtime_api.h",
+    assert written == {"t.whl", "out/sdk/MANIFEST.json", "out/sdk/SOURCE.json", "out/sdk/include/hip/hip_runtime_api.h",
                        "out/sdk/include/hip/hip_version.h", "out/sdk/lib/ockl.bc", "out/sdk/lib/ocml.bc"}
 
 
@@ -79,8 +80,10 @@ def test_fetch_is_idempotent_and_force_replaces_atomically(tmp_path):
     pin = make_wheel(tmp_path / "t.whl")
     sdk, did = sdk_fetch.fetch(tmp_path / "sdk", tmp_path / "t.whl", pin=pin)
     marker = sdk / "include/hip/local-edit.h"
-    marker.write_text("x")
     assert sdk_fetch.fetch(sdk, tmp_path / "t.whl", pin=pin) == (sdk, False)
+    marker.write_text("x")  # a file the manifest does not list: the SDK is not "already there" any more
+    with pytest.raises(InputError, match="added include/hip/local-edit.h"):
+        sdk_fetch.fetch(sdk, tmp_path / "t.whl", pin=pin)
     assert marker.exists()
     assert sdk_fetch.fetch(sdk, tmp_path / "t.whl", pin=pin, force=True) == (sdk, True)
     assert not marker.exists() and sdk_fetch.is_ready(sdk)
