@@ -67,3 +67,10 @@ def test_cooperative_groups_at_block_and_tile_scope(emulate_program):
         any7 = int(base <= 7 < base + 16)
         assert cells[str(t)] == f"{scan}:{ballot + (any7 << 20) + (1 << 21):x}", t
     assert lines[2] == f"counter {sum(1 for t in range(128) if t % 3 != 1)}, slots unique"
+
+
+def test_front_end_gaps_of_real_programs(emulate_program):
+    result = emulate_program(RUNTIME / "frontend_gaps.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    s = sum(min(t, 100) + max(t, 5) for t in range(128))
+    assert result.runs[0].stdout == f"out {s + 256} {s + 256} counter 256\n"

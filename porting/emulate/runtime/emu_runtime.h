@@ -181,6 +181,10 @@ typedef emu_event* cudaEvent_t;
 #define cudaHostAllocMapped 0x2
 #define cudaHostAllocWriteCombined 0x4
 #define cudaHostRegisterDefault 0x0
+#define cudaHostRegisterPortable 0x1
+#define cudaHostRegisterMapped 0x2
+#define cudaHostRegisterIoMemory 0x4
+#define cudaHostRegisterReadOnly 0x8
 #define cudaMemAttachGlobal 0x1
 #define cudaDeviceScheduleAuto 0x0
 #define cudaDeviceScheduleSpin 0x1
@@ -497,6 +501,12 @@ EMU_INL unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned
 // CUDA's global min/max accept mixed operand types.
 template <class A, class B> EMU_INL std::common_type_t<A, B> min(A a, B b) { return b < a ? b : a; }
 template <class A, class B> EMU_INL std::common_type_t<A, B> max(A a, B b) { return a < b ? b : a; }
+EMU_INL unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
+EMU_INL unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
+EMU_INL long long llmin(long long a, long long b) { return b < a ? b : a; }
+EMU_INL long long llmax(long long a, long long b) { return a < b ? b : a; }
+EMU_INL unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
+EMU_INL unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
 
 // ---- float intrinsics (round-to-nearest; the _rz/_ru/_rd arithmetic forms are not modelled) ----
 EMU_INL float __int_as_float(int x) { float f; std::memcpy(&f, &x, 4); return f; }
@@ -600,6 +610,7 @@ EMU_INL unsigned atomicDec(unsigned* p, unsigned v) { unsigned o = *p; *p = (o =
 EMU_SCOPED_ATOMIC(atomicAdd) EMU_SCOPED_ATOMIC(atomicSub) EMU_SCOPED_ATOMIC(atomicExch)
 EMU_SCOPED_ATOMIC(atomicMin) EMU_SCOPED_ATOMIC(atomicMax) EMU_SCOPED_ATOMIC(atomicAnd)
 EMU_SCOPED_ATOMIC(atomicOr) EMU_SCOPED_ATOMIC(atomicXor) EMU_SCOPED_ATOMIC(atomicCAS)
+EMU_SCOPED_ATOMIC(atomicInc) EMU_SCOPED_ATOMIC(atomicDec)
 #undef EMU_SCOPED_ATOMIC
 template <class T, class U> EMU_INL T unsafeAtomicAdd(T* p, U v) { return atomicAdd(p, v); }
 template <class T, class U> EMU_INL T safeAtomicAdd(T* p, U v) { return atomicAdd(p, v); }
