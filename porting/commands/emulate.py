@@ -43,6 +43,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
                         help="run the program with your own rights, without the bubblewrap sandbox "
                              "(which allows no network and no writes outside the run directory)")
+    parser.add_argument("--mask-faults", choices=("stop", "report"), default="stop",
+                        help="a 32-bit lane mask at 64 lanes that leaves out its caller: stop the run there "
+                             "(default), or report it and go on with the mask widened to both halves, so the "
+                             "results can be compared too")
+    parser.add_argument("--strict-sync", action="store_true",
+                        help="fault when a *_sync mask names a lane waiting at another call site (undefined in "
+                             "CUDA; by default reported as a finding and run as NVIDIA GPUs do)")
     parser.add_argument("--timeout", metavar="S", type=int, default=None,
                         help=f"{OPTIONS['emulate.timeout'].help} (default: config emulate.timeout)")
     parser.add_argument("--out", metavar="DIR", default=None,
@@ -72,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
                   compare=compare, masks=args.mask, program_args=list(getattr(args, "passthrough", [])),
                   stdin=Path(args.stdin) if args.stdin else None, cwd=Path(args.cwd) if args.cwd else None,
                   timeout=float(config["emulate.timeout"]), cxx=config["emulate.cxx"], std=config["emulate.std"],
-                  default_masks=args.default_masks, sandbox=args.sandbox)
+                  default_masks=args.default_masks, sandbox=args.sandbox, mask_faults=args.mask_faults,
+                  strict_sync=args.strict_sync)
     result = emulate(req)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
@@ -100,6 +108,8 @@ def _print_text(result) -> None:
         if r.masked:
             head += f"; {len(r.masked)} timing line(s) masked, first: line {r.masked[0][0]}: {r.masked[0][1][:80]}"
         print(head + (f"\n  {r.fault}" if r.fault else ""), file=stream)
+        for f in r.findings:
+            print(f"  finding: {f}", file=stream)
     for d in result.differences:
         print(f"DIVERGED: {d.line()}", file=stream)
     if result.verdict == "same":

@@ -48,6 +48,8 @@ class Request:
     cache_dir: Path | None = None  # compiled runtime and programs (default: OUT/cache)
     default_masks: bool = True     # run.DEFAULT_MASKS (timings, rates) besides ``masks``
     sandbox: bool = True           # run the program in bwrap (porting.emulate.sandbox)
+    mask_faults: str = "stop"      # "report": a 32-bit mask at 64 lanes is a finding, widened, and the run goes on
+    strict_sync: bool = False      # a mask naming a lane waiting elsewhere faults (default: finding, go on)
 
 
 @dataclass
@@ -74,6 +76,7 @@ class Result:
                 "language": self.language, "warps": r.warps, "compare": r.compare, "masks": r.masks,
                 "default_masks": list(run.DEFAULT_MASKS) if r.default_masks else [],
                 "sandbox": "bwrap" if r.sandbox else "none",
+                "mask_faults": r.mask_faults, "sync": "strict" if r.strict_sync else "hardware",
                 "program_args": r.program_args,
                 "seconds": round(self.seconds, 3),
                 "runs": [x.to_json() for x in self.runs],
@@ -95,6 +98,8 @@ def check_request(req: Request) -> list[re.Pattern[str]]:
         raise UsageError(f"--stdin {req.stdin}: not a file")
     if req.cwd is not None and not req.cwd.is_dir():
         raise UsageError(f"--cwd {req.cwd}: not a directory")
+    if req.mask_faults not in ("stop", "report"):
+        raise UsageError(f"--mask-faults: stop or report, got {req.mask_faults}")
     if req.timeout <= 0:
         raise UsageError(f"--timeout: must be positive, got {req.timeout}")
     try:
@@ -115,7 +120,8 @@ def emulate(req: Request) -> Result:
         more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
         raise Unsupported(refusals[0].message() + more)
     compiled = build.compile_all(program, tool, req.warps, req.cache_dir or req.out_dir / "cache")
-    launch = run.Launch(req.program_args, "./" + req.sources[0].stem, tool_bwrap)
+    env = {"EMU_MASK_FAULTS": req.mask_faults, "EMU_SYNC": "strict" if req.strict_sync else "hardware"}
+    launch = run.Launch(req.program_args, "./" + req.sources[0].stem, tool_bwrap, env)
     runs = [_run_width(req, compiled[w], str(req.out_dir / "src"), launch) for w in req.warps]
     _raise_if_unrunnable(runs)
     diffs = run.compare(runs, req.compare, masks)

@@ -9,6 +9,7 @@ and reports the first difference of each.
 
 from __future__ import annotations
 
+import os
 import re
 import resource
 import shutil
@@ -37,6 +38,7 @@ DEFAULT_MASKS: tuple[str, ...] = (
     r"\b[^0-9\n<,;]{0,40}?" + _NUM,
 )
 _EMU_LINE = re.compile(r"^emu: (error|unsupported): (.*)$", re.M)
+_FINDING = re.compile(r"^emu: finding: (.*?)(?: \[warp \d+[^\]]*\])?$", re.M)
 
 
 @dataclass
@@ -53,6 +55,7 @@ class Run:
     files: dict[str, bytes | None] = field(default_factory=dict)
     workdir: Path | None = None
     masked: list[tuple[int, str]] = field(default_factory=list)  # (line, original) of masked stdout lines
+    findings: list[str] = field(default_factory=list)  # the runtime's "emu: finding:" lines (the run went on)
 
     def to_json(self) -> dict:
         return {"warp": self.warp, "status": self.status, "exit": self.exit,
@@ -60,7 +63,7 @@ class Run:
                 "compile_cached": self.compile_cached, "stdout_lines": len(self.stdout.splitlines()),
                 "stdout": self.stdout, "stderr_tail": self.stderr[-2000:], "fault": self.fault or None,
                 "masked_lines": [{"line": n, "text": t} for n, t in self.masked[:MAX_MASKED_SHOWN]],
-                "masked_count": len(self.masked)}
+                "masked_count": len(self.masked), "findings": self.findings}
 
 
 def prepare_workdir(workdir: Path, seed: Path | None) -> None:
@@ -82,6 +85,7 @@ class Launch:
     args: list[str]
     argv0: str                     # the same at every width (not the per-width binary's path)
     sandbox: str | None            # the bwrap executable, None for --no-sandbox
+    env: dict[str, str] = field(default_factory=dict)  # EMU_MASK_FAULTS / EMU_SYNC (emu_runtime.cpp)
 
 
 def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Path | None,
@@ -96,7 +100,8 @@ def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Pa
     with open(stdin if stdin is not None else "/dev/null", "rb") as feed, \
             open(out_path, "wb") as out, open(err_path, "wb") as err:
         # registered with the command's owner: a signal to `port emulate` ends the program's group
-        proc = spawn(command, cwd=workdir, stdin=feed, stdout=out, stderr=err, preexec_fn=_limit_files)
+        proc = spawn(command, cwd=workdir, stdin=feed, stdout=out, stderr=err, preexec_fn=_limit_files,
+                     env={**os.environ, **launch.env})
         try:
             proc.wait(timeout=timeout)
             status = "ran"
@@ -107,8 +112,9 @@ def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Pa
     seconds = time.monotonic() - began
     stdout, stderr = _read_capped(out_path), _read_capped(err_path)
     if status == "timeout":  # the partial output is kept: it shows how far the run got
-        return Run(warp, "timeout", None, stdout, stderr, seconds, workdir=workdir)
-    run = Run(warp, "ran", proc.returncode, stdout, stderr, seconds, workdir=workdir)
+        return Run(warp, "timeout", None, stdout, stderr, seconds, workdir=workdir, findings=_FINDING.findall(stderr))
+    run = Run(warp, "ran", proc.returncode, stdout, stderr, seconds, workdir=workdir,
+              findings=_FINDING.findall(stderr))
     emu = _EMU_LINE.findall(stderr)
     if emu:
         kind, message = emu[-1]
@@ -170,6 +176,9 @@ def compare(runs: list[Run], what: list[str], masks: list[re.Pattern[str]]) -> l
         if base.status != other.status:
             diffs.append(Difference("status", "", {r.warp: _status(r) for r in pair}))
             continue
+        if base.findings != other.findings:  # a mask reported and widened at one width only
+            diffs.append(Difference("finding", "", {r.warp: _short(r.findings[0]) if r.findings else "none"
+                                                    for r in pair}))
         if "exit" in what and base.exit != other.exit:
             diffs.append(Difference("exit", "", {r.warp: _status(r) for r in pair}))
         if "stdout" in what:

@@ -124,7 +124,7 @@ def test_a_program_that_compiles_at_one_width_only_diverges(capsys, out_dir):
 
 def test_a_program_that_faults_at_every_width_could_not_run(capsys, out_dir):
     code, _, err = port(capsys, "emulate", str(Path(__file__).parent / "programs" / "runtime" / "lockstep.cu"),
-                        "--out", str(out_dir), "--", "mask")
+                        "--out", str(out_dir), "--strict-sync", "--", "mask")
     assert code == 2
     assert "the program fails at every width" in err and "names lane 1" in err
 

@@ -18,11 +18,23 @@ def test_a_hip_program_runs_the_same_at_both_widths(emulate_program):
     assert out[2] == "ballot bytes 8, error: no error"  # HIP's ballot is 64 bits at either width
 
 
-def test_a_mask_naming_a_lane_that_is_elsewhere_faults(emulate_program):
-    result = emulate_program(RUNTIME / "lockstep.cu", warps=[32], program_args=["mask"])
+def test_a_mask_naming_a_lane_that_is_elsewhere_faults_when_strict(emulate_program):
+    result = emulate_program(RUNTIME / "lockstep.cu", warps=[32], program_args=["mask"], strict_sync=True)
     [run] = result.runs
     assert run.exit == 3
     assert "__shfl_sync: mask 0xffffffff names lane 1, which has not exited but does not reach this call" in run.fault
+
+
+def test_a_mask_naming_a_lane_that_is_elsewhere_is_a_finding_by_default(emulate_program):
+    """NVIDIA GPUs run such a call under independent thread scheduling: each group of lanes meets
+    with the lanes that arrived; the run goes on and is judged, the finding reported per site."""
+    result = emulate_program(RUNTIME / "lockstep.cu", program_args=["mask"])
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    for run in result.runs:
+        assert run.exit == 0 and not run.fault
+        assert run.stdout.split()[:4] == ["0", "101", "0", "101"]
+        assert len(run.findings) == 2  # once per call site
+        assert "__shfl_sync: mask 0xffffffff names lane 1, which waits at another call site" in run.findings[0]
 
 
 def test_exited_lanes_and_partial_warps_are_inactive(emulate_program):
