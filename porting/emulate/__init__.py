@@ -114,11 +114,13 @@ def emulate(req: Request) -> Result:
     masks = check_request(req)
     tool_bwrap = sandbox.bwrap() if req.sandbox else None
     tool = build.Toolchain(cxx=req.cxx, std=req.std)
-    program = build.prepare(req.sources, req.include_dirs, req.defines, tool, req.out_dir / "src")
-    refusals = refuse.scan(program.files)
+    files = build.read_files(req.sources, req.include_dirs, req.defines, tool)
+    refusals = refuse.scan(files)  # before anything is copied into OUT
     if refusals:
         more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
         raise Unsupported(refusals[0].message() + more)
+    _refuse_links(req.out_dir, req.warps, req.cache_dir)
+    program = build.prepare(files, req.sources, req.include_dirs, req.defines, tool, req.out_dir / "src")
     compiled = build.compile_all(program, tool, req.warps, req.cache_dir or req.out_dir / "cache")
     env = {"EMU_MASK_FAULTS": req.mask_faults, "EMU_SYNC": "strict" if req.strict_sync else "hardware"}
     launch = run.Launch(req.program_args, "./" + req.sources[0].stem, tool_bwrap, env)
@@ -126,6 +128,17 @@ def emulate(req: Request) -> Result:
     _raise_if_unrunnable(runs)
     diffs = run.compare(runs, req.compare, masks)
     return Result(req, runs, diffs, program.launches, program.files, program.language, time.monotonic() - began)
+
+
+def _refuse_links(out: Path, warps: list[int], cache: Path | None) -> None:
+    """The paths port emulate writes below OUT must not be symbolic links (a link at OUT/cache
+    would put the built binaries wherever it points)."""
+    names = [f"run-w{w}{suffix}" for w in warps for suffix in ("", ".stdout", ".stderr")]
+    names += ["src"] + (["cache"] if cache is None else [])
+    for name in names:
+        if (out / name).is_symlink():
+            raise InputError(f"{out / name}: a symbolic link; port emulate writes only inside {out}, "
+                             "remove it or choose another --out")
 
 
 def _run_width(req: Request, compiled: build.Compiled, mirror: str, launch: run.Launch) -> run.Run:

@@ -98,7 +98,7 @@ def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Pa
     out_path, err_path = (workdir.with_name(f"{workdir.name}.{k}") for k in ("stdout", "stderr"))
     began = time.monotonic()
     with open(stdin if stdin is not None else "/dev/null", "rb") as feed, \
-            open(out_path, "wb") as out, open(err_path, "wb") as err:
+            open(out_path, "wb", opener=_no_follow) as out, open(err_path, "wb", opener=_no_follow) as err:
         # registered with the command's owner: a signal to `port emulate` ends the program's group
         proc = spawn(command, cwd=workdir, stdin=feed, stdout=out, stderr=err, preexec_fn=_limit_files,
                      env={**os.environ, **launch.env})
@@ -123,6 +123,10 @@ def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Pa
             run.status = "unsupported"
     run.files = {name: _read(workdir / name) for name in files}
     return run
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW, 0o600)  # a link planted at OUT/run-wN.stdout is refused
 
 
 def _limit_files() -> None:

@@ -84,3 +84,68 @@ def test_a_timeout_at_one_width_is_inconclusive_with_the_partial_output(capsys, 
     by_warp = {r["warp"]: r for r in record["runs"]}
     assert by_warp[32]["status"] == "ran" and by_warp[32]["stdout"] == "started\ndone\n"
     assert by_warp[64]["status"] == "timeout" and by_warp[64]["stdout"] == "started\n"
+
+
+def _tree(tmp_path: Path) -> Path:
+    """A copy of programs/tree (modes are not kept by git: used.h is made private here)."""
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(Path(__file__).parent / "programs" / "tree", tree)
+    (tree / "src" / "used.h").chmod(0o600)
+    return tree
+
+
+def test_only_the_files_the_preprocessor_read_are_copied_with_their_modes(capsys, tmp_path):
+    tree = _tree(tmp_path)
+    out_dir = tmp_path / "emu"
+    code, out, err = port(capsys, "emulate", str(tree / "src" / "main.cu"), "--out", str(out_dir), "--no-sandbox")
+    assert code == 0, err  # dead.h (cuBLAS) sits in `#if 0`: not read, not refused
+    copied = {p.name: p.stat().st_mode & 0o777 for p in (out_dir / "src").rglob("*") if p.is_file()}
+    assert copied == {"main.cu": 0o644, "used.h": 0o600}
+
+
+def test_an_include_outside_the_source_tree_is_refused_before_anything_is_copied(capsys, tmp_path):
+    tree = _tree(tmp_path)
+    out_dir = tmp_path / "emu"
+    code, _, err = port(capsys, "emulate", str(tree / "src" / "escape.cu"), "--out", str(out_dir))
+    assert code == 2
+    assert "outside.h: included by the program but outside its source tree" in err and "-I DIR" in err
+    assert not (out_dir / "src").exists()
+    code, _, err = port(capsys, "emulate", str(tree / "src" / "escape.cu"), "-I", str(tree), "--out", str(out_dir),
+                        "--no-sandbox")
+    assert code == 0, err  # -I names the directory: now it is in the tree
+
+
+def test_a_refused_program_copies_nothing(capsys, tmp_path):
+    out_dir = tmp_path / "emu"
+    code, _, err = port(capsys, "emulate", str(Path(__file__).parent / "programs" / "cli" / "uses_cublas.cu"),
+                        "--out", str(out_dir))
+    assert code == 2 and "cuBLAS" in err
+    assert not (out_dir / "src").exists()
+
+
+@pytest.mark.parametrize("link", ["cache", "run-w64", "run-w32.stdout"])
+def test_a_symlink_planted_in_out_is_refused(capsys, tmp_path, link):
+    out_dir = tmp_path / "emu"
+    out_dir.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (out_dir / link).symlink_to(elsewhere)
+    code, _, err = port(capsys, "emulate", str(_tree(tmp_path) / "src" / "main.cu"), "--out", str(out_dir))
+    assert code == 2 and f"{out_dir / link}: a symbolic link" in err
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_include_of_a_fifo_stops_at_the_preprocessing_time_limit(capsys, tmp_path, monkeypatch):
+    import os
+
+    from porting.emulate import build
+
+    monkeypatch.setattr(build, "PREPROCESS_TIMEOUT", 2.0)
+    os.mkfifo(tmp_path / "pipe.h")
+    src = tmp_path / "fifo.cu"
+    src.write_text('#include "pipe.h"\nint main() { return 0; }\n')
+    code, _, err = port(capsys, "emulate", str(src), "--out", str(tmp_path / "emu"))
+    assert code == 2
+    assert "the preprocessor did not finish in 2 s" in err
