@@ -34,7 +34,8 @@ DEFAULT_MASKS: tuple[str, ...] = (
     _NUM + r"\s*(?:[KMGTP]i?)?(?:B|bytes?|FLOPs?|[Ff]lops?|[Oo]ps?|[Oo]perations|[Ii]nstructions|[Ee]lements|"
     r"[Ii]tems|[Pp]ixels|[Ss]amples|[Kk]eys|[Pp]oints|[Nn]odes|[Ee]dges|[Tt]hreads|[Rr]ays|[Ii]terations)?\s*/\s*s(?:ec)?\b",
     _NUM + r"\s*[KMGTP](?:FLOPS|[Ff]lops|IPS|B/s)\b",
-    r"(?i)\b(?:time|timing|elapsed|duration|throughput|bandwidth|[kmgt]?flops|speed ?up|latency|runtime|perf)"
+    r"(?i)\b(?:time|timing|elapsed|duration|throughput|bandwidth|[kmgt]?flops|speed ?up|latency|runtime|perf|"
+    r"clocks?|cycles?|ticks)"
     r"\b[^0-9\n<,;]{0,40}?" + _NUM,
 )
 _EMU_LINE = re.compile(r"^emu: (error|unsupported): (.*)$", re.M)

@@ -59,6 +59,11 @@ struct Runtime {
   Fiber* cur = nullptr;
   Fiber sched;
   int bar_count = 0, bar_arrived = 0;
+  // the runner (run_on_runner): threads that never wait run one after another on one stack
+  char* runner_stack = nullptr;
+  int runner_thread = -1;      // the thread on the runner's stack now, -1 when it is free
+  bool runner_waited = false;  // that thread suspended: the threads after it have their own fibers
+  Fiber runner;                // only its stack and initial context are used
   // stacks are reused: a fiber that ran to completion hands its stack to the next one
   std::vector<char*> free_stacks;
   size_t stack_bytes = 0;
@@ -193,10 +198,50 @@ void resume(Runtime& r, Fiber& f) {
   threadIdx = f.tid;
   context_switch(r.sched, f);
   r.cur = &r.sched;
-  if (f.state == DONE) {
+  if (f.state == DONE && f.stack != nullptr) {
     r.free_stacks.push_back(f.stack);
     f.stack = nullptr;
   }
+}
+
+// The fast path for the common kernel, which never waits (no barrier, no warp collective): the
+// scheduler would start each thread on a stack of its own and switch to it and back. Instead one
+// runner fiber calls the kernel for thread t, t+1, ... in turn on a single stack, the order the
+// scheduler itself would run them in. A thread that does wait (at a barrier, a collective) is
+// suspended right there, on the runner's stack, like any fiber: the runner then starts no more
+// threads (the scheduler gives the rest fibers of their own, as before) and finishes once that
+// thread has. So the semantics are the scheduler's; only the switches and stacks are saved.
+[[noreturn]] void runner_entry() {
+  Runtime& r = rt();
+  for (;;) {
+    Fiber& f = r.fibers[r.runner_thread];
+    f.state = READY;
+    r.cur = &f;
+    threadIdx = f.tid;
+    r.invoke(r.ctx);
+    f.state = DONE;
+    int next = r.runner_thread + 1;
+    if (r.runner_waited || next >= r.nthreads || r.fibers[next].state != NEW) break;
+    r.runner_thread = next;
+  }
+  r.runner_thread = -1;
+  context_switch(*r.cur, r.sched);
+  __builtin_unreachable();
+}
+
+bool runner_enabled() {
+  static const bool on = std::getenv("EMU_NO_RUNNER") == nullptr;  // bench/: the fibers-only baseline
+  return on;
+}
+
+void run_on_runner(Runtime& r, int t) {
+  if (r.runner_stack == nullptr) r.runner_stack = take_stack(r);
+  r.runner.stack = r.runner_stack;
+  context_init(r.runner, runner_entry);
+  r.runner_thread = t;
+  r.runner_waited = false;
+  context_switch(r.sched, r.runner);
+  r.cur = &r.sched;
 }
 
 Fiber& current(Runtime& r) {
@@ -208,6 +253,7 @@ void suspend(State s) {
   Runtime& r = rt();
   Fiber* f = &current(r);
   f->state = s;
+  if (r.runner_thread >= 0 && f == &r.fibers[r.runner_thread]) r.runner_waited = true;
   context_switch(*f, r.sched);
   threadIdx = f->tid;
 }
@@ -427,7 +473,8 @@ void run_block(Runtime& r) {
     int live = 0;
     for (int t = 0; t < n; ++t) {
       Fiber& f = r.fibers[t];
-      if (f.state == NEW || f.state == READY) resume(r, f);
+      if (f.state == NEW && r.runner_thread < 0 && runner_enabled()) run_on_runner(r, t);
+      else if (f.state == NEW || f.state == READY) resume(r, f);
       live += f.state != DONE;
     }
     if (live == 0) return;
