@@ -77,6 +77,7 @@
 #define __managed__
 #define __grid_constant__
 #define __device_builtin__
+#define CUDART_CB
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
@@ -133,7 +134,8 @@ enum cudaError_t {
   cudaErrorInitializationError = 3, cudaErrorLaunchFailure = 4, cudaErrorInvalidConfiguration = 9,
   cudaErrorInvalidSymbol = 13, cudaErrorInvalidDevicePointer = 17, cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101, cudaErrorInvalidResourceHandle = 400,
-  cudaErrorNotReady = 600, cudaErrorNotSupported = 801, cudaErrorUnknown = 999
+  cudaErrorNotReady = 600, cudaErrorIllegalAddress = 700, cudaErrorLaunchTimeout = 702,
+  cudaErrorAssert = 710, cudaErrorNotSupported = 801, cudaErrorUnknown = 999
 };
 typedef cudaError_t cudaError;
 enum cudaMemcpyKind {
@@ -158,7 +160,8 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxRegistersPerMultiprocessor, cudaDevAttrMemoryPoolsSupported,
   cudaDevAttrMaxPersistingL2CacheSize, cudaDevAttrStreamPrioritiesSupported,
   cudaDevAttrGlobalL1CacheSupported, cudaDevAttrLocalL1CacheSupported, cudaDevAttrComputePreemptionSupported,
-  cudaDevAttrCanUseHostPointerForRegisteredMem, cudaDevAttrSingleToDoublePrecisionPerfRatio
+  cudaDevAttrCanUseHostPointerForRegisteredMem, cudaDevAttrSingleToDoublePrecisionPerfRatio,
+  cudaDevAttrGpuOverlap, cudaDevAttrMultiGpuBoardGroupID
 };
 enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1, cudaComputeModeProhibited = 2,
                        cudaComputeModeExclusiveProcess = 3 };
@@ -190,6 +193,7 @@ typedef emu_event* cudaEvent_t;
 #define cudaDeviceScheduleSpin 0x1
 #define cudaDeviceScheduleYield 0x2
 #define cudaDeviceScheduleBlockingSync 0x4
+#define cudaDeviceBlockingSync cudaDeviceScheduleBlockingSync
 #define cudaDeviceMapHost 0x8
 #define cudaCpuDeviceId (-1)
 

@@ -1,7 +1,8 @@
 // Constructs real programs use that the emulator's front end once rejected: a kernel name on
 // the line before `<<<`, `static __shared__`, `extern T __shared__`, a block passed as a
 // cg::thread_group, this_grid() for ranks, block_tile_memory, umin/umax, atomicInc_system,
-// cudaHostRegisterMapped. The output is the same at both widths.
+// cudaHostRegisterMapped, CUDART_CB callbacks, cudaDeviceBlockingSync, cudaDevAttrGpuOverlap,
+// cudaErrorAssert. The output is the same at both widths.
 #include <cstdio>
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -27,7 +28,10 @@ __global__ void gaps(unsigned* out, unsigned* counter) {
   out[grid.thread_rank()] = s + (unsigned)grid.size();
 }
 
+void CUDART_CB on_done(cudaStream_t, cudaError_t status, void* data) { *(int*)data = status == cudaSuccess; }
+
 int main() {
+  cudaSetDeviceFlags(cudaDeviceBlockingSync);
   unsigned *out, counter_host = 0, *counter;
   cudaMallocManaged(&out, 256 * sizeof(unsigned));
   cudaHostRegister(&counter_host, sizeof counter_host, cudaHostRegisterMapped);
@@ -36,5 +40,10 @@ int main() {
       <<<2, 128, 128 * sizeof(unsigned)>>>(out, counter);
   cudaDeviceSynchronize();
   printf("out %u %u counter %u\n", out[0], out[255], counter_host);
+  int done = 0, overlap = -1;
+  cudaStreamAddCallback(0, on_done, &done, 0);
+  cudaStreamSynchronize(0);
+  cudaDeviceGetAttribute(&overlap, cudaDevAttrGpuOverlap, 0);
+  printf("callback %d overlap %d %s\n", done, overlap, cudaGetErrorName(cudaErrorAssert));
   return 0;
 }
