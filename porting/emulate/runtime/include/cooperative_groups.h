@@ -101,7 +101,7 @@ EMU_INL grid_group this_grid() { return grid_group(); }
 
 template <unsigned N>
 class thread_block_tile : public thread_group {
-  static_assert(N >= 1 && N <= 64 && (N & (N - 1)) == 0, "tile size: a power of two up to 64");
+  static_assert(N >= 1 && (N & (N - 1)) == 0, "tile size: a power of two");  // wider than the warp: a fault if used
 
  public:
   EMU_INL thread_block_tile() : thread_group(N) { details::tile_mask(N); }
