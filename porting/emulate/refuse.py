@@ -39,8 +39,8 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses Thrust", r"\bthrust::", r"^thrust/"),
     _f("uses CUB/hipCUB", r"\b(?:hip)?cub::", r"^(?:hip)?cub/"),
     _f("uses libcu++ (cuda::)", r"\bcuda::(?!std::)", r"^cuda/"),
-    _f("half/bfloat16 types (cuda_fp16.h)", r"\b(?:__half2?|__nv_bfloat162?|__hip_bfloat16)\b",
-       r"(?:^|/)(?:cuda_fp16|cuda_bf16|cuda_fp8|hip_fp16|hip_bf16|amd_hip_fp16)\.h"),
+    # half and bfloat16 are emulated (runtime/emu_fp16.h); the 8-bit float formats are not
+    _f("fp8 types (cuda_fp8.h)", r"\b__nv_fp8\w*|\b__hip_fp8\w*", r"(?:^|/)(?:cuda_fp8|hip_fp8|amd_hip_fp8)\.h"),
     _f("inline PTX/GCN assembly (asm)", r"\b(?:asm|__asm__|__asm)\s*(?:volatile\s*|__volatile__\s*)?\("),
     _f("texture objects/references", r"\b(?:tex[123]D\w*|texCubemap\w*)\s*[<(]|\b(?:cuda|hip)TextureObject_t\b"
        r"|\btexture\s*<|\b(?:cuda|hip)(?:Create)?TextureObject\b|\b(?:cuda|hip)BindTexture\w*"),

@@ -39,3 +39,8 @@ def test_a_grid_barrier_is_refused_where_it_is(body, line):
 def test_graphics_interop_is_not_called_cuda_graphs():
     assert features("void f() { cudaGraphicsMapResources(1, &r, 0); }") == ["graphics interop (OpenGL/EGL/D3D)"]
     assert features("void f() { cudaGraph_t g; cudaGraphCreate(&g, 0); }") == ["CUDA graphs"]
+
+
+def test_half_and_bfloat16_are_emulated_and_fp8_is_refused():
+    assert features("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n__half h; __nv_bfloat162 b;\n") == []
+    assert features("#include <cuda_fp8.h>\n__nv_fp8_e4m3 q;\n") == ["fp8 types (cuda_fp8.h)"]

@@ -92,3 +92,12 @@ def test_a_tile_wider_than_the_warp_compiles_when_unused(emulate_program):
     result = emulate_program(RUNTIME / "wide_tile_template.cu")
     assert result.verdict == "same", [d.line() for d in result.differences]
     assert result.runs[0].stdout == f"{sum(range(128))} {sum(range(128))}\n"
+
+
+def test_half_and_bfloat16(emulate_program):
+    """1/3 rounds to half 0x3555 (0.33325195) and to bfloat16 0x3eab (0.33398438), to nearest
+    even; 2048 + 1 in half is 2048 (11-bit significand), rounded once after the float sum."""
+    result = emulate_program(RUNTIME / "half_types.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == ("sum 224.0 third 0x3555 0.33325195 h2 4.5 6.0 bf16 0x3eab 0.33398438"
+                                     " big 2048.0\n")
