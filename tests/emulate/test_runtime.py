@@ -101,3 +101,10 @@ def test_half_and_bfloat16(emulate_program):
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     assert result.runs[0].stdout == ("sum 224.0 third 0x3555 0.33325195 h2 4.5 6.0 bf16 0x3eab 0.33398438"
                                      " big 2048.0\n")
+
+
+def test_host_threads_launch_in_turn_and_host_files_keep_their_own_helpers(emulate_program):
+    src = Path(__file__).parent / "programs" / "hostthreads"
+    result = emulate_program(src / "main.cu", src / "helpers.cpp")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "sum 160320 host_min 3\n"

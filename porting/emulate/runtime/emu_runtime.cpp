@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdarg>
+#include <mutex>
 #include <vector>
 
 #if defined(__x86_64__) && !defined(EMU_UCONTEXT)
@@ -501,9 +502,25 @@ void init_stacks(Runtime& r) {
 }
 }  // namespace
 
+namespace {
+thread_local bool t_launching = false;
+std::mutex& launch_lock() {
+  static std::mutex m;
+  return m;
+}
+}  // namespace
+
 void run_grid(const LaunchConfig& c, void (*invoke)(void*), void* ctx) {
   Runtime& r = rt();
-  if (r.in_kernel) unsupported("a kernel launch from device code (dynamic parallelism)");
+  // Host threads that launch at once (pthreads, OpenMP) take turns: there is one scheduler and
+  // one set of thread coordinates. A launch from the OS thread already running a kernel is a
+  // launch from device code.
+  if (t_launching) unsupported("a kernel launch from device code (dynamic parallelism)");
+  std::lock_guard<std::mutex> hold(launch_lock());
+  struct Launching {
+    Launching() { t_launching = true; }
+    ~Launching() { t_launching = false; }
+  } launching;
   if (!valid_config(c)) { r.last_error = cudaErrorInvalidConfiguration; return; }
   if (c.shmem > sizeof dynamic_shared) { r.last_error = cudaErrorInvalidValue; return; }
   init_stacks(r);

@@ -505,12 +505,14 @@ EMU_INL unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned
 // CUDA's global min/max accept mixed operand types.
 template <class A, class B> EMU_INL std::common_type_t<A, B> min(A a, B b) { return b < a ? b : a; }
 template <class A, class B> EMU_INL std::common_type_t<A, B> max(A a, B b) { return a < b ? b : a; }
-EMU_INL unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
-EMU_INL unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
-EMU_INL long long llmin(long long a, long long b) { return b < a ? b : a; }
-EMU_INL long long llmax(long long a, long long b) { return a < b ? b : a; }
-EMU_INL unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
-EMU_INL unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
+// Templates with a defaulted parameter: a host .cpp file that defines its own `uint umin(uint,
+// uint)` (nvcc never shows it CUDA's) gets a non-template overload that wins, not a redefinition.
+template <class = void> EMU_INL unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
+template <class = void> EMU_INL unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
+template <class = void> EMU_INL long long llmin(long long a, long long b) { return b < a ? b : a; }
+template <class = void> EMU_INL long long llmax(long long a, long long b) { return a < b ? b : a; }
+template <class = void> EMU_INL unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
+template <class = void> EMU_INL unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
 
 // ---- float intrinsics (round-to-nearest; the _rz/_ru/_rd arithmetic forms are not modelled) ----
 EMU_INL float __int_as_float(int x) { float f; std::memcpy(&f, &x, 4); return f; }
