@@ -9,8 +9,10 @@ plain C++ loop (the baseline: what the CPU does without GPU semantics).
   barrier       blocks of 256 threads, each thread K times `s[t] += t; __syncthreads();`:
                 barrier crossings/s (one per thread per barrier) vs the native double loop
 
-Best of --repeat, at warp 32 and 64 with the hand-rolled x86-64 fiber switch, and at warp 32
-with the portable ucontext switch (the fallback on other architectures) for comparison.
+Best of --repeat, at warp 32 and 64 with the hand-rolled x86-64 fiber switch, with the runner
+fast path (threads that never wait run one after another on one stack) and without it
+(EMU_NO_RUNNER: the fibers-only scheduler it replaced, the baseline of the runner's speed-up),
+and at warp 32 with the portable ucontext switch (the fallback on other architectures).
 Nothing here ran on a GPU.
 
     .venv/bin/python bench/bench_emulate.py [--threads 1048576] [--iters 200] [--repeat 3] [--json out.json]
@@ -95,21 +97,23 @@ int main(int argc, char** argv) {
 """
 
 
-def measure(warp: int, args: argparse.Namespace, work: Path, switch: str = "asm") -> dict:
-    """One run of the program through `port emulate`'s own build and run steps."""
+def measure(warp: int, args: argparse.Namespace, work: Path, switch: str = "asm", runner: bool = True) -> dict:
+    """One run of the program through `port emulate`'s own build and run steps; ``runner=False``
+    is the fibers-only scheduler (EMU_NO_RUNNER), the emulator before the runner fast path."""
     from porting.emulate import build, run
 
     src = work / "bench_emulate.cu"
     src.write_text(PROGRAM)
     tool = build.Toolchain(extra=("-DEMU_UCONTEXT",) if switch == "ucontext" else ())
-    program = build.prepare([src], [], [], tool, work / "src")
+    program = build.prepare(build.read_files([src], [], [], tool), [src], [], [], tool, work / "src")
     [compiled] = build.compile_all(program, tool, [warp], work / "cache").values()
     if compiled.binary is None:
         raise SystemExit(f"benchmark program does not compile: {compiled.error}")
-    workdir = work / f"run-{warp}-{switch}"
+    workdir = work / f"run-{warp}-{switch}-{'runner' if runner else 'fibers'}"
     run.prepare_workdir(workdir, None)
     argv = [str(args.threads), str(args.iters), str(args.repeat), str(args.blocks)]
-    result = run.run_binary(compiled.binary, warp, argv, workdir, None, 3600.0, [])
+    launch = run.Launch(argv, "./bench_emulate", None, {} if runner else {"EMU_NO_RUNNER": "1"})
+    result = run.run_binary(compiled.binary, warp, launch, workdir, None, 3600.0, [])
     if result.exit != 0:
         raise SystemExit(f"benchmark program failed at warp {warp}: exit {result.exit}\n{result.stderr}")
     m = json.loads(result.stdout)
@@ -117,6 +121,7 @@ def measure(warp: int, args: argparse.Namespace, work: Path, switch: str = "asm"
     row = {
         "warp": warp,
         "switch": switch,
+        "scheduler": "runner" if runner else "fibers-only",
         "threads": args.threads,
         "emulated_threads_per_s": args.threads / m["emu_saxpy_s"],
         "native_iterations_per_s": args.threads / m["native_saxpy_s"],
@@ -144,13 +149,20 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-emulate-") as tmp:
         for warp in (32, 64):
             rows.append(measure(warp, args, Path(tmp)))
+            rows.append(measure(warp, args, Path(tmp), runner=False))
         rows.append(measure(32, args, Path(tmp), switch="ucontext"))
     print(f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}; "
           f"best of {args.repeat}; g++ -O2; native = the same loop as plain C++ in the same process")
-    print(f"{'warp':>4} {'switch':>8} {'grid-stride threads/s':>22} {'native it/s':>12} {'slowdown':>9}"
-          f" {'kernel s':>11} {'barrier crossings/s':>20} {'native it/s':>12} {'slowdown':>9}")
+    for warp in (32, 64):
+        fast, slow = (next(r for r in rows if r["warp"] == warp and r["switch"] == "asm" and r["scheduler"] == k)
+                      for k in ("runner", "fibers-only"))
+        print(f"warp {warp}: runner vs fibers-only: grid-stride "
+              f"{slow['saxpy_kernel_s'] / fast['saxpy_kernel_s']:.1f}x faster, "
+              f"barrier kernel {slow['barrier_kernel_s'] / fast['barrier_kernel_s']:.2f}x")
+    print(f"{'warp':>4} {'switch':>8} {'scheduler':>11} {'grid-stride threads/s':>22} {'native it/s':>12}"
+          f" {'slowdown':>9} {'kernel s':>11} {'barrier crossings/s':>20} {'native it/s':>12} {'slowdown':>9}")
     for r in rows:
-        print(f"{r['warp']:>4} {r['switch']:>8} {r['emulated_threads_per_s']:>22.3e}"
+        print(f"{r['warp']:>4} {r['switch']:>8} {r['scheduler']:>11} {r['emulated_threads_per_s']:>22.3e}"
               f" {r['native_iterations_per_s']:>12.3e} {r['saxpy_slowdown']:>8.0f}x {r['saxpy_kernel_s']:>11.3f}"
               f" {r['emulated_crossings_per_s']:>20.3e} {r['native_iterations_per_s_barrier']:>12.3e}"
               f" {r['barrier_slowdown']:>8.0f}x")

@@ -18,7 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.epilog = ("Everything after `--` is passed to the program: port emulate prog.cu -- ARGS. "
                      "Exit 0: same results at every width; 1: diverged; 2: could not build or run "
-                     "(the unsupported feature named). See docs/emulate.md.")
+                     "(the unsupported feature named); 3: inconclusive (a run hit the timeout). "
+                     "Programs run in a bubblewrap sandbox: read-only filesystem except their run "
+                     "directory, no network. See docs/emulate.md.")
     parser.add_argument("sources", metavar="SOURCE", nargs="+", help="the program's .cu/.hip/.cpp files")
     parser.add_argument("-I", dest="include_dirs", metavar="DIR", action="append", default=[],
                         help="include directory (repeatable)")
@@ -35,6 +37,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="what must match: stdout, exit and/or output FILE names (default: stdout,exit)")
     parser.add_argument("--mask", metavar="REGEX", action="append", default=[],
                         help="volatile stdout text (timings) to ignore in the comparison (repeatable)")
+    parser.add_argument("--no-default-mask", dest="default_masks", action="store_false",
+                        help="compare timing lines too (by default numbers with time units, rates such as "
+                             "GB/s and the number after 'time'/'elapsed' are masked; docs/emulate.md)")
+    parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
+                        help="run the program with your own rights, without the bubblewrap sandbox "
+                             "(which allows no network and no writes outside the run directory)")
+    parser.add_argument("--mask-faults", choices=("stop", "report"), default="stop",
+                        help="a 32-bit lane mask at 64 lanes that leaves out its caller: stop the run there "
+                             "(default), or report it and go on with the mask widened to both halves, so the "
+                             "results can be compared too")
+    parser.add_argument("--strict-sync", action="store_true",
+                        help="fault when a *_sync mask names a lane waiting at another call site (undefined in "
+                             "CUDA; by default reported as a finding and run as NVIDIA GPUs do)")
     parser.add_argument("--timeout", metavar="S", type=int, default=None,
                         help=f"{OPTIONS['emulate.timeout'].help} (default: config emulate.timeout)")
     parser.add_argument("--out", metavar="DIR", default=None,
@@ -44,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
-    from ..emulate import Request, emulate
+    from ..emulate import Inconclusive, Request, emulate
     from ..errors import ProblemsFound, UsageError
 
     warps = [w.strip() for w in args.warp.split(",") if w.strip()] if args.warp is not None else None
@@ -63,12 +78,18 @@ def run(args: argparse.Namespace) -> int:
                   include_dirs=[Path(d) for d in args.include_dirs], defines=args.defines, warps=widths,
                   compare=compare, masks=args.mask, program_args=list(getattr(args, "passthrough", [])),
                   stdin=Path(args.stdin) if args.stdin else None, cwd=Path(args.cwd) if args.cwd else None,
-                  timeout=float(config["emulate.timeout"]), cxx=config["emulate.cxx"], std=config["emulate.std"])
+                  timeout=float(config["emulate.timeout"]), cxx=config["emulate.cxx"], std=config["emulate.std"],
+                  default_masks=args.default_masks, sandbox=args.sandbox, mask_faults=args.mask_faults,
+                  strict_sync=args.strict_sync)
     result = emulate(req)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
         _print_text(result)
+    if result.verdict == "inconclusive":
+        late = [str(r.warp) for r in result.runs if r.status == "timeout"]
+        raise Inconclusive(f"emulate: inconclusive: the run at warp {' and '.join(late)} took longer than the "
+                           f"timeout ({req.timeout:.0f} s); its partial output is in the JSON record")
     if result.differences:
         raise ProblemsFound(f"emulate: results diverge between warp widths "
                             f"({len(result.differences)} difference(s), listed above)")
@@ -82,9 +103,15 @@ def _print_text(result) -> None:
         head = f"warp {r.warp}: {r.status}"
         if r.status == "ran":
             head += f", exit {r.exit}, {len(r.stdout.splitlines())} stdout line(s), {r.seconds:.2f} s ({compiled})"
+        elif r.status == "timeout":
+            head += f" after {r.seconds:.0f} s, {len(r.stdout.splitlines())} stdout line(s) so far"
+        if r.masked:
+            head += f"; {len(r.masked)} timing line(s) masked, first: line {r.masked[0][0]}: {r.masked[0][1][:80]}"
         print(head + (f"\n  {r.fault}" if r.fault else ""), file=stream)
+        for f in r.findings:
+            print(f"  finding: {f}", file=stream)
     for d in result.differences:
         print(f"DIVERGED: {d.line()}", file=stream)
-    if not result.differences:
+    if result.verdict == "same":
         print(f"same results at warp {' and '.join(str(r.warp) for r in result.runs)} "
               f"({', '.join(result.request.compare)} compared)", file=stream)

@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError, UsageError
-from . import build, refuse, run
+from ..errors import InputError, PortError, UsageError
+from . import build, refuse, run, sandbox
 
 SCHEMA = 1
 WARPS = (32, 64)  # the widths the runtime models: CUDA warps and CDNA wavefronts
@@ -22,6 +22,12 @@ WARPS = (32, 64)  # the widths the runtime models: CUDA warps and CDNA wavefront
 
 class Unsupported(InputError):
     """The program uses something the emulator does not model (exit 2, the feature named)."""
+
+
+class Inconclusive(PortError):
+    """A run hit the timeout: neither same nor diverged (exit 3; the JSON keeps the partial output)."""
+
+    exit_code = 3
 
 
 @dataclass
@@ -40,6 +46,10 @@ class Request:
     cxx: str = "g++"
     std: str = "c++17"
     cache_dir: Path | None = None  # compiled runtime and programs (default: OUT/cache)
+    default_masks: bool = True     # run.DEFAULT_MASKS (timings, rates) besides ``masks``
+    sandbox: bool = True           # run the program in bwrap (porting.emulate.sandbox)
+    mask_faults: str = "stop"      # "report": a 32-bit mask at 64 lanes is a finding, widened, and the run goes on
+    strict_sync: bool = False      # a mask naming a lane waiting elsewhere faults (default: finding, go on)
 
 
 @dataclass
@@ -54,6 +64,8 @@ class Result:
 
     @property
     def verdict(self) -> str:
+        if any(r.status == "timeout" for r in self.runs):
+            return "inconclusive"
         return "diverged" if self.differences else "same"
 
     def to_json(self) -> dict:
@@ -62,6 +74,9 @@ class Result:
                 "sources": [str(s) for s in r.sources], "files": [str(f) for f in self.files],
                 "launch_sites": self.launches,
                 "language": self.language, "warps": r.warps, "compare": r.compare, "masks": r.masks,
+                "default_masks": list(run.DEFAULT_MASKS) if r.default_masks else [],
+                "sandbox": "bwrap" if r.sandbox else "none",
+                "mask_faults": r.mask_faults, "sync": "strict" if r.strict_sync else "hardware",
                 "program_args": r.program_args,
                 "seconds": round(self.seconds, 3),
                 "runs": [x.to_json() for x in self.runs],
@@ -83,10 +98,12 @@ def check_request(req: Request) -> list[re.Pattern[str]]:
         raise UsageError(f"--stdin {req.stdin}: not a file")
     if req.cwd is not None and not req.cwd.is_dir():
         raise UsageError(f"--cwd {req.cwd}: not a directory")
+    if req.mask_faults not in ("stop", "report"):
+        raise UsageError(f"--mask-faults: stop or report, got {req.mask_faults}")
     if req.timeout <= 0:
         raise UsageError(f"--timeout: must be positive, got {req.timeout}")
     try:
-        return [re.compile(m) for m in req.masks]
+        return [re.compile(m) for m in [*req.masks, *(run.DEFAULT_MASKS if req.default_masks else ())]]
     except re.error as exc:
         raise UsageError(f"--mask: not a regular expression: {exc}") from None
 
@@ -95,20 +112,36 @@ def emulate(req: Request) -> Result:
     """Build and run ``req``'s program at each width; raises Unsupported / InputError (exit 2)."""
     began = time.monotonic()
     masks = check_request(req)
+    tool_bwrap = sandbox.bwrap() if req.sandbox else None
     tool = build.Toolchain(cxx=req.cxx, std=req.std)
-    program = build.prepare(req.sources, req.include_dirs, req.defines, tool, req.out_dir / "src")
-    refusals = refuse.scan(program.files)
+    files = build.read_files(req.sources, req.include_dirs, req.defines, tool)
+    refusals = refuse.scan(files)  # before anything is copied into OUT
     if refusals:
         more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
         raise Unsupported(refusals[0].message() + more)
+    _refuse_links(req.out_dir, req.warps, req.cache_dir)
+    program = build.prepare(files, req.sources, req.include_dirs, req.defines, tool, req.out_dir / "src")
     compiled = build.compile_all(program, tool, req.warps, req.cache_dir or req.out_dir / "cache")
-    runs = [_run_width(req, compiled[w], str(req.out_dir / "src")) for w in req.warps]
+    env = {"EMU_MASK_FAULTS": req.mask_faults, "EMU_SYNC": "strict" if req.strict_sync else "hardware"}
+    launch = run.Launch(req.program_args, "./" + req.sources[0].stem, tool_bwrap, env)
+    runs = [_run_width(req, compiled[w], str(req.out_dir / "src"), launch) for w in req.warps]
     _raise_if_unrunnable(runs)
     diffs = run.compare(runs, req.compare, masks)
     return Result(req, runs, diffs, program.launches, program.files, program.language, time.monotonic() - began)
 
 
-def _run_width(req: Request, compiled: build.Compiled, mirror: str) -> run.Run:
+def _refuse_links(out: Path, warps: list[int], cache: Path | None) -> None:
+    """The paths port emulate writes below OUT must not be symbolic links (a link at OUT/cache
+    would put the built binaries wherever it points)."""
+    names = [f"run-w{w}{suffix}" for w in warps for suffix in ("", ".stdout", ".stderr")]
+    names += ["src"] + (["cache"] if cache is None else [])
+    for name in names:
+        if (out / name).is_symlink():
+            raise InputError(f"{out / name}: a symbolic link; port emulate writes only inside {out}, "
+                             "remove it or choose another --out")
+
+
+def _run_width(req: Request, compiled: build.Compiled, mirror: str, launch: run.Launch) -> run.Run:
     if compiled.binary is None:
         fault = compiled.error.replace(mirror, "")
         return run.Run(compiled.warp, "build-failed", None, "", compiled.stderr.replace(mirror, ""),
@@ -116,8 +149,7 @@ def _run_width(req: Request, compiled: build.Compiled, mirror: str) -> run.Run:
     workdir = req.out_dir / f"run-w{compiled.warp}"
     run.prepare_workdir(workdir, req.cwd)
     files = [c for c in req.compare if c not in ("stdout", "exit")]
-    result = run.run_binary(compiled.binary, compiled.warp, req.program_args, workdir, req.stdin,
-                            req.timeout, files)
+    result = run.run_binary(compiled.binary, compiled.warp, launch, workdir, req.stdin, req.timeout, files)
     result.compile_seconds, result.compile_cached = compiled.seconds, compiled.cached
     return result
 
@@ -131,8 +163,6 @@ def _raise_if_unrunnable(runs: list[run.Run]) -> None:
         if "port emulate" in runs[0].fault:  # build.explain_compile_error named a missing API/header
             raise Unsupported(runs[0].fault)
         raise InputError(f"does not compile: {runs[0].fault}")
-    if statuses == {"timeout"}:
-        raise InputError(f"every run took longer than the timeout ({runs[0].seconds:.0f} s)")
     if len(runs) > 1 and all(r.status == "ran" and (r.fault or (r.exit or 0) < 0) for r in runs):
         # crashed or faulted at every width: nothing width-dependent to compare
         first = runs[0]

@@ -1,7 +1,8 @@
 """Building a program for `port emulate`: rewrite, compile once per warp width, cache by hash.
 
-The program's sources and the local headers they include (followed through ``#include "..."``
-and through ``-I`` directories) are rewritten (porting.emulate.rewrite) into a mirror under
+The program's sources and the local headers the preprocessor reads for them (``g++ -MM`` at each
+width, so an include in a dead ``#if`` branch is not followed; only files in the source tree) are
+rewritten (porting.emulate.rewrite) into a mirror under
 the output directory, at the same relative layout, so relative includes still resolve. Each
 width compiles with ``g++ -include emu_runtime.h -DEMU_WARP=W`` against the runtime object,
 which is compiled once per (runtime content, compiler, flags, width) and cached by that hash;
@@ -27,8 +28,6 @@ from ..walk import read_regular, why_unreadable
 from .rewrite import rewrite
 
 _RUNTIME_SOURCE = "emu_runtime.cpp"
-_QUOTED = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
-_ANGLED = re.compile(r"^\s*#\s*include\s*<([^>]+)>", re.M)
 MAX_FILES = 2000
 
 
@@ -55,57 +54,79 @@ class Program:
     language: str = "cuda"         # "hip" when a source is HIP (porting.sources.classify)
 
 
-def closure(sources: list[Path], include_dirs: list[Path]) -> list[Path]:
-    """The sources and every local header they include, transitively (system headers excluded)."""
-    seen: dict[Path, None] = {}
-    todo = [p.resolve() for p in sources]
-    while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen[path] = None
-        if len(seen) > MAX_FILES:
+PREPROCESS_TIMEOUT = 120.0  # seconds for the dependency scan (an #include of a FIFO would block it)
+COMPILE_TIMEOUT = 1800.0    # seconds for one width's compile
+
+
+class OutsideTree(InputError):
+    """A file the program includes lies outside its source tree (exit 2, the file named)."""
+
+
+def read_files(sources: list[Path], include_dirs: list[Path], defines: list[str], tool: Toolchain) -> list[Path]:
+    """The files the preprocessor actually reads for ``sources`` at either width (``g++ -MM``:
+    an ``#include`` inside ``#if 0`` is not read), other than system headers and the emulator's
+    own. Each must lie in the source tree, the sources' directories and the ``-I`` directories:
+    what is copied into OUT and compiled is then what the user pointed at."""
+    roots = sorted({s.resolve().parent for s in sources} | {d.resolve() for d in include_dirs})
+    runtime = assets.emulate_runtime_dir().resolve()
+    found: dict[Path, None] = {s.resolve(): None for s in sources}
+    for warp in (32, 64):
+        cmd = [tool.cxx, f"-std={tool.std}", f"-DEMU_WARP={warp}", *_include_flags(include_dirs),
+               *[f"-D{d}" for d in defines], "-include", "emu_runtime.h", "-x", "c++", "-MM", "-MG",
+               *map(str, sources)]
+        try:
+            done = process_group.run(cmd, timeout=PREPROCESS_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise InputError(f"{sources[0]}: the preprocessor did not finish in {PREPROCESS_TIMEOUT:.0f} s "
+                             "(an #include of a FIFO or device file?)") from None
+        for name in _make_deps(done.stdout):
+            path = Path(name)
+            if not path.is_file():
+                continue  # a header that does not exist: the compile names it
+            real = path.resolve()
+            if real.is_relative_to(runtime):
+                continue
+            if not any(real.is_relative_to(r) for r in roots):
+                raise OutsideTree(f"{path}: included by the program but outside its source tree (the sources' "
+                                  "directories and -I directories); pass -I DIR to include that directory")
+            found[real] = None
+        if len(found) > MAX_FILES:
             raise InputError(f"{sources[0]}: includes more than {MAX_FILES} local files")
-        data = read_regular(path)  # the one bounded reader: a FIFO named like a header cannot hang it
-        if data is None:
-            raise InputError(f"{path}: {why_unreadable(path)}")
-        text = data.decode("utf-8", errors="replace")
-        for name in _QUOTED.findall(text):
-            found = _resolve(name, [path.parent, *include_dirs])
-            if found is not None:
-                todo.append(found)
-        for name in _ANGLED.findall(text):
-            found = _resolve(name, include_dirs)
-            if found is not None:
-                todo.append(found)
-    return list(seen)
+    return list(found)
 
 
-def _resolve(name: str, dirs: list[Path]) -> Path | None:
-    for d in dirs:
-        candidate = d / name
-        if candidate.is_file():
-            return candidate.resolve()
-    return None
+def _make_deps(text: str) -> list[str]:
+    """The prerequisites of ``g++ -MM`` rules (``target: a b \\`` continued, spaces escaped)."""
+    names: list[str] = []
+    for rule in text.replace("\\\n", " ").splitlines():
+        if ":" not in rule:
+            continue
+        body = rule.split(":", 1)[1].replace("\\ ", "\0")
+        names += [n.replace("\0", " ") for n in body.split()]
+    return names
 
 
-def prepare(sources: list[Path], include_dirs: list[Path], defines: list[str], tool: Toolchain,
-            mirror: Path) -> Program:
-    """Rewrite the program's files into ``mirror`` (same absolute layout below it)."""
+def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], defines: list[str],
+            tool: Toolchain, mirror: Path) -> Program:
+    """Rewrite ``files`` (read_files) into ``mirror`` (same absolute layout below it), each with
+    its own permission bits at most (a 0600 header stays 0600)."""
     dirs = [d.resolve() for d in include_dirs]
-    files = closure(sources, dirs)
     language = "hip" if any(classify(s) == "hip" for s in sources) else "cuda"
     defines = [*defines, "EMU_HIP=1"] if language == "hip" else list(defines)
     h = hashlib.sha256()
     launches = 0
     out = OutputDir(mirror)  # writes stay inside the mirror, whatever symlinks appear in it
     for path in sorted(files):
-        result = rewrite(path.read_text(encoding="utf-8", errors="replace"), str(path))
+        raw = read_regular(path)  # the one bounded reader: a file swapped for a FIFO cannot hang it
+        if raw is None:
+            raise InputError(f"{path}: {why_unreadable(path)}")
+        result = rewrite(raw.decode("utf-8", errors="replace"), str(path))
         launches += result.launches
         data = result.text.encode("utf-8")
         target = _mirrored(mirror, path)
-        if not target.is_file() or target.read_bytes() != data:
-            out.write_bytes(str(target.relative_to(mirror)), data, durable=False)
+        mode = path.stat().st_mode & 0o666
+        if not target.is_file() or target.read_bytes() != data or target.stat().st_mode & 0o777 != mode:
+            out.write_bytes(str(target.relative_to(mirror)), data, mode=mode, durable=False)
         h.update(str(path).encode() + b"\0" + data + b"\0")
     for flag in [*map(str, dirs), *defines, tool.cxx, *tool.base_flags(0)]:
         h.update(flag.encode() + b"\0")
@@ -214,7 +235,11 @@ def _start_all(cache: Path, warps: list[int], make) -> dict[int, Compiled]:
 def _finish(job: _Job, proc: subprocess.Popen | None, tmp: Path, began: float) -> Compiled:
     if proc is None:
         return Compiled(job.warp, job.output, 0.0, True)
-    _, err = proc.communicate()
+    try:
+        _, err = proc.communicate(timeout=COMPILE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return Compiled(job.warp, None, time.monotonic() - began, False,
+                        f"the compiler did not finish in {COMPILE_TIMEOUT:.0f} s")
     seconds = time.monotonic() - began
     if proc.returncode != 0:
         return Compiled(job.warp, None, seconds, False, explain_compile_error(err), err)

@@ -39,21 +39,22 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses Thrust", r"\bthrust::", r"^thrust/"),
     _f("uses CUB/hipCUB", r"\b(?:hip)?cub::", r"^(?:hip)?cub/"),
     _f("uses libcu++ (cuda::)", r"\bcuda::(?!std::)", r"^cuda/"),
-    _f("half/bfloat16 types (cuda_fp16.h)", r"\b(?:__half2?|__nv_bfloat162?|__hip_bfloat16)\b",
-       r"(?:^|/)(?:cuda_fp16|cuda_bf16|cuda_fp8|hip_fp16|hip_bf16|amd_hip_fp16)\.h"),
+    # half and bfloat16 are emulated (runtime/emu_fp16.h); the 8-bit float formats are not
+    _f("fp8 types (cuda_fp8.h)", r"\b__nv_fp8\w*|\b__hip_fp8\w*", r"(?:^|/)(?:cuda_fp8|hip_fp8|amd_hip_fp8)\.h"),
     _f("inline PTX/GCN assembly (asm)", r"\b(?:asm|__asm__|__asm)\s*(?:volatile\s*|__volatile__\s*)?\("),
     _f("texture objects/references", r"\b(?:tex[123]D\w*|texCubemap\w*)\s*[<(]|\b(?:cuda|hip)TextureObject_t\b"
        r"|\btexture\s*<|\b(?:cuda|hip)(?:Create)?TextureObject\b|\b(?:cuda|hip)BindTexture\w*"),
     _f("surface objects", r"\bsurf[123]D\w*\s*[<(]|\b(?:cuda|hip)SurfaceObject_t\b"),
     _f("CUDA arrays (cudaArray)",
        r"\b(?:cuda|hip)(?:Malloc3?DArray|MallocArray|Array_t|MemcpyToArray|Memcpy2DToArray)\b"),
-    _f("cooperative groups grid sync", r"\bthis_grid\s*\(|\bgrid_group\b|\b(?:cuda|hip)LaunchCooperativeKernel\w*"
-       r"|\bthis_multi_grid\s*\("),
+    # this_grid() for ranks and sizes is emulated; a grid-wide barrier is found by _grid_sync
+    _f("cooperative groups grid sync", r"\b(?:cuda|hip)LaunchCooperativeKernel\w*|\bthis_multi_grid\s*\("),
     _f("cooperative groups labeled/binary partitions or clusters",
        r"\b(?:labeled_partition|binary_partition|cluster_group|this_cluster)\s*[(<]"),
     _f("tensor-core WMMA", r"\bwmma::|\b__hmma\w*", r"^mma\.h$"),
     _f("asynchronous copy pipelines", r"\b__pipeline_\w+\s*\(|\bmemcpy_async\s*\(", r"^cuda_pipeline"),
-    _f("CUDA graphs", r"\b(?:cuda|hip)Graph\w*|\b(?:cuda|hip)StreamBeginCapture\b"),
+    # not cudaGraphics* (graphics interop, below)
+    _f("CUDA graphs", r"\b(?:cuda|hip)Graph(?!ics)\w*|\b(?:cuda|hip)StreamBeginCapture\b"),
     _f("the CUDA driver API", r"\bcu(?:Init|Ctx\w+|Module\w+|LaunchKernel|MemAlloc\w*|MemcpyHtoD\w*|MemcpyDtoH\w*"
        r"|DeviceGet\w*|FuncGetAttribute|Event\w+|Stream\w+|LinkCreate)\s*\("),
     _f("CUDA IPC / multi-process memory", r"\b(?:cuda|hip)Ipc\w+"),
@@ -89,7 +90,25 @@ def scan_text(text: str, path: str) -> list[Refusal]:
     at = _warp_synchronous(masked.code)
     if at is not None:
         found.append(Refusal(WARP_SYNCHRONOUS, f"{path}:{masked.position(at)[0]}"))
+    at = _grid_sync(masked.code)
+    if at is not None and not any(f.feature == GRID_SYNC for f in found):
+        found.append(Refusal(GRID_SYNC, f"{path}:{masked.position(at)[0]}"))
     return found
+
+
+GRID_SYNC = "cooperative groups grid sync"
+_GRID_NAMES = re.compile(r"\bgrid_group\s*&?\s*([A-Za-z_]\w*)|\b([A-Za-z_]\w*)\s*=\s*(?:\w+::)*this_grid\s*\(\s*\)")
+_THIS_GRID = r"(?:\w+::)*this_grid\s*\(\s*\)"
+
+
+def _grid_sync(code: str) -> int | None:
+    """A grid-wide barrier: ``this_grid().sync()``, ``g.sync()`` or ``sync(g)`` on a grid group.
+    Blocks run one after another here, so no block could pass it; ranks and sizes of the grid
+    group need no barrier and are emulated."""
+    names = {a or b for a, b in _GRID_NAMES.findall(code)}
+    target = "|".join([_THIS_GRID, *(r"\b" + re.escape(n) for n in sorted(names))])
+    m = re.search(rf"(?:{target})\s*\.\s*sync\s*\(|\bsync\s*\(\s*(?:{target})\s*\)", code)
+    return m.start() if m else None
 
 
 def _warp_synchronous(code: str) -> int | None:

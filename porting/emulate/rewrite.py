@@ -21,9 +21,15 @@ from dataclasses import dataclass
 from ..audit.mask import mask
 from ..errors import InputError
 
+# `extern __shared__ T name[];` and the order C++ also allows, `extern T __shared__ name[];`
 _EXTERN_SHARED = re.compile(
-    r"\bextern\s+__shared__\s+(?P<type>[^;{}()]*?(?:\([^;{}]*?\)[^;{}()]*?)*?)\s*\b(?P<name>[A-Za-z_]\w*)"
+    r"\bextern\s+(?:__shared__\s+)?(?P<type>[^;{}()]*?(?:\([^;{}]*?\)[^;{}()]*?)*?)\s*\b(?P<name>[A-Za-z_]\w*)"
     r"\s*\[\s*\](?P<dims>(?:\s*\[[^\]]*\])*)\s*;")
+_SHARED_WORD = re.compile(r"\b__shared__\b")
+# the declaration a `__shared__` belongs to, back to the previous statement boundary
+_DECL_START = re.compile(r"[;{}]\s*")
+_STATIC = re.compile(r"\bstatic\b")
+_STATIC_AFTER = re.compile(r"\s*static\b")
 _ALIGN = re.compile(r"__align__\s*\([^)]*\)|alignas\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\)")
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 
@@ -48,16 +54,34 @@ def rewrite(text: str, path: str = "<source>") -> Rewritten:
         pos = code.find("<<<", end)
     shared = 0
     for m in _EXTERN_SHARED.finditer(code):
+        if "__shared__" not in m.group(0):
+            continue
         edits.append((m.start(), m.end(), _shared_decl(text, m)))
         shared += 1
+    edits += _static_shared(code, [(a, b) for a, b, _ in edits])
     out = text
     for start, end, new in sorted(edits, reverse=True):
         out = out[:start] + new + out[end:]
     return Rewritten(out, launches, shared)
 
 
+def _static_shared(code: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """``static __shared__ T x;``: the runtime defines ``__shared__`` as ``static`` (one block runs
+    at a time on one OS thread, so a function-local static is the block's shared memory), which
+    would make it ``static static``; the ``__shared__`` of a declaration already static is blanked."""
+    edits = []
+    for m in _SHARED_WORD.finditer(code):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        window = max(0, m.start() - 400)
+        begin = max((b.end() for b in _DECL_START.finditer(code, window, m.start())), default=window)
+        if _STATIC.search(code, begin, m.start()) or _STATIC_AFTER.match(code, m.end()):
+            edits.append((m.start(), m.end(), " " * len("__shared__")))
+    return edits
+
+
 def _shared_decl(text: str, m: re.Match) -> str:
-    type_ = _ALIGN.sub("", text[m.start("type"):m.end("type")]).strip()
+    type_ = _ALIGN.sub("", text[m.start("type"):m.end("type")]).replace("__shared__", "").strip()
     name = m.group("name")
     dims = m.group("dims").strip()
     target = "::emu::dynamic_shared"
@@ -97,7 +121,7 @@ def _launch(text: str, code: str, chevrons: int, path: str) -> tuple[int, int, s
 def _callee_start(code: str, pos: int) -> int:
     """Walk back from '<<<' over the kernel expression: names, '::', template arguments."""
     i = pos
-    while i > 0 and code[i - 1] in " \t":
+    while i > 0 and code[i - 1] in " \t\r\n":  # the kernel's name may end the line before `<<<`
         i -= 1
     while i > 0:
         c = code[i - 1]

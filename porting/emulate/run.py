@@ -9,7 +9,9 @@ and reports the first difference of each.
 
 from __future__ import annotations
 
+import os
 import re
+import resource
 import shutil
 import subprocess
 import time
@@ -17,10 +19,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..process_group import spawn, stop_group
+from . import sandbox
 
 EXIT_FAULT = 3          # emu_runtime.cpp: a kernel trapped (bad warp mask, __trap, ...)
 EXIT_UNSUPPORTED = 4    # emu_runtime.cpp: the program needs something not emulated
+MAX_MASKED_SHOWN = 50
+# Run-to-run volatile text masked by default (--no-default-mask turns it off; docs/emulate.md
+# lists them): a number with a time unit, a rate (GB/s, GFLOP/s, items/s), and the number after
+# a timing word ("Time = 1.23", "elapsed: 4"). Two runs of one program differ there at any width.
+_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+DEFAULT_MASKS: tuple[str, ...] = (
+    _NUM + r"\s*\(?\s*(?:ns|nsec|nanoseconds?|us|usec|µs|microseconds?|ms|msec|milliseconds?|s|sec|secs|seconds?|"
+    r"min|minutes?|cycles|clocks)\b\)?",
+    _NUM + r"\s*(?:[KMGTP]i?)?(?:B|bytes?|FLOPs?|[Ff]lops?|[Oo]ps?|[Oo]perations|[Ii]nstructions|[Ee]lements|"
+    r"[Ii]tems|[Pp]ixels|[Ss]amples|[Kk]eys|[Pp]oints|[Nn]odes|[Ee]dges|[Tt]hreads|[Rr]ays|[Ii]terations)?\s*/\s*s(?:ec)?\b",
+    _NUM + r"\s*[KMGTP](?:FLOPS|[Ff]lops|IPS|B/s)\b",
+    r"(?i)\b(?:time|timing|elapsed|duration|throughput|bandwidth|[kmgt]?flops|speed ?up|latency|runtime|perf|"
+    r"clocks?|cycles?|ticks)"
+    r"\b[^0-9\n<,;]{0,40}?" + _NUM,
+)
 _EMU_LINE = re.compile(r"^emu: (error|unsupported): (.*)$", re.M)
+_FINDING = re.compile(r"^emu: finding: (.*?)(?: \[warp \d+[^\]]*\])?$", re.M)
 
 
 @dataclass
@@ -36,12 +55,16 @@ class Run:
     fault: str = ""                # the runtime's own error line (a trap, a bad mask)
     files: dict[str, bytes | None] = field(default_factory=dict)
     workdir: Path | None = None
+    masked: list[tuple[int, str]] = field(default_factory=list)  # (line, original) of masked stdout lines
+    findings: list[str] = field(default_factory=list)  # the runtime's "emu: finding:" lines (the run went on)
 
     def to_json(self) -> dict:
         return {"warp": self.warp, "status": self.status, "exit": self.exit,
                 "seconds": round(self.seconds, 4), "compile_seconds": round(self.compile_seconds, 3),
                 "compile_cached": self.compile_cached, "stdout_lines": len(self.stdout.splitlines()),
-                "stdout": self.stdout, "stderr_tail": self.stderr[-2000:], "fault": self.fault or None}
+                "stdout": self.stdout, "stderr_tail": self.stderr[-2000:], "fault": self.fault or None,
+                "masked_lines": [{"line": n, "text": t} for n, t in self.masked[:MAX_MASKED_SHOWN]],
+                "masked_count": len(self.masked), "findings": self.findings}
 
 
 def prepare_workdir(workdir: Path, seed: Path | None) -> None:
@@ -53,23 +76,46 @@ def prepare_workdir(workdir: Path, seed: Path | None) -> None:
         workdir.mkdir(parents=True)
 
 
-def run_binary(binary: Path, warp: int, args: list[str], workdir: Path, stdin: Path | None,
+MAX_OUTPUT = 16 << 20   # bytes of stdout/stderr kept per run; the rest is cut (a program can print GBs)
+MAX_FILE_SIZE = 1 << 30  # RLIMIT_FSIZE of the run: no file (its stdout capture included) grows past 1 GiB
+
+
+@dataclass
+class Launch:
+    """How one width's binary is started: argv[0], arguments, sandbox."""
+    args: list[str]
+    argv0: str                     # the same at every width (not the per-width binary's path)
+    sandbox: str | None            # the bwrap executable, None for --no-sandbox
+    env: dict[str, str] = field(default_factory=dict)  # EMU_MASK_FAULTS / EMU_SYNC (emu_runtime.cpp)
+
+
+def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Path | None,
                timeout: float, files: list[str]) -> Run:
+    """Run once; stdout and stderr go to files beside ``workdir`` (not pipes: a daemon that
+    keeps a pipe open cannot hold the run, and the output is read back bounded)."""
+    command = sandbox.argv0_exec(binary, launch.argv0, launch.args)
+    if launch.sandbox is not None:
+        command = sandbox.wrap(command, workdir, [binary], launch.sandbox)
+    out_path, err_path = (workdir.with_name(f"{workdir.name}.{k}") for k in ("stdout", "stderr"))
     began = time.monotonic()
-    with open(stdin if stdin is not None else "/dev/null", "rb") as feed:
+    with open(stdin if stdin is not None else "/dev/null", "rb") as feed, \
+            open(out_path, "wb", opener=_no_follow) as out, open(err_path, "wb", opener=_no_follow) as err:
         # registered with the command's owner: a signal to `port emulate` ends the program's group
-        proc = spawn([str(binary), *args], cwd=workdir, stdin=feed, stdout=subprocess.PIPE,
-                     stderr=subprocess.PIPE)
+        proc = spawn(command, cwd=workdir, stdin=feed, stdout=out, stderr=err, preexec_fn=_limit_files,
+                     env={**os.environ, **launch.env})
         try:
-            out, err = proc.communicate(timeout=timeout)
+            proc.wait(timeout=timeout)
+            status = "ran"
         except subprocess.TimeoutExpired:
-            stop_group(proc, grace_s=2.0)
-            out, err = proc.communicate()
-            return Run(warp, "timeout", None, _text(out), _text(err), time.monotonic() - began, workdir=workdir)
+            status = "timeout"
         finally:  # also after a normal exit: whatever the program forked into its group goes too
             stop_group(proc, grace_s=2.0)
-    stderr = _text(err)
-    run = Run(warp, "ran", proc.returncode, _text(out), stderr, time.monotonic() - began, workdir=workdir)
+    seconds = time.monotonic() - began
+    stdout, stderr = _read_capped(out_path), _read_capped(err_path)
+    if status == "timeout":  # the partial output is kept: it shows how far the run got
+        return Run(warp, "timeout", None, stdout, stderr, seconds, workdir=workdir, findings=_FINDING.findall(stderr))
+    run = Run(warp, "ran", proc.returncode, stdout, stderr, seconds, workdir=workdir,
+              findings=_FINDING.findall(stderr))
     emu = _EMU_LINE.findall(stderr)
     if emu:
         kind, message = emu[-1]
@@ -78,6 +124,22 @@ def run_binary(binary: Path, warp: int, args: list[str], workdir: Path, stdin: P
             run.status = "unsupported"
     run.files = {name: _read(workdir / name) for name in files}
     return run
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW, 0o600)  # a link planted at OUT/run-wN.stdout is refused
+
+
+def _limit_files() -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (MAX_FILE_SIZE, MAX_FILE_SIZE))
+
+
+def _read_capped(path: Path) -> str:
+    with open(path, "rb") as f:
+        data = f.read(MAX_OUTPUT + 1)
+    if len(data) > MAX_OUTPUT:
+        return _text(data[:MAX_OUTPUT]) + f"\n<port emulate: output cut at {MAX_OUTPUT} bytes>\n"
+    return _text(data)
 
 
 def _text(data: bytes) -> str:
@@ -106,18 +168,26 @@ class Difference:
 
 
 def compare(runs: list[Run], what: list[str], masks: list[re.Pattern[str]]) -> list[Difference]:
-    """The first difference of each compared item between the first run and every other."""
+    """The first difference of each compared item between the first run and every other; the
+    masked stdout lines are recorded on each run. A run that timed out is compared with nothing
+    (the caller calls the verdict inconclusive)."""
+    texts = {id(r): _masked(r, masks) for r in runs}
     diffs: list[Difference] = []
     base = runs[0]
     for other in runs[1:]:
         pair = (base, other)
+        if "timeout" in (base.status, other.status):
+            continue
         if base.status != other.status:
             diffs.append(Difference("status", "", {r.warp: _status(r) for r in pair}))
             continue
+        if base.findings != other.findings:  # a mask reported and widened at one width only
+            diffs.append(Difference("finding", "", {r.warp: _short(r.findings[0]) if r.findings else "none"
+                                                    for r in pair}))
         if "exit" in what and base.exit != other.exit:
             diffs.append(Difference("exit", "", {r.warp: _status(r) for r in pair}))
         if "stdout" in what:
-            diffs += _text_diff("stdout", base, other, _masked(base.stdout, masks), _masked(other.stdout, masks))
+            diffs += _text_diff("stdout", base, other, texts[id(base)], texts[id(other)])
         for name in (w for w in what if w not in ("stdout", "exit")):
             diffs += _file_diff(name, base, other)
     return diffs
@@ -129,10 +199,12 @@ def _status(run: Run) -> str:
     return f"exit {run.exit}" + (f" ({run.fault})" if run.fault else "")
 
 
-def _masked(text: str, masks: list[re.Pattern[str]]) -> list[str]:
-    lines = text.splitlines()
+def _masked(run: Run, masks: list[re.Pattern[str]]) -> list[str]:
+    original = run.stdout.splitlines()
+    lines = list(original)
     for pattern in masks:
         lines = [pattern.sub("<masked>", line) for line in lines]
+    run.masked = [(i + 1, o) for i, (o, m) in enumerate(zip(original, lines)) if o != m]
     return lines
 
 

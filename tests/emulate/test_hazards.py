@@ -46,3 +46,18 @@ def test_fixed_program_is_the_same_at_both_widths(name, emulate_program):
     # and it computes what the buggy program computes at 32 lanes, where the bug is latent
     bug = emulate_program(HAZARDS / f"{name}_bug.cu", warps=[32])
     assert result.runs[0].stdout == bug.runs[0].stdout
+
+
+def test_a_reported_mask_fault_widens_the_mask_and_compares_the_results(emulate_program):
+    """--mask-faults report: the 32-bit mask at 64 lanes is one difference (a finding at 64 only),
+    and the run goes on with the mask widened, so the results are compared as well: here, with
+    every lane in the reduction, they agree with the 32-lane run."""
+    result = emulate_program(HAZARDS / "fullmask_bug.cu", mask_faults="report")
+    assert result.verdict == "diverged"
+    [diff] = result.differences
+    assert diff.what == "finding" and diff.values[32] == "none"
+    assert "lane 32 is not in its mask 0xffffffff" in diff.values[64]
+    assert "widened to 0xffffffffffffffff" in result.runs[1].findings[0]
+    assert [r.exit for r in result.runs] == [0, 0]
+    assert result.runs[0].stdout == result.runs[1].stdout
+    assert result.runs[1].stdout.startswith("max of block 0: ")

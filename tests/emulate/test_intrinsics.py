@@ -173,17 +173,23 @@ def test_the_table_itself_differs_between_widths():
     assert {"activemask", "lane_id", "ballot", "shfl_down5", "reduce_add", "branch_ballot"} <= differs
 
 
-def test_the_portable_ucontext_switch_gives_the_same_table(tmp_path, emu_cache):
-    """Other architectures than x86-64 switch fibers with ucontext: same semantics."""
+@pytest.mark.parametrize("switch, env", [
+    ("ucontext", {}),
+    ("asm", {"EMU_NO_RUNNER": "1"}),
+])
+def test_other_switches_and_schedulers_give_the_same_table(tmp_path, emu_cache, switch, env):
+    """Other architectures than x86-64 switch fibers with ucontext, and EMU_NO_RUNNER turns off
+    the runner fast path (every thread on a fiber of its own): same semantics either way."""
     from porting.emulate import build, run
 
-    tool = build.Toolchain(extra=("-DEMU_UCONTEXT",))
-    program = build.prepare([PROGRAM], [], [], tool, tmp_path / "src")
+    tool = build.Toolchain(extra=("-DEMU_UCONTEXT",) if switch == "ucontext" else ())
+    program = build.prepare(build.read_files([PROGRAM], [], [], tool), [PROGRAM], [], [], tool, tmp_path / "src")
     compiled = build.compile_all(program, tool, [32, 64], emu_cache)
     for width, c in compiled.items():
         assert c.binary is not None, c.error
         workdir = tmp_path / f"run{width}"
         workdir.mkdir()
-        result = run.run_binary(c.binary, width, ["partial"], workdir, None, 300.0, [])
+        launch = run.Launch(["partial"], "./intrinsics", None, env)
+        result = run.run_binary(c.binary, width, launch, workdir, None, 300.0, [])
         assert result.exit == 0, result.stderr
         assert parse(result.stdout) == expected(width, partial=True)

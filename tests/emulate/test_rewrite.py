@@ -47,3 +47,31 @@ def test_malformed_launches_are_named(src, message):
     with pytest.raises(InputError) as err:
         rewrite(src, "x.cu")
     assert str(err.value) == message
+
+
+def test_a_kernel_name_on_the_line_before_the_chevrons():
+    src = "void f(int* a) {\n  my_kernel\n      <<<grid, 256>>>(a);\n  x = 1;\n}\n"
+    out = rewrite(src, "x.cu")
+    assert out.launches == 1 and out.text.count("\n") == src.count("\n")
+    assert "::emu::launch(::emu::config(grid, 256), [&](auto&&... emu_a_) { my_kernel(emu_a_...); }, a)" in out.text
+
+
+def test_a_statement_end_before_the_chevrons_is_still_no_kernel_name():
+    with pytest.raises(InputError, match="x.cu:2: a '<<<' launch without a kernel name"):
+        rewrite("x = 1;\n<<<1, 1>>>();\n", "x.cu")
+
+
+def test_shared_declarations_in_both_orders_and_with_static():
+    src = ("extern float __shared__ buf[];\n"
+           "static __shared__ int a[4];\n"
+           "__shared__ static int b;\n"
+           "__shared__ int c;  // becomes static through the runtime's macro\n"
+           "const char* s = \"static __shared__\";\n")
+    out = rewrite(src)
+    lines = out.text.splitlines()
+    assert out.dynamic_shared == 1
+    assert lines[0] == "float* const buf = reinterpret_cast<float*>(::emu::dynamic_shared);"
+    assert lines[1].split() == ["static", "int", "a[4];"]
+    assert lines[2].split() == ["static", "int", "b;"]
+    assert lines[3].startswith("__shared__ int c;")
+    assert lines[4] == src.splitlines()[4]

@@ -18,11 +18,23 @@ def test_a_hip_program_runs_the_same_at_both_widths(emulate_program):
     assert out[2] == "ballot bytes 8, error: no error"  # HIP's ballot is 64 bits at either width
 
 
-def test_a_mask_naming_a_lane_that_is_elsewhere_faults(emulate_program):
-    result = emulate_program(RUNTIME / "lockstep.cu", warps=[32], program_args=["mask"])
+def test_a_mask_naming_a_lane_that_is_elsewhere_faults_when_strict(emulate_program):
+    result = emulate_program(RUNTIME / "lockstep.cu", warps=[32], program_args=["mask"], strict_sync=True)
     [run] = result.runs
     assert run.exit == 3
     assert "__shfl_sync: mask 0xffffffff names lane 1, which has not exited but does not reach this call" in run.fault
+
+
+def test_a_mask_naming_a_lane_that_is_elsewhere_is_a_finding_by_default(emulate_program):
+    """NVIDIA GPUs run such a call under independent thread scheduling: each group of lanes meets
+    with the lanes that arrived; the run goes on and is judged, the finding reported per site."""
+    result = emulate_program(RUNTIME / "lockstep.cu", program_args=["mask"])
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    for run in result.runs:
+        assert run.exit == 0 and not run.fault
+        assert run.stdout.split()[:4] == ["0", "101", "0", "101"]
+        assert len(run.findings) == 2  # once per call site
+        assert "__shfl_sync: mask 0xffffffff names lane 1, which waits at another call site" in run.findings[0]
 
 
 def test_exited_lanes_and_partial_warps_are_inactive(emulate_program):
@@ -67,3 +79,32 @@ def test_cooperative_groups_at_block_and_tile_scope(emulate_program):
         any7 = int(base <= 7 < base + 16)
         assert cells[str(t)] == f"{scan}:{ballot + (any7 << 20) + (1 << 21):x}", t
     assert lines[2] == f"counter {sum(1 for t in range(128) if t % 3 != 1)}, slots unique"
+
+
+def test_front_end_gaps_of_real_programs(emulate_program):
+    result = emulate_program(RUNTIME / "frontend_gaps.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    s = sum(min(t, 100) + max(t, 5) for t in range(128))
+    assert result.runs[0].stdout == f"out {s + 256} {s + 256} counter 256\ncallback 1 overlap 1 cudaErrorAssert\n"
+
+
+def test_a_tile_wider_than_the_warp_compiles_when_unused(emulate_program):
+    result = emulate_program(RUNTIME / "wide_tile_template.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    assert result.runs[0].stdout == f"{sum(range(128))} {sum(range(128))}\n"
+
+
+def test_half_and_bfloat16(emulate_program):
+    """1/3 rounds to half 0x3555 (0.33325195) and to bfloat16 0x3eab (0.33398438), to nearest
+    even; 2048 + 1 in half is 2048 (11-bit significand), rounded once after the float sum."""
+    result = emulate_program(RUNTIME / "half_types.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == ("sum 224.0 third 0x3555 0.33325195 h2 4.5 6.0 bf16 0x3eab 0.33398438"
+                                     " big 2048.0\n")
+
+
+def test_host_threads_launch_in_turn_and_host_files_keep_their_own_helpers(emulate_program):
+    src = Path(__file__).parent / "programs" / "hostthreads"
+    result = emulate_program(src / "main.cu", src / "helpers.cpp")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "sum 160320 host_min 3\n"

@@ -96,6 +96,8 @@
 #define hipHostAllocMapped cudaHostAllocMapped
 #define hipHostAllocWriteCombined cudaHostAllocWriteCombined
 #define hipHostRegisterDefault cudaHostRegisterDefault
+#define hipHostRegisterPortable cudaHostRegisterPortable
+#define hipHostRegisterMapped cudaHostRegisterMapped
 #define hipMemAttachGlobal cudaMemAttachGlobal
 #define hipDeviceScheduleAuto cudaDeviceScheduleAuto
 #define hipDeviceScheduleSpin cudaDeviceScheduleSpin

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdarg>
+#include <mutex>
 #include <vector>
 
 #if defined(__x86_64__) && !defined(EMU_UCONTEXT)
@@ -59,11 +60,17 @@ struct Runtime {
   Fiber* cur = nullptr;
   Fiber sched;
   int bar_count = 0, bar_arrived = 0;
+  // the runner (run_on_runner): threads that never wait run one after another on one stack
+  char* runner_stack = nullptr;
+  int runner_thread = -1;      // the thread on the runner's stack now, -1 when it is free
+  bool runner_waited = false;  // that thread suspended: the threads after it have their own fibers
+  Fiber runner;                // only its stack and initial context are used
   // stacks are reused: a fiber that ran to completion hands its stack to the next one
   std::vector<char*> free_stacks;
   size_t stack_bytes = 0;
   size_t page = 0;
   std::vector<const void*> warned_sites;
+  std::vector<const void*> finding_sites;  // call sites a finding was reported at (once each)
   cudaError_t last_error = cudaSuccess;
   cudaDeviceProp prop{};
   unsigned device_flags = 0;
@@ -192,10 +199,50 @@ void resume(Runtime& r, Fiber& f) {
   threadIdx = f.tid;
   context_switch(r.sched, f);
   r.cur = &r.sched;
-  if (f.state == DONE) {
+  if (f.state == DONE && f.stack != nullptr) {
     r.free_stacks.push_back(f.stack);
     f.stack = nullptr;
   }
+}
+
+// The fast path for the common kernel, which never waits (no barrier, no warp collective): the
+// scheduler would start each thread on a stack of its own and switch to it and back. Instead one
+// runner fiber calls the kernel for thread t, t+1, ... in turn on a single stack, the order the
+// scheduler itself would run them in. A thread that does wait (at a barrier, a collective) is
+// suspended right there, on the runner's stack, like any fiber: the runner then starts no more
+// threads (the scheduler gives the rest fibers of their own, as before) and finishes once that
+// thread has. So the semantics are the scheduler's; only the switches and stacks are saved.
+[[noreturn]] void runner_entry() {
+  Runtime& r = rt();
+  for (;;) {
+    Fiber& f = r.fibers[r.runner_thread];
+    f.state = READY;
+    r.cur = &f;
+    threadIdx = f.tid;
+    r.invoke(r.ctx);
+    f.state = DONE;
+    int next = r.runner_thread + 1;
+    if (r.runner_waited || next >= r.nthreads || r.fibers[next].state != NEW) break;
+    r.runner_thread = next;
+  }
+  r.runner_thread = -1;
+  context_switch(*r.cur, r.sched);
+  __builtin_unreachable();
+}
+
+bool runner_enabled() {
+  static const bool on = std::getenv("EMU_NO_RUNNER") == nullptr;  // bench/: the fibers-only baseline
+  return on;
+}
+
+void run_on_runner(Runtime& r, int t) {
+  if (r.runner_stack == nullptr) r.runner_stack = take_stack(r);
+  r.runner.stack = r.runner_stack;
+  context_init(r.runner, runner_entry);
+  r.runner_thread = t;
+  r.runner_waited = false;
+  context_switch(r.sched, r.runner);
+  r.cur = &r.sched;
 }
 
 Fiber& current(Runtime& r) {
@@ -207,6 +254,7 @@ void suspend(State s) {
   Runtime& r = rt();
   Fiber* f = &current(r);
   f->state = s;
+  if (r.runner_thread >= 0 && f == &r.fibers[r.runner_thread]) r.runner_waited = true;
   context_switch(*f, r.sched);
   threadIdx = f->tid;
 }
@@ -221,16 +269,66 @@ void warn_inactive_source(Runtime& r, const Arrival* a, int lane, int src) {
                "returns an undefined value, the emulator the caller's own [warp %d]\n", a->name, lane, src, EMU_WARP);
 }
 
-void check_mask(int lane, const Arrival* a, uint64_t active, uint64_t gone) {
+// How a *_sync call whose mask is wrong goes on (port emulate sets these from its options):
+//   EMU_MASK_FAULTS=stop (default) | report: a 32-bit mask at 64 lanes that leaves out the caller
+//     faults, or is reported once per call site as a finding and widened to both halves
+//     (mask | mask << 32: what the 32-lane code meant), so the run's results can still be compared;
+//   EMU_SYNC=hardware (default) | strict: a mask naming a lane that waits at another call site is
+//     undefined in CUDA but runs on NVIDIA GPUs (independent thread scheduling): reported once
+//     per call site and resolved with the lanes that arrived, or a fault under strict.
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::strcmp(v, value) == 0;
+}
+bool mask_report() { static const bool on = env_is("EMU_MASK_FAULTS", "report"); return on; }
+bool sync_strict() { static const bool on = env_is("EMU_SYNC", "strict"); return on; }
+
+void finding(Runtime& r, const Arrival* a, const char* fmt, ...) {
+  if (std::find(r.finding_sites.begin(), r.finding_sites.end(), a->site) != r.finding_sites.end()) return;
+  r.finding_sites.push_back(a->site);
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  std::fprintf(stderr, "emu: finding: %s [warp %d: block (%u,%u,%u) thread (%u,%u,%u)]\n", buf, EMU_WARP,
+               blockIdx.x, blockIdx.y, blockIdx.z, r.cur->tid.x, r.cur->tid.y, r.cur->tid.z);
+}
+
+// A 32-bit mask at 64 lanes that leaves out a caller: under EMU_MASK_FAULTS=report, every such
+// mask of the group is widened before any lane completes, so all lanes see one consistent group.
+void widen_narrow_masks(Runtime& r, int base, const int* lanes, int n) {
+  if (EMU_WARP != 64 || !mask_report()) return;
+  for (int i = 0; i < n; ++i) {
+    Arrival* a = r.fibers[base + lanes[i]].arrival;
+    if (!a->synced || (a->mask & bit(lanes[i])) || (a->mask >> 32) != 0) continue;
+    r.cur = &r.fibers[base + lanes[i]];
+    finding(r, a, "%s: lane %d is not in its mask 0x%llx (a 32-bit mask leaves out lanes 32-63 of a 64-lane "
+            "wavefront); continuing with the mask widened to 0x%llx", a->name, lanes[i], a->mask,
+            (a->mask & 0xffffffffull) | (a->mask << 32));
+    for (int j = 0; j < n; ++j) {
+      Arrival* b = r.fibers[base + lanes[j]].arrival;
+      if (b->synced && (b->mask >> 32) == 0) b->mask |= b->mask << 32;
+    }
+    return;
+  }
+}
+
+void check_mask(Runtime& r, int lane, const Arrival* a, uint64_t active, uint64_t gone) {
   uint64_t m = a->mask & kFull;
   if (!(m & bit(lane))) {
     faultf("%s: lane %d is not in its mask 0x%llx%s", a->name, lane, a->mask,
            (EMU_WARP == 64 && (a->mask >> 32) == 0) ? " (a 32-bit mask leaves out lanes 32-63 of a 64-lane wavefront)" : "");
   }
   uint64_t missing = m & ~active & ~gone;
-  if (missing) {
+  if (missing && sync_strict()) {
     faultf("%s: mask 0x%llx names lane %d, which has not exited but does not reach this call "
            "(it waits at another call site or barrier)", a->name, a->mask, __builtin_ctzll(missing));
+  }
+  if (missing) {
+    finding(r, a, "%s: mask 0x%llx names lane %d, which waits at another call site or barrier (undefined in "
+            "CUDA; NVIDIA GPUs run it under independent thread scheduling): continuing with the lanes that "
+            "arrived", a->name, a->mask, __builtin_ctzll(missing));
   }
 }
 
@@ -316,10 +414,11 @@ void resolve_group(Runtime& r, int base, const int* lanes, int n, uint64_t gone)
     at[lanes[i]] = r.fibers[base + lanes[i]].arrival;
     active |= bit(lanes[i]);
   }
+  widen_narrow_masks(r, base, lanes, n);
   for (int i = 0; i < n; ++i) {
     Arrival* a = r.fibers[base + lanes[i]].arrival;
     r.cur = &r.fibers[base + lanes[i]];  // a fault names this lane's thread
-    if (a->synced) check_mask(lanes[i], a, active, gone);
+    if (a->synced) check_mask(r, lanes[i], a, active, gone);
     uint64_t part = a->synced ? (a->mask & kFull & active) : active;
     complete(r, base, lanes[i], a, at, part, active);
   }
@@ -375,7 +474,8 @@ void run_block(Runtime& r) {
     int live = 0;
     for (int t = 0; t < n; ++t) {
       Fiber& f = r.fibers[t];
-      if (f.state == NEW || f.state == READY) resume(r, f);
+      if (f.state == NEW && r.runner_thread < 0 && runner_enabled()) run_on_runner(r, t);
+      else if (f.state == NEW || f.state == READY) resume(r, f);
       live += f.state != DONE;
     }
     if (live == 0) return;
@@ -402,9 +502,25 @@ void init_stacks(Runtime& r) {
 }
 }  // namespace
 
+namespace {
+thread_local bool t_launching = false;
+std::mutex& launch_lock() {
+  static std::mutex m;
+  return m;
+}
+}  // namespace
+
 void run_grid(const LaunchConfig& c, void (*invoke)(void*), void* ctx) {
   Runtime& r = rt();
-  if (r.in_kernel) unsupported("a kernel launch from device code (dynamic parallelism)");
+  // Host threads that launch at once (pthreads, OpenMP) take turns: there is one scheduler and
+  // one set of thread coordinates. A launch from the OS thread already running a kernel is a
+  // launch from device code.
+  if (t_launching) unsupported("a kernel launch from device code (dynamic parallelism)");
+  std::lock_guard<std::mutex> hold(launch_lock());
+  struct Launching {
+    Launching() { t_launching = true; }
+    ~Launching() { t_launching = false; }
+  } launching;
   if (!valid_config(c)) { r.last_error = cudaErrorInvalidConfiguration; return; }
   if (c.shmem > sizeof dynamic_shared) { r.last_error = cudaErrorInvalidValue; return; }
   init_stacks(r);
@@ -604,6 +720,9 @@ const char* cudaGetErrorName(cudaError_t e) {
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorNotReady: return "cudaErrorNotReady";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
+    case cudaErrorAssert: return "cudaErrorAssert";
     case cudaErrorNotSupported: return "cudaErrorNotSupported";
     default: return "cudaErrorUnknown";
   }

@@ -77,6 +77,7 @@
 #define __managed__
 #define __grid_constant__
 #define __device_builtin__
+#define CUDART_CB
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
@@ -133,7 +134,8 @@ enum cudaError_t {
   cudaErrorInitializationError = 3, cudaErrorLaunchFailure = 4, cudaErrorInvalidConfiguration = 9,
   cudaErrorInvalidSymbol = 13, cudaErrorInvalidDevicePointer = 17, cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101, cudaErrorInvalidResourceHandle = 400,
-  cudaErrorNotReady = 600, cudaErrorNotSupported = 801, cudaErrorUnknown = 999
+  cudaErrorNotReady = 600, cudaErrorIllegalAddress = 700, cudaErrorLaunchTimeout = 702,
+  cudaErrorAssert = 710, cudaErrorNotSupported = 801, cudaErrorUnknown = 999
 };
 typedef cudaError_t cudaError;
 enum cudaMemcpyKind {
@@ -158,7 +160,8 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxRegistersPerMultiprocessor, cudaDevAttrMemoryPoolsSupported,
   cudaDevAttrMaxPersistingL2CacheSize, cudaDevAttrStreamPrioritiesSupported,
   cudaDevAttrGlobalL1CacheSupported, cudaDevAttrLocalL1CacheSupported, cudaDevAttrComputePreemptionSupported,
-  cudaDevAttrCanUseHostPointerForRegisteredMem, cudaDevAttrSingleToDoublePrecisionPerfRatio
+  cudaDevAttrCanUseHostPointerForRegisteredMem, cudaDevAttrSingleToDoublePrecisionPerfRatio,
+  cudaDevAttrGpuOverlap, cudaDevAttrMultiGpuBoardGroupID
 };
 enum cudaComputeMode { cudaComputeModeDefault = 0, cudaComputeModeExclusive = 1, cudaComputeModeProhibited = 2,
                        cudaComputeModeExclusiveProcess = 3 };
@@ -181,11 +184,16 @@ typedef emu_event* cudaEvent_t;
 #define cudaHostAllocMapped 0x2
 #define cudaHostAllocWriteCombined 0x4
 #define cudaHostRegisterDefault 0x0
+#define cudaHostRegisterPortable 0x1
+#define cudaHostRegisterMapped 0x2
+#define cudaHostRegisterIoMemory 0x4
+#define cudaHostRegisterReadOnly 0x8
 #define cudaMemAttachGlobal 0x1
 #define cudaDeviceScheduleAuto 0x0
 #define cudaDeviceScheduleSpin 0x1
 #define cudaDeviceScheduleYield 0x2
 #define cudaDeviceScheduleBlockingSync 0x4
+#define cudaDeviceBlockingSync cudaDeviceScheduleBlockingSync
 #define cudaDeviceMapHost 0x8
 #define cudaCpuDeviceId (-1)
 
@@ -497,6 +505,14 @@ EMU_INL unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned
 // CUDA's global min/max accept mixed operand types.
 template <class A, class B> EMU_INL std::common_type_t<A, B> min(A a, B b) { return b < a ? b : a; }
 template <class A, class B> EMU_INL std::common_type_t<A, B> max(A a, B b) { return a < b ? b : a; }
+// Templates with a defaulted parameter: a host .cpp file that defines its own `uint umin(uint,
+// uint)` (nvcc never shows it CUDA's) gets a non-template overload that wins, not a redefinition.
+template <class = void> EMU_INL unsigned umin(unsigned a, unsigned b) { return b < a ? b : a; }
+template <class = void> EMU_INL unsigned umax(unsigned a, unsigned b) { return a < b ? b : a; }
+template <class = void> EMU_INL long long llmin(long long a, long long b) { return b < a ? b : a; }
+template <class = void> EMU_INL long long llmax(long long a, long long b) { return a < b ? b : a; }
+template <class = void> EMU_INL unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
+template <class = void> EMU_INL unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
 
 // ---- float intrinsics (round-to-nearest; the _rz/_ru/_rd arithmetic forms are not modelled) ----
 EMU_INL float __int_as_float(int x) { float f; std::memcpy(&f, &x, 4); return f; }
@@ -600,6 +616,7 @@ EMU_INL unsigned atomicDec(unsigned* p, unsigned v) { unsigned o = *p; *p = (o =
 EMU_SCOPED_ATOMIC(atomicAdd) EMU_SCOPED_ATOMIC(atomicSub) EMU_SCOPED_ATOMIC(atomicExch)
 EMU_SCOPED_ATOMIC(atomicMin) EMU_SCOPED_ATOMIC(atomicMax) EMU_SCOPED_ATOMIC(atomicAnd)
 EMU_SCOPED_ATOMIC(atomicOr) EMU_SCOPED_ATOMIC(atomicXor) EMU_SCOPED_ATOMIC(atomicCAS)
+EMU_SCOPED_ATOMIC(atomicInc) EMU_SCOPED_ATOMIC(atomicDec)
 #undef EMU_SCOPED_ATOMIC
 template <class T, class U> EMU_INL T unsafeAtomicAdd(T* p, U v) { return atomicAdd(p, v); }
 template <class T, class U> EMU_INL T safeAtomicAdd(T* p, U v) { return atomicAdd(p, v); }

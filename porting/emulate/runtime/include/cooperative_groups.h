@@ -1,6 +1,6 @@
 // port emulate: cooperative groups at block and warp scope, over the runtime's barrier and warp
 // collectives (so every group operation meets in lockstep like the intrinsics it is made of).
-// Grid and multi-grid groups are refused before compiling (docs/emulate.md).
+// A grid group gives ranks and sizes; its sync and multi-grid groups are refused (docs/emulate.md).
 #pragma once
 #include "emu_runtime.h"
 
@@ -29,8 +29,40 @@ EMU_INL int nth_lane(unsigned long long m, unsigned rank) {
 }
 }  // namespace details
 
-class thread_block {
+// Every group is a thread_group (CUDA's hierarchy: a function taking `const thread_group&` accepts a
+// block, a tile or a coalesced group): the base knows its kind and dispatches sync/rank/size.
+class thread_group {
  public:
+  EMU_INL explicit thread_group(unsigned n) : kind_(TILE), n_(n), m_(0) {}
+  EMU_INL void sync() const {
+    if (kind_ == BLOCK) __syncthreads();
+    else if (kind_ == COALESCED) __syncwarp(m_);
+    else __syncwarp(details::tile_mask(n_));
+  }
+  EMU_INL unsigned long long thread_rank() const {
+    if (kind_ == BLOCK) return details::linear_tid();
+    if (kind_ == COALESCED) return __popcll(m_ & ((1ull << details::lane()) - 1));
+    return details::lane() % n_;
+  }
+  EMU_INL unsigned long long size() const {
+    if (kind_ == BLOCK) return details::block_threads();
+    if (kind_ == COALESCED) return __popcll(m_);
+    return n_;
+  }
+  EMU_INL unsigned long long num_threads() const { return size(); }
+  EMU_INL bool is_valid() const { return true; }
+
+ protected:
+  enum Kind { BLOCK, TILE, COALESCED };
+  EMU_INL thread_group(Kind k, unsigned n, unsigned long long m) : kind_(k), n_(n), m_(m) {}
+  Kind kind_;
+  unsigned n_;
+  unsigned long long m_;
+};
+
+class thread_block : public thread_group {
+ public:
+  EMU_INL thread_block() : thread_group(BLOCK, 0, 0) {}
   EMU_INL void sync() const { __syncthreads(); }
   EMU_INL unsigned long long thread_rank() const { return details::linear_tid(); }
   EMU_INL unsigned long long size() const { return details::block_threads(); }
@@ -41,23 +73,35 @@ class thread_block {
   EMU_INL dim3 dim_threads() const { return blockDim; }
 };
 EMU_INL thread_block this_thread_block() { return thread_block(); }
+// Scratch for tiles wider than a warp on CUDA 11+; tiles here are at most a warp, so it holds nothing.
+template <unsigned... Sizes> struct block_tile_memory {};
+template <unsigned... Sizes> EMU_INL thread_block this_thread_block(block_tile_memory<Sizes...>&) { return thread_block(); }
 
-// A tile of `n` consecutive lanes of a warp (n a power of two, at most the warp's width).
-class thread_group {
+// The whole grid, for what needs no grid-wide barrier (ranks, sizes). grid.sync() needs every
+// block resident at once, which blocks run one after another do not give: it stops the run as
+// unsupported (the refusal scan names it first when it sees it).
+class grid_group {
  public:
-  EMU_INL explicit thread_group(unsigned n) : n_(n) {}
-  EMU_INL void sync() const { __syncwarp(details::tile_mask(n_)); }
-  EMU_INL unsigned long long thread_rank() const { return details::lane() % n_; }
-  EMU_INL unsigned long long size() const { return n_; }
-  EMU_INL unsigned long long num_threads() const { return n_; }
-
- protected:
-  unsigned n_;
+  EMU_INL unsigned long long thread_rank() const {
+    unsigned long long block = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z);
+    return block * details::block_threads() + details::linear_tid();
+  }
+  EMU_INL unsigned long long size() const {
+    return (unsigned long long)gridDim.x * gridDim.y * gridDim.z * details::block_threads();
+  }
+  EMU_INL unsigned long long num_threads() const { return size(); }
+  EMU_INL unsigned long long block_rank() const { return thread_rank() / details::block_threads(); }
+  EMU_INL unsigned long long num_blocks() const { return (unsigned long long)gridDim.x * gridDim.y * gridDim.z; }
+  EMU_INL dim3 group_dim() const { return gridDim; }
+  EMU_INL dim3 block_index() const { return blockIdx; }
+  EMU_INL bool is_valid() const { return true; }
+  EMU_INL void sync() const { emu::unsupported("cooperative groups grid sync (grid_group::sync)"); }
 };
+EMU_INL grid_group this_grid() { return grid_group(); }
 
 template <unsigned N>
 class thread_block_tile : public thread_group {
-  static_assert(N >= 1 && N <= 64 && (N & (N - 1)) == 0, "tile size: a power of two up to 64");
+  static_assert(N >= 1 && (N & (N - 1)) == 0, "tile size: a power of two");  // wider than the warp: a fault if used
 
  public:
   EMU_INL thread_block_tile() : thread_group(N) { details::tile_mask(N); }
@@ -76,12 +120,12 @@ class thread_block_tile : public thread_group {
 };
 
 template <unsigned N, class Parent> EMU_INL thread_block_tile<N> tiled_partition(const Parent&) { return thread_block_tile<N>(); }
-EMU_INL thread_group tiled_partition(const thread_block&, unsigned n) { details::tile_mask(n); return thread_group(n); }
+EMU_INL thread_group tiled_partition(const thread_group&, unsigned n) { details::tile_mask(n); return thread_group(n); }
 
 // The lanes active where it was created, ranked in lane order.
-class coalesced_group {
+class coalesced_group : public thread_group {
  public:
-  EMU_INL explicit coalesced_group(unsigned long long m) : m_(m) {}
+  EMU_INL explicit coalesced_group(unsigned long long m) : thread_group(COALESCED, 0, m) {}
   EMU_INL unsigned long long thread_rank() const { return __popcll(m_ & ((1ull << details::lane()) - 1)); }
   EMU_INL unsigned long long size() const { return __popcll(m_); }
   EMU_INL unsigned long long num_threads() const { return __popcll(m_); }
@@ -95,8 +139,6 @@ class coalesced_group {
     return details::compact(emu::vote("coalesced_group::ballot", emu::BALLOT, 1, m_, p), m_);
   }
 
- private:
-  unsigned long long m_;
 };
 EMU_INL coalesced_group coalesced_threads() { return coalesced_group(emu::vote("coalesced_threads", emu::ACTIVEMASK, 0, 0, 1)); }
 

@@ -1,0 +1,168 @@
+// port emulate: half (binary16) and bfloat16 on the CPU, for <cuda_fp16.h>, <cuda_bf16.h>,
+// <hip/hip_fp16.h> and <hip/hip_bf16.h>.
+//
+// __half holds a _Float16 (IEEE binary16, g++ on x86-64): conversions round to nearest even,
+// and each arithmetic intrinsic computes in float and rounds once to half, as the hardware's
+// half instructions do for a single operation. __nv_bfloat16 holds the top 16 bits of a float,
+// rounded to nearest even (a NaN stays a quiet NaN); its arithmetic is float arithmetic rounded
+// back, as on GPUs without native bf16 ALUs. Neither depends on the warp width: what differs
+// between the widths is only how many lanes a shuffle or reduction of them spans.
+#pragma once
+#include "emu_runtime.h"
+
+namespace emu {
+EMU_INL unsigned short float_to_bf16_bits(float f) {
+  unsigned u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (unsigned short)(u >> 16);
+}
+EMU_INL float bf16_bits_to_float(unsigned short h) {
+  unsigned u = (unsigned)h << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+}  // namespace emu
+
+struct __half {
+  _Float16 v;
+  __half() = default;
+  EMU_INL __half(float f) : v((_Float16)f) {}
+  EMU_INL __half(double d) : v((_Float16)d) {}
+  EMU_INL __half(int i) : v((_Float16)i) {}
+  EMU_INL __half(unsigned i) : v((_Float16)i) {}
+  EMU_INL __half(long long i) : v((_Float16)i) {}
+  EMU_INL __half(unsigned long long i) : v((_Float16)i) {}
+  EMU_INL __half(short i) : v((_Float16)i) {}
+  EMU_INL __half(unsigned short i) : v((_Float16)i) {}
+  EMU_INL operator float() const { return (float)v; }
+};
+struct __nv_bfloat16 {
+  unsigned short bits;
+  __nv_bfloat16() = default;
+  EMU_INL __nv_bfloat16(float f) : bits(emu::float_to_bf16_bits(f)) {}
+  EMU_INL __nv_bfloat16(double d) : bits(emu::float_to_bf16_bits((float)d)) {}
+  EMU_INL __nv_bfloat16(int i) : bits(emu::float_to_bf16_bits((float)i)) {}
+  EMU_INL __nv_bfloat16(unsigned i) : bits(emu::float_to_bf16_bits((float)i)) {}
+  EMU_INL operator float() const { return emu::bf16_bits_to_float(bits); }
+};
+struct alignas(4) __half2 { __half x, y; };
+struct alignas(4) __nv_bfloat162 { __nv_bfloat16 x, y; };
+typedef __half half;
+typedef __half2 half2;
+typedef __nv_bfloat16 nv_bfloat16;
+typedef __nv_bfloat162 nv_bfloat162;
+typedef __nv_bfloat16 __hip_bfloat16;
+typedef __nv_bfloat162 __hip_bfloat162;
+struct __half_raw { unsigned short x; };
+struct __half2_raw { unsigned short x, y; };
+
+// ---- conversions --------------------------------------------------------------------------
+EMU_INL __half __float2half(float f) { return __half(f); }
+EMU_INL __half __float2half_rn(float f) { return __half(f); }
+EMU_INL __half __double2half(double d) { return __half(d); }
+EMU_INL float __half2float(__half h) { return (float)h; }
+EMU_INL __half __int2half_rn(int i) { return __half(i); }
+EMU_INL __half __uint2half_rn(unsigned i) { return __half(i); }
+EMU_INL int __half2int_rn(__half h) { return (int)std::nearbyint((float)h); }
+EMU_INL int __half2int_rz(__half h) { return (int)(float)h; }
+EMU_INL int __half2int_rd(__half h) { return (int)std::floor((float)h); }
+EMU_INL int __half2int_ru(__half h) { return (int)std::ceil((float)h); }
+EMU_INL unsigned short __half_as_ushort(__half h) { unsigned short u; std::memcpy(&u, &h, 2); return u; }
+EMU_INL short __half_as_short(__half h) { short u; std::memcpy(&u, &h, 2); return u; }
+EMU_INL __half __ushort_as_half(unsigned short u) { __half h; std::memcpy(&h, &u, 2); return h; }
+EMU_INL __half __short_as_half(short u) { __half h; std::memcpy(&h, &u, 2); return h; }
+EMU_INL __half2 __halves2half2(__half a, __half b) { return __half2{a, b}; }
+EMU_INL __half2 __half2half2(__half a) { return __half2{a, a}; }
+EMU_INL __half2 __float2half2_rn(float f) { return __half2{__half(f), __half(f)}; }
+EMU_INL __half2 __floats2half2_rn(float a, float b) { return __half2{__half(a), __half(b)}; }
+EMU_INL __half2 __float22half2_rn(float2 f) { return __half2{__half(f.x), __half(f.y)}; }
+EMU_INL float2 __half22float2(__half2 h) { return float2{(float)h.x, (float)h.y}; }
+EMU_INL __half __low2half(__half2 h) { return h.x; }
+EMU_INL __half __high2half(__half2 h) { return h.y; }
+EMU_INL float __low2float(__half2 h) { return (float)h.x; }
+EMU_INL float __high2float(__half2 h) { return (float)h.y; }
+EMU_INL __half2 __lows2half2(__half2 a, __half2 b) { return __half2{a.x, b.x}; }
+EMU_INL __half2 __highs2half2(__half2 a, __half2 b) { return __half2{a.y, b.y}; }
+EMU_INL __half2 __lowhigh2highlow(__half2 h) { return __half2{h.y, h.x}; }
+EMU_INL __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
+EMU_INL __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+EMU_INL __nv_bfloat16 __double2bfloat16(double d) { return __nv_bfloat16(d); }
+EMU_INL float __bfloat162float(__nv_bfloat16 h) { return (float)h; }
+EMU_INL __nv_bfloat16 __int2bfloat16_rn(int i) { return __nv_bfloat16(i); }
+EMU_INL unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.bits; }
+EMU_INL __nv_bfloat16 __ushort_as_bfloat16(unsigned short u) { __nv_bfloat16 h; h.bits = u; return h; }
+EMU_INL __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat162{a, b}; }
+EMU_INL __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return __nv_bfloat162{__nv_bfloat16(a), __nv_bfloat16(b)}; }
+EMU_INL __nv_bfloat162 __float22bfloat162_rn(float2 f) { return __nv_bfloat162{__nv_bfloat16(f.x), __nv_bfloat16(f.y)}; }
+EMU_INL float2 __bfloat1622float2(__nv_bfloat162 h) { return float2{(float)h.x, (float)h.y}; }
+EMU_INL float __low2float(__nv_bfloat162 h) { return (float)h.x; }
+EMU_INL float __high2float(__nv_bfloat162 h) { return (float)h.y; }
+
+// ---- arithmetic, comparisons, math: computed in float, rounded once to the type -----------
+#define EMU_F16_OPS(T, T2)                                                                          \
+  EMU_INL T __hadd(T a, T b) { return T((float)a + (float)b); }                                     \
+  EMU_INL T __hsub(T a, T b) { return T((float)a - (float)b); }                                     \
+  EMU_INL T __hmul(T a, T b) { return T((float)a * (float)b); }                                     \
+  EMU_INL T __hdiv(T a, T b) { return T((float)a / (float)b); }                                     \
+  EMU_INL T __hfma(T a, T b, T c) { return T(std::fma((float)a, (float)b, (float)c)); }             \
+  EMU_INL T __hneg(T a) { return T(-(float)a); }                                                    \
+  EMU_INL T __habs(T a) { return T(std::fabs((float)a)); }                                          \
+  EMU_INL T __hmax(T a, T b) { return (float)a < (float)b ? b : a; }                                \
+  EMU_INL T __hmin(T a, T b) { return (float)b < (float)a ? b : a; }                                \
+  EMU_INL bool __heq(T a, T b) { return (float)a == (float)b; }                                     \
+  EMU_INL bool __hne(T a, T b) { return (float)a != (float)b; }                                     \
+  EMU_INL bool __hlt(T a, T b) { return (float)a < (float)b; }                                      \
+  EMU_INL bool __hle(T a, T b) { return (float)a <= (float)b; }                                     \
+  EMU_INL bool __hgt(T a, T b) { return (float)a > (float)b; }                                      \
+  EMU_INL bool __hge(T a, T b) { return (float)a >= (float)b; }                                     \
+  EMU_INL bool __hisnan(T a) { return std::isnan((float)a); }                                       \
+  EMU_INL int __hisinf(T a) { float f = (float)a; return std::isinf(f) ? (f < 0 ? -1 : 1) : 0; }    \
+  EMU_INL T hsqrt(T a) { return T(std::sqrt((float)a)); }                                           \
+  EMU_INL T hrsqrt(T a) { return T(1.0f / std::sqrt((float)a)); }                                   \
+  EMU_INL T hrcp(T a) { return T(1.0f / (float)a); }                                                \
+  EMU_INL T hexp(T a) { return T(std::exp((float)a)); }                                            \
+  EMU_INL T hexp2(T a) { return T(std::exp2((float)a)); }                                           \
+  EMU_INL T hlog(T a) { return T(std::log((float)a)); }                                             \
+  EMU_INL T hlog2(T a) { return T(std::log2((float)a)); }                                           \
+  EMU_INL T hsin(T a) { return T(std::sin((float)a)); }                                             \
+  EMU_INL T hcos(T a) { return T(std::cos((float)a)); }                                             \
+  EMU_INL T hfloor(T a) { return T(std::floor((float)a)); }                                         \
+  EMU_INL T hceil(T a) { return T(std::ceil((float)a)); }                                           \
+  EMU_INL T htrunc(T a) { return T(std::trunc((float)a)); }                                         \
+  EMU_INL T operator+(T a, T b) { return __hadd(a, b); }                                            \
+  EMU_INL T operator-(T a, T b) { return __hsub(a, b); }                                            \
+  EMU_INL T operator*(T a, T b) { return __hmul(a, b); }                                            \
+  EMU_INL T operator/(T a, T b) { return __hdiv(a, b); }                                            \
+  EMU_INL T operator-(T a) { return __hneg(a); }                                                    \
+  EMU_INL T& operator+=(T& a, T b) { return a = __hadd(a, b); }                                     \
+  EMU_INL T& operator-=(T& a, T b) { return a = __hsub(a, b); }                                     \
+  EMU_INL T& operator*=(T& a, T b) { return a = __hmul(a, b); }                                     \
+  EMU_INL T& operator/=(T& a, T b) { return a = __hdiv(a, b); }                                     \
+  EMU_INL bool operator==(T a, T b) { return __heq(a, b); }                                         \
+  EMU_INL bool operator!=(T a, T b) { return __hne(a, b); }                                         \
+  EMU_INL bool operator<(T a, T b) { return __hlt(a, b); }                                          \
+  EMU_INL bool operator<=(T a, T b) { return __hle(a, b); }                                         \
+  EMU_INL bool operator>(T a, T b) { return __hgt(a, b); }                                          \
+  EMU_INL bool operator>=(T a, T b) { return __hge(a, b); }                                         \
+  EMU_INL T2 __hadd2(T2 a, T2 b) { return T2{__hadd(a.x, b.x), __hadd(a.y, b.y)}; }                 \
+  EMU_INL T2 __hsub2(T2 a, T2 b) { return T2{__hsub(a.x, b.x), __hsub(a.y, b.y)}; }                 \
+  EMU_INL T2 __hmul2(T2 a, T2 b) { return T2{__hmul(a.x, b.x), __hmul(a.y, b.y)}; }                 \
+  EMU_INL T2 __h2div(T2 a, T2 b) { return T2{__hdiv(a.x, b.x), __hdiv(a.y, b.y)}; }                 \
+  EMU_INL T2 __hfma2(T2 a, T2 b, T2 c) { return T2{__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y)}; } \
+  EMU_INL T2 __hneg2(T2 a) { return T2{__hneg(a.x), __hneg(a.y)}; }                                 \
+  EMU_INL T2 __hmax2(T2 a, T2 b) { return T2{__hmax(a.x, b.x), __hmax(a.y, b.y)}; }                 \
+  EMU_INL T2 __hmin2(T2 a, T2 b) { return T2{__hmin(a.x, b.x), __hmin(a.y, b.y)}; }                 \
+  EMU_INL T2 h2sqrt(T2 a) { return T2{hsqrt(a.x), hsqrt(a.y)}; }                                    \
+  EMU_INL T2 h2exp(T2 a) { return T2{hexp(a.x), hexp(a.y)}; }                                       \
+  EMU_INL T2 operator+(T2 a, T2 b) { return __hadd2(a, b); }                                        \
+  EMU_INL T2 operator-(T2 a, T2 b) { return __hsub2(a, b); }                                        \
+  EMU_INL T2 operator*(T2 a, T2 b) { return __hmul2(a, b); }                                        \
+  EMU_INL T2 operator/(T2 a, T2 b) { return __h2div(a, b); }                                        \
+  EMU_INL T2& operator+=(T2& a, T2 b) { return a = __hadd2(a, b); }                                 \
+  EMU_INL T2& operator*=(T2& a, T2 b) { return a = __hmul2(a, b); }
+EMU_F16_OPS(__half, __half2)
+EMU_F16_OPS(__nv_bfloat16, __nv_bfloat162)
+#undef EMU_F16_OPS

@@ -1,0 +1,3 @@
+// port emulate: cuda_fp16.h on the CPU (emu_fp16.h)
+#pragma once
+#include "emu_fp16.h"

@@ -1,0 +1,1 @@
+#define OUTSIDE 0

@@ -1,0 +1,2 @@
+#pragma once
+#define USED_VALUE 7

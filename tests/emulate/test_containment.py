@@ -1,0 +1,151 @@
+"""`port emulate` against hostile and flaky programs: the sandbox, argv[0], timing masks, timeouts."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from porting.cli import main
+
+SANDBOX = Path(__file__).parent / "programs" / "sandbox"
+needs_bwrap = pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="bubblewrap not installed")
+
+
+def port(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _lock_released(path: Path) -> bool:
+    """True once nobody holds ``path``'s flock (the daemon that took it is dead)."""
+    with open(path, "rb") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+
+@needs_bwrap
+def test_the_sandbox_contains_writes_network_and_daemons(capsys, tmp_path):
+    outside = tmp_path / "outside.txt"
+    out_dir = tmp_path / "emu"
+    code, out, err = port(capsys, "emulate", str(SANDBOX / "hostile.cu"), "--out", str(out_dir), "--json",
+                          "--timeout", "300", "--", str(outside))
+    assert code == 0, err  # argv[0] and the timing line are the same / masked at both widths
+    record = json.loads(out)
+    assert record["sandbox"] == "bwrap"
+    stdout = record["runs"][0]["stdout"].splitlines()
+    assert stdout[0] == "program ./hostile" and stdout[2] == "network unreachable"
+    assert not outside.exists()  # refused, or written to the sandbox's private /tmp (tmp_path is below /tmp)
+    for r in record["runs"]:
+        assert r["masked_count"] == 1 and r["masked_lines"][0]["line"] == 5
+        assert r["masked_lines"][0]["text"].startswith("Time = ")
+    for w in (32, 64):  # the daemon held its lock; the PID namespace ended it with the run
+        lock = out_dir / f"run-w{w}" / "daemon.lock"
+        for _ in range(600):  # a hang guard: the kernel reaps the namespace asynchronously
+            if _lock_released(lock):
+                break
+            time.sleep(0.05)
+        assert _lock_released(lock), f"warp {w}: the daemon outlived the run"
+
+
+@needs_bwrap
+def test_without_default_masks_the_timing_line_diverges(capsys, tmp_path):
+    code, out, _ = port(capsys, "emulate", str(SANDBOX / "hostile.cu"), "--out", str(tmp_path / "emu"),
+                        "--no-default-mask", "--", str(tmp_path / "x"), "nodaemon")
+    assert code == 1
+    assert "DIVERGED: stdout line 5: warp 32: Time = " in out
+
+
+def test_no_sandbox_runs_with_the_users_rights(capsys, tmp_path):
+    outside = tmp_path / "outside.txt"
+    code, out, err = port(capsys, "emulate", str(SANDBOX / "hostile.cu"), "--out", str(tmp_path / "emu"),
+                          "--no-sandbox", "--json", "--", str(outside), "nodaemon")
+    assert code == 0, err
+    record = json.loads(out)
+    assert record["sandbox"] == "none"
+    assert record["runs"][1]["stdout"].splitlines()[:2] == ["program ./hostile", "outside write allowed"]
+    assert outside.exists()
+
+
+def test_a_timeout_at_one_width_is_inconclusive_with_the_partial_output(capsys, tmp_path):
+    code, out, err = port(capsys, "emulate", str(SANDBOX / "timeout_one_width.cu"), "--out", str(tmp_path / "emu"),
+                          "--no-sandbox", "--json", "--timeout", "20")
+    assert code == 3, err
+    assert "inconclusive" in err and "warp 64" in err
+    record = json.loads(out)
+    assert record["verdict"] == "inconclusive" and record["differences"] == []
+    by_warp = {r["warp"]: r for r in record["runs"]}
+    assert by_warp[32]["status"] == "ran" and by_warp[32]["stdout"] == "started\ndone\n"
+    assert by_warp[64]["status"] == "timeout" and by_warp[64]["stdout"] == "started\n"
+
+
+def _tree(tmp_path: Path) -> Path:
+    """A copy of programs/tree (modes are not kept by git: used.h is made private here)."""
+    import shutil
+
+    tree = tmp_path / "tree"
+    shutil.copytree(Path(__file__).parent / "programs" / "tree", tree)
+    (tree / "src" / "used.h").chmod(0o600)
+    return tree
+
+
+def test_only_the_files_the_preprocessor_read_are_copied_with_their_modes(capsys, tmp_path):
+    tree = _tree(tmp_path)
+    out_dir = tmp_path / "emu"
+    code, out, err = port(capsys, "emulate", str(tree / "src" / "main.cu"), "--out", str(out_dir), "--no-sandbox")
+    assert code == 0, err  # dead.h (cuBLAS) sits in `#if 0`: not read, not refused
+    copied = {p.name: p.stat().st_mode & 0o777 for p in (out_dir / "src").rglob("*") if p.is_file()}
+    assert copied == {"main.cu": 0o644, "used.h": 0o600}
+
+
+def test_an_include_outside_the_source_tree_is_refused_before_anything_is_copied(capsys, tmp_path):
+    tree = _tree(tmp_path)
+    out_dir = tmp_path / "emu"
+    code, _, err = port(capsys, "emulate", str(tree / "src" / "escape.cu"), "--out", str(out_dir))
+    assert code == 2
+    assert "outside.h: included by the program but outside its source tree" in err and "-I DIR" in err
+    assert not (out_dir / "src").exists()
+    code, _, err = port(capsys, "emulate", str(tree / "src" / "escape.cu"), "-I", str(tree), "--out", str(out_dir),
+                        "--no-sandbox")
+    assert code == 0, err  # -I names the directory: now it is in the tree
+
+
+def test_a_refused_program_copies_nothing(capsys, tmp_path):
+    out_dir = tmp_path / "emu"
+    code, _, err = port(capsys, "emulate", str(Path(__file__).parent / "programs" / "cli" / "uses_cublas.cu"),
+                        "--out", str(out_dir))
+    assert code == 2 and "cuBLAS" in err
+    assert not (out_dir / "src").exists()
+
+
+@pytest.mark.parametrize("link", ["cache", "run-w64", "run-w32.stdout"])
+def test_a_symlink_planted_in_out_is_refused(capsys, tmp_path, link):
+    out_dir = tmp_path / "emu"
+    out_dir.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (out_dir / link).symlink_to(elsewhere)
+    code, _, err = port(capsys, "emulate", str(_tree(tmp_path) / "src" / "main.cu"), "--out", str(out_dir))
+    assert code == 2 and f"{out_dir / link}: a symbolic link" in err
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_include_of_a_fifo_stops_at_the_preprocessing_time_limit(capsys, tmp_path, monkeypatch):
+    import os
+
+    from porting.emulate import build
+
+    monkeypatch.setattr(build, "PREPROCESS_TIMEOUT", 2.0)
+    os.mkfifo(tmp_path / "pipe.h")
+    src = tmp_path / "fifo.cu"
+    src.write_text('#include "pipe.h"\nint main() { return 0; }\n')
+    code, _, err = port(capsys, "emulate", str(src), "--out", str(tmp_path / "emu"))
+    assert code == 2
+    assert "the preprocessor did not finish in 2 s" in err
