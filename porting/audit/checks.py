@@ -160,16 +160,37 @@ def _check_c(m: Masked, path: str, sets: SymbolSets, facts: FileFacts,
     yield from _strings(m, path, table)
 
 
+def _project_header(path: str, inc: str) -> bool:
+    """Does a quoted include name a file next to ``path`` or in one of its parent directories
+    (the project's own "cudnn_att.h", "llmc/cudnn_att.h"), not a library's header?"""
+    here = os.path.dirname(os.path.abspath(path))
+    for _ in range(4):
+        if os.path.isfile(os.path.join(here, inc)):
+            return True
+        here = os.path.dirname(here)
+    return False
+
+
+def _library_finding(m: Masked, path: str, offset: int, name: str, message: str, rocm: str,
+                     src: str) -> Finding:
+    if name == "NCCL":  # RCCL has NCCL's API: a link-library change, not a port
+        return _finding(m, path, offset, "rccl-link", f"{message.replace(' is CUDA-only', '')}: on ROCm this is "
+                        "RCCL, same API (hipify maps the names)", f"link librccl instead of libnccl; see {src}")
+    return _finding(m, path, offset, "cuda-only-library", message, f"port to {rocm}; see {src}")
+
+
 def _libraries(m: Masked, path: str, table, libs_seen: set[str]) -> Iterator[Finding]:
     for inc in m.includes:
+        if m.text[inc.start:inc.start + 1] == '"' and _project_header(path, inc.text):
+            continue
         for name, _ident, header, rocm, src in _LIBS:
             if header.search(inc.text):
                 libs_seen.add(name)
                 mapped = table.get(inc.text)
                 how = (f" (hipify rewrites the include to {mapped}, but the API differs)"
                        if mapped and name != "NCCL" else "")
-                yield _finding(m, path, inc.start, "cuda-only-library", f"{name} header <{inc.text}> is CUDA-only{how}",
-                               f"port to {rocm}; see {src}")
+                yield _library_finding(m, path, inc.start, name, f"{name} header <{inc.text}> is CUDA-only{how}",
+                                       rocm, src)
 
 
 def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator[Finding]:
@@ -201,9 +222,13 @@ def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator
 
 def _asm(m: Masked, path: str, code: str) -> Iterator[Finding]:
     ext = os.path.splitext(path)[1].lower()
+    never: bytearray | None = None
     for a in _ASM_RE.finditer(code):
         if _after_word(code, a.start()):
             continue
+        never = never if never is not None else branches.never_compiled(code, m.text)
+        if never[m.position(a.start())[0]]:
+            continue  # a branch ROCm never compiles: the PTX cannot reach a ROCm build
         stmt_end = code.find(";", a.end())
         follow = m.text[a.end():stmt_end if stmt_end >= 0 else a.end() + 400]
         if ext in (".cu", ".cuh") or _PTX_HINT.search(follow) or _DEVICE_HINT.search(code):
@@ -387,8 +412,8 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
         if lib is not None:
             if lib[0] not in libs_seen:
                 libs_seen.add(lib[0])
-                yield _finding(m, path, start, "cuda-only-library", f"{name} is part of {lib[0]}, which is CUDA-only",
-                               f"port to {lib[3]}; see {lib[4]}")
+                yield _library_finding(m, path, start, lib[0], f"{name} is part of {lib[0]}, which is CUDA-only",
+                                       lib[3], lib[4])
             continue
         hip = table.get(name)
         if hip is None and name in sets.cuda and not rust and _defines_type(code, start):

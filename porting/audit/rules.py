@@ -63,6 +63,10 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "(e.g. __lane_id(), __builtin_amdgcn_*), or keep it behind #ifdef __CUDA_ARCH__ with a HIP path."),
     Rule("cuda-only-library", "warning", "CUDA-only library",
          "This library has no ROCm build; port to its ROCm counterpart (named in the message)."),
+    Rule("rccl-link", "note", "NCCL: hipify maps it to RCCL (same API); link librccl",
+         "<nccl.h> and the nccl* API have a ROCm counterpart with the same API, RCCL: hipify rewrites the "
+         "include to <rccl/rccl.h>, and the build links librccl instead of libnccl. A link-library change, "
+         "not a blocker."),
     Rule("dlopen-cuda-library", "error", "dlopen of a CUDA library by name",
          "hipify does not rename library file names; on ROCm the load fails at run time. Load the ROCm "
          "library named in the message (or pick by platform)."),

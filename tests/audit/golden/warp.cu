@@ -12,7 +12,7 @@ __global__ void k(float* x, int n) {
   int bytes = n * 32;
   bool both = lane && 31;
   float v = __shfl_down_sync(0xffffffff, x[0], 1);  // expect: warp-mask-32bit
-  float v2 = __shfl_xor_sync(__activemask(), x[0], 1);  // expect: activemask
+  float v2 = __shfl_xor_sync(__activemask(), x[0], 1);  // __activemask() straight as the mask: 64-bit on HIP, right (issue 26, class 6)
   unsigned m = __ballot_sync(FULL_MASK, v > 0);  // expect: ballot-32bit
   uint32_t m2 = __ballot_sync(0xFFFFFFFFu, v > 0);  // expect: ballot-32bit, warp-mask-32bit
   unsigned long long m3 = __ballot_sync(~0ull, v > 0);
