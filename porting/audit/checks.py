@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..rocm_libraries import family_of
-from . import branches, curated, warp
+from . import branches, curated, includes, model, warp
 from .findings import Finding, snippet_at
 from .mask import Masked
 from .rules import RULES
@@ -432,11 +432,17 @@ def _directive_line(code: str, at: int) -> bool:
 
 def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding]:
     derived = warp.Derivation(code)  # one memo per file, shared by the rules that ask
-    for gen in (warp.lane_math(code, derived), warp.shuffle_widths(code), warp.masks(code), warp.ballots(code)):
+    hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+    headers = includes.closure(path, m.text)
+    external = model.external_functions(headers) if "(" in code else {}
+    wm = model.WarpModel(code, derived, hits, external, model.external_constants(headers))
+    for gen in (model.classify(wm, hits), warp.masks(code), warp.ballots(code)):
         for offset, rule, message, suggestion, symbol in gen:
             yield _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
     facts.width_names |= warp.width_names(code, derived, facts.width_candidates)
-    for (offset, rule, message, suggestion, symbol), _name in warp.warp_constants(code):
+    for (offset, rule, message, suggestion, symbol), name in warp.warp_constants(code):
+        if model.constant_rule(code, wm, name) == "warp32-logical":
+            rule, message, suggestion = "warp32-logical", f"{name} = 32: {model.NOTE}", model.NOTE_FIX
         facts.pending.append(_finding(m, path, offset, rule, message, suggestion, symbol=symbol))
 
 

@@ -49,6 +49,30 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "on values derived from threadIdx, constants equal to 32 used as a warp width whatever their name, "
          "shuffle widths and loops over 32 lanes. Use warpSize (run time; not constexpr since ROCm 7). Confirm "
          "with `port emulate SOURCES --warp 32,64`."),
+    Rule("warp32-logical", "note", "32-lane logical warps, consistent at 64 (only the masks need fixing)",
+         "Self-consistent 32-lane warp code: shuffle offsets 16..1 (xor or down), leaders at lane % 32 == 0, "
+         "/ 32 warp slots, a width constant equal to 32, all in functions that never measure the warp by "
+         "warpSize. On a 64-lane wavefront each 32-lane half acts as its own warp and the result is the same; "
+         "only the *_sync masks need 64 bits. Judged per function (porting/audit/model.py)."),
+    Rule("shfl-fixed-lane", "warning", "shuffle from a fixed source lane, no width, inside 32-lane logical warps",
+         "__shfl_sync(mask, v, k) / __shfl(v, k) with no width in code that works in 32-lane logical warps: on a "
+         "64-lane wavefront the source lane is counted over all 64 lanes, so lanes 32-63 read the lower half's "
+         "value instead of their own half's (a wrong result, no error). Pass the logical width (32) or derive the "
+         "source lane from warpSize."),
+    Rule("warp-width-mixed", "warning", "warp measured by warpSize, reduced over 32 lanes",
+         "A function that indexes its warps by warpSize (64 on gfx942/gfx950) calls a function of the file or of "
+         "a header it includes that works on 32-lane warps (shuffle offsets from 16): on a 64-lane wavefront each "
+         "call reduces half the wavefront, so every per-warp result is partial. Make the callee loop from "
+         "warpSize / 2, or index the caller's warps by 32 consistently."),
+    Rule("launch-warp32", "warning", "host launch sized for 32-lane warps, kernel counts warps by warpSize",
+         "The grid or block of a kernel launch multiplies or divides by 32 (threads = 32 * m, grid = ceil_div(N * "
+         "32, block), grid = OC / 32) while the kernel it launches indexes rows or warps by warpSize: on a 64-lane "
+         "wavefront half the rows are never computed, or indices run past the end. Size the launch from the "
+         "device's warp size."),
+    Rule("shared-warp32", "warning", "shared array sized for 32 lanes, indexed by a warpSize lane",
+         "A __shared__ array whose extent is 32 (or 32 * F) is filled or indexed through a lane counted with "
+         "warpSize (threadIdx.x % warpSize, __lane_id(), f * warpSize + lane): lanes 32-63 of a 64-lane wavefront "
+         "write past its end. Size it by the warp size (64 on CDNA)."),
     Rule("warp-mask-32bit", "error", "32-bit lane mask in a *_sync warp intrinsic (compile error on ROCm 7)",
          "ROCm 7's amd_warp_sync_functions.h static_asserts that the mask of __shfl*_sync, __ballot_sync, "
          "__any_sync, __all_sync, __match_*_sync and __syncwarp is a 64-bit integer: a 0xffffffff literal or a "
