@@ -83,6 +83,7 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
     line = 1
     pos = 0
     events: list[tuple[int, int]] = []  # (line, side from this line on)
+    directive_sides: list[tuple[int, int]] = []
     for m in _DIRECTIVE.finditer(code):
         if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
             continue  # '#' inside a line (token pasting, a stray character): not a directive
@@ -108,7 +109,13 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
             stack.pop()
         current = next((s[0] for s in reversed(stack) if s[0] != NEUTRAL), NEUTRAL)
         events.append((line, current))
+        # the directive line itself belongs to the branch around it (`#if __CUDA_ARCH__ >= 800`
+        # inside the #else of a HIP #if is CUDA-only code too)
+        around = stack if kind == "endif" else stack[:-1]
+        directive_sides.append((line, next((s[0] for s in reversed(around) if s[0] != NEUTRAL), NEUTRAL)))
     _fill(side, events)
+    for at, value in directive_sides:
+        side[at] = value
     return side, checks
 
 

@@ -73,7 +73,9 @@ class FileFacts:
     features: list[tuple[int, int, str]] = field(default_factory=list)
     cuda_defines: set[str] = field(default_factory=set)
     other_defines: set[str] = field(default_factory=set)
-    pending: list[Finding] = field(default_factory=list)  # warp constants, kept if the tree uses them as widths
+    pending: list[Finding] = field(default_factory=list)  # warp constants, kept if the unit uses them as widths
+    headers: tuple[str, ...] = ()  # the quoted headers the file includes, transitively (porting.audit.includes)
+    rust: bool = False
 
 
 # Rules about HIP code on ROCm 7, which also apply inside HIP branches and HIP files.
@@ -128,6 +130,7 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
     facts.other_defines |= other_defines
     facts.defined |= cuda_defines | other_defines
     facts.features = branches.feature_ranges(m.code)
+    facts.headers = includes.closure(path, m.text)
     seen: set[tuple[int, str]] = set()
     for f in _check_c(m, path, sets, facts, checks):
         where = side[f.line] if f.line < len(side) else 0
@@ -318,6 +321,7 @@ def check_rust(m: Masked, path: str, sets: SymbolSets | None = None,
                facts: FileFacts | None = None) -> Iterator[Finding]:
     sets = sets or SymbolSets()
     facts = facts if facts is not None else FileFacts()
+    facts.rust = True
     side = branches.rust_regions(m.code)
     for a in _RUST_ALIAS.finditer(m.code):
         facts.defined.add(a.group(1) or a.group(2) or a.group(3))
@@ -433,17 +437,27 @@ def _directive_line(code: str, at: int) -> bool:
 def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding]:
     derived = warp.Derivation(code)  # one memo per file, shared by the rules that ask
     hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
-    headers = includes.closure(path, m.text)
+    headers = facts.headers
     external = model.external_functions(headers) if "(" in code else {}
-    wm = model.WarpModel(code, derived, hits, external, model.external_constants(headers))
+    external_32 = model.external_constants(headers)
+    wm = model.WarpModel(code, derived, hits, external, external_32)
     for gen in (model.classify(wm, hits), warp.masks(code), warp.ballots(code)):
         for offset, rule, message, suggestion, symbol in gen:
             yield _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
-    facts.width_names |= warp.width_names(code, derived, facts.width_candidates)
+    candidates = facts.width_candidates
+    if candidates is None:  # the unit's constants equal to 32 or 5: the only names worth following
+        candidates = frozenset(warp.constant_names(code)) | external_32
+    own_widths = warp.width_names(code, derived, candidates)
+    facts.width_names |= own_widths
     for (offset, rule, message, suggestion, symbol), name in warp.warp_constants(code):
-        if model.constant_rule(code, wm, name) == "warp32-logical":
-            rule, message, suggestion = "warp32-logical", f"{name} = 32: {model.NOTE}", model.NOTE_FIX
-        facts.pending.append(_finding(m, path, offset, rule, message, suggestion, symbol=symbol))
+        kind = model.constant_rule(code, wm, name, none="") if name in own_widths else ""
+        if kind == "warp32-logical":
+            rule, message, suggestion = kind, f"{name} = 32: {model.NOTE}", model.NOTE_FIX
+        found = _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
+        if kind:
+            yield found  # judged by this file's own warp functions
+        else:
+            facts.pending.append(found)  # kept if the translation unit uses it as a warp width
 
 
 def _strings(m: Masked, path: str, table) -> Iterator[Finding]:

@@ -97,9 +97,15 @@ class WarpModel:
             self.scopes.append(s)
         for at, _rule, _msg, _fix, _sym in hits:
             self.at(at).logical32 = True
+        # a constant equal to 32 that the file uses as the warp width (WARP_SIZE / 2 loops, shuffle
+        # width WARP_SIZE, % WARP_SIZE): a function of the file mentioning it works on 32 lanes
+        widths32 = warp.width_names(code, derived, frozenset(const32)) if const32 else set()
+        pattern = re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, sorted(widths32))) + r")(?!\w)") \
+            if widths32 else None
         for s in self.scopes:  # the 16..1 loops of a warp function count even when warp.py saw no hit
             s.logical32 = s.logical32 or any(_LOOP16.search(h) for h in warp._shuffle_loops(
-                code[s.lo:s.hi], warp._ANY_SHFL).values())
+                code[s.lo:s.hi], warp._ANY_SHFL).values()) or bool(
+                s.warp_op and pattern is not None and pattern.search(code, s.lo, s.hi))
 
     def at(self, offset: int) -> Scope:
         lo, hi = 0, len(self.scopes) - 1

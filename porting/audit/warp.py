@@ -50,6 +50,7 @@ _CONST_BEFORE = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*(?:
 _DEFINE_32_LOOSE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(?:32|5)[uU]?\b")
 _WIDTH_USE = re.compile(r"(%|/|>>)\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*[(.])")
 _LOOP_WIDTH = re.compile(r"=\s*\(?\s*([A-Za-z_]\w*)\s*(?:/\s*2|>>\s*1)\b|<=?\s*([A-Za-z_]\w*)\s*;")
+_WIDTH_DEFAULT = re.compile(r"\bint\s+width\s*=\s*([A-Za-z_]\w*)")
 _SHFL = re.compile(r"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
 # any shuffle, cooperative groups' tile.shfl_down(...) included: "a shuffle follows"
 _ANY_SHFL = re.compile(r"shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")  # no leading \b: it would disable skipping
@@ -321,6 +322,8 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
     if "__shfl" in code:  # intrinsics only: a cooperative-groups tile's shuffles span the tile, not the warp
         for head in _shuffle_loops(code, _SHFL).values():
             out.update(name for pair in _LOOP_WIDTH.findall(head) for name in pair if name)
+        # `template <int width = WARP_SIZE>`: the default of a shuffle-width parameter (ggml)
+        out.update(_WIDTH_DEFAULT.findall(code))
     return out
 
 
