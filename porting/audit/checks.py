@@ -434,23 +434,33 @@ def _directive_line(code: str, at: int) -> bool:
     return head.startswith("#") and head[1:].lstrip().startswith(("if", "elif"))
 
 
+# what a file needs for a rule of porting/audit/model.py to fire (fixed-lane shuffles, launches,
+# shared arrays, calls from warpSize code, tiles): without any of them only warp.py's hits matter
+_MODEL_WORDS = ("__shfl", "<<<", "warpSize", "__lane_id", "_tile", "_partition")
+
+
 def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding]:
     derived = warp.Derivation(code)  # one memo per file, shared by the rules that ask
     hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
     headers = facts.headers
-    external = model.external_functions(headers) if "(" in code else {}
     external_32 = model.external_constants(headers)
-    wm = model.WarpModel(code, derived, hits, external, external_32)
-    for gen in (model.classify(wm, hits), warp.masks(code), warp.ballots(code)):
-        for offset, rule, message, suggestion, symbol in gen:
-            yield _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
+    judged: Iterator[warp.Hit] = iter(())
+    wm = None
+    own_32 = warp.constant_names(code)
     candidates = facts.width_candidates
     if candidates is None:  # the unit's constants equal to 32 or 5: the only names worth following
-        candidates = frozenset(warp.constant_names(code)) | external_32
+        candidates = frozenset(own_32) | external_32
     own_widths = warp.width_names(code, derived, candidates)
+    if hits or any(word in code for word in _MODEL_WORDS):  # else no warp rule of model.py can fire
+        wm = model.WarpModel(code, derived, hits, model.external_functions(headers), external_32, own_32,
+                             own_widths)
+        judged = model.classify(wm, hits)
+    for gen in (judged, warp.masks(code), warp.ballots(code)):
+        for offset, rule, message, suggestion, symbol in gen:
+            yield _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
     facts.width_names |= own_widths
     for (offset, rule, message, suggestion, symbol), name in warp.warp_constants(code):
-        kind = model.constant_rule(code, wm, name, none="") if name in own_widths else ""
+        kind = model.constant_rule(code, wm, name, none="") if wm is not None and name in own_widths else ""
         if kind == "warp32-logical":
             rule, message, suggestion = kind, f"{name} = 32: {model.NOTE}", model.NOTE_FIX
         found = _finding(m, path, offset, rule, message, suggestion, symbol=symbol)

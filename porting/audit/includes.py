@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
-_QUOTED = re.compile(r"^[ \t]*#[ \t]*include[ \t]*\"([^\"\n]+)\"", re.MULTILINE)
+_QUOTED = re.compile(r"[ \t]*#[ \t]*include[ \t]*\"([^\"\n]+)\"")
 MAX_FILES = 64
 MAX_DEPTH = 6
 MAX_BYTES = 2 << 20
@@ -22,7 +23,11 @@ MAX_BYTES = 2 << 20
 
 def resolve(including: str, name: str) -> str | None:
     """The file a quoted include names, next to ``including`` or in a parent directory."""
-    here = os.path.dirname(os.path.abspath(including))
+    return _resolve(os.path.dirname(os.path.abspath(including)), name)
+
+
+@lru_cache(maxsize=16384)
+def _resolve(here: str, name: str) -> str | None:
     for _ in range(4):
         candidate = os.path.join(here, name)
         if os.path.isfile(candidate):
@@ -47,6 +52,16 @@ def read(path: str) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
+def quoted_includes(text: str) -> Iterator[str]:
+    """The names of a text's ``#include "..."`` lines (found from the word, then checked)."""
+    at = text.find("include")
+    while at >= 0:
+        m = _QUOTED.match(text, text.rfind("\n", 0, at) + 1)
+        if m is not None:
+            yield m.group(1)
+        at = text.find("include", at + 7)
+
+
 def closure(path: str, text: str) -> tuple[str, ...]:
     """The headers ``path`` (whose text is ``text``) includes, transitively, in include order,
     without ``path`` itself."""
@@ -58,11 +73,17 @@ def closure(path: str, text: str) -> tuple[str, ...]:
         cur, body, depth = todo.pop(0)
         if depth >= MAX_DEPTH or '"' not in body:
             continue
-        for m in _QUOTED.finditer(body):
-            found = resolve(cur, m.group(1))
+        for name in quoted_includes(body):
+            found = resolve(cur, name)
             if found is None or found in seen:
                 continue
             seen.add(found)
             out.append(found)
             todo.append((found, read(found), depth + 1))
     return tuple(out)
+
+
+def clear_caches() -> None:
+    """Forget what was read: each `port audit` run reads the headers as they are now."""
+    read.cache_clear()
+    _resolve.cache_clear()

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from . import warp
@@ -33,9 +33,41 @@ Hit = warp.Hit
 # a warp operation: intrinsic shuffles, votes, ballots, warp syncs, warp reductions/matches
 _WARP_OP = re.compile(r"__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(|__ballot(?:_sync)?\s*\("
                       r"|__(?:any|all|uni)(?:_sync)?\s*\(|__syncwarp\s*\(|__reduce_\w+_sync\s*\(|__match_\w+_sync\s*\(|\.shfl(?:_up|_down|_xor)?\s*\(")
-_FUNC_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^<>;{}]*>)?\s*\([^;{}]*\)\s*(?:const\s*)?(?:->[^;{}]*)?\{")
-_CALL = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>)?\s*\(")
 # a callee defined elsewhere (another header) whose name says it works on the warp
+
+
+def _name_before(code: str, paren: int) -> str:
+    """The identifier before a ``(`` (over blanks and one level of template arguments), or ""."""
+    j = paren - 1
+    while j >= 0 and code[j] in " \t":
+        j -= 1
+    if j >= 0 and code[j] == ">":
+        k = code.rfind("<", max(0, j - 120), j)
+        if k < 0 or any(c in code[k + 1:j] for c in ";{}()"):
+            return ""
+        j = k - 1
+        while j >= 0 and code[j] in " \t":
+            j -= 1
+    end = j + 1
+    while j >= 0 and (code[j].isalnum() or code[j] == "_"):
+        j -= 1
+    return code[j + 1:end]
+_WARP_OP_WORDS = ("__shfl", "__ballot", "__any", "__all", "__uni", "__syncwarp", "__reduce_", "__match_", ".shfl")
+
+
+def _sites(code: str, words: tuple[str, ...], pattern: re.Pattern[str], back: int = 0) -> Iterator[int]:
+    """Offsets where ``pattern`` matches around an occurrence of one of ``words`` (found with
+    str.find, much faster than running the pattern over every offset of the file): the pattern is
+    tried from ``back`` characters before the word up to the word."""
+    for word in words:
+        at = code.find(word)
+        while at >= 0:
+            m = pattern.search(code, max(0, at - back), at + len(word) + 40)
+            if m is not None and m.start() <= at + len(word):
+                yield m.start()
+            at = code.find(word, at + len(word))
+
+
 _WARP_NAMED = re.compile(r"(?i)warp|shfl|shuffle|ballot")
 # the warp measured at run time: lane / warp index or a shuffle loop by warpSize
 _BY_WARPSIZE = re.compile(r"(?:%|/|&)\s*\(?\s*(?:warpSize|WARP_SIZE_RT)\b|\bwarpSize\s*(?:/\s*2|>>\s*1)\b"
@@ -64,7 +96,7 @@ class Scope:
     by_warpsize: bool = False  # the warp measured by warpSize here
     logical32: bool = False  # a 32-lane assumption here (filled from warp.py's hits)
     tile32: bool = False
-    calls: set[str] = field(default_factory=set)
+    calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
 
 
 class WarpModel:
@@ -72,40 +104,77 @@ class WarpModel:
     own functions, and ``external`` ones defined in the headers it includes)."""
 
     def __init__(self, code: str, derived: warp.Derivation, hits: list[Hit],
-                 external: dict[str, Scope] | None = None, external_32: frozenset[str] = frozenset()) -> None:
+                 external: dict[str, Scope] | None = None, external_32: frozenset[str] = frozenset(),
+                 own_32: set[str] | None = None, widths: set[str] | None = None) -> None:
         self.code = code
         self.derived = derived
         self.scopes: list[Scope] = []
         self.by_name: dict[str, Scope] = dict(external or {})
         own: set[str] = set()
-        const32 = warp.constant_names(code) | external_32
-        for lo, hi in _cut(code):
-            body = code[lo:hi]
-            hw = bool(_HW_COLLECTIVE.search(body))
-            tiles = {t.group(1) for t in _TILE_NAMED.finditer(body)} if "_tile" in body or "_part" in body else set()
-            s = Scope(lo, hi, warp_op=bool(_WARP_OP.search(body)) or hw or bool(tiles),
-                      by_warpsize=bool(_BY_WARPSIZE.search(body)) or hw
-                      or any(_HW_NAME.search(t) for t in tiles - const32),
-                      tile32=bool(_TILE32.search(body)) or bool(tiles & const32))
-            head = _FUNC_NAME.search(body)
-            if head is not None:
-                s.name = head.group(1)
-                s.calls = {c.group(1) for c in _CALL.finditer(body, head.end())}
-                if s.name not in own:  # the file's own definition wins over a header's
-                    own.add(s.name)
-                    self.by_name[s.name] = s
-            self.scopes.append(s)
+        const32 = (warp.constant_names(code) if own_32 is None else own_32) | external_32
+        self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
+        # each fact found by one pass over the file, then given to the scope around it
+        for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
+            self.at(at).warp_op = True
+        for at in _sites(code, ("warpSize", "__lane_id"), _BY_WARPSIZE, back=8):
+            self.at(at).by_warpsize = True
+        for at in _sites(code, ("Scan", "Reduce", "cub::"), _HW_COLLECTIVE, back=12):
+            self.at(at).warp_op = self.at(at).by_warpsize = True
+        for m in _TILE_NAMED.finditer(code) if "_tile" in code or "_partition" in code else ():
+            s = self.at(m.start())
+            s.warp_op = True
+            if m.group(1) in const32:
+                s.tile32 = True
+            elif _HW_NAME.search(m.group(1)):
+                s.by_warpsize = True
+        for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
+            self.at(m.start()).tile32 = True
+        for s in self.scopes:
+            s.name, body_at = _function_name(code, s.lo, s.hi)
+            if s.name and s.name not in own:  # the file's own definition wins over a header's
+                own.add(s.name)
+                self.by_name[s.name] = s
         for at, _rule, _msg, _fix, _sym in hits:
             self.at(at).logical32 = True
+        # the 16..1 loops of a warp function count even when warp.py saw no hit (cooperative tiles)
+        for at, head in warp._shuffle_loops(code, warp._ANY_SHFL).items() if "shfl" in code else ():
+            if _LOOP16.search(head):
+                self.at(at).logical32 = True
         # a constant equal to 32 that the file uses as the warp width (WARP_SIZE / 2 loops, shuffle
-        # width WARP_SIZE, % WARP_SIZE): a function of the file mentioning it works on 32 lanes
-        widths32 = warp.width_names(code, derived, frozenset(const32)) if const32 else set()
-        pattern = re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, sorted(widths32))) + r")(?!\w)") \
-            if widths32 else None
-        for s in self.scopes:  # the 16..1 loops of a warp function count even when warp.py saw no hit
-            s.logical32 = s.logical32 or any(_LOOP16.search(h) for h in warp._shuffle_loops(
-                code[s.lo:s.hi], warp._ANY_SHFL).values()) or bool(
-                s.warp_op and pattern is not None and pattern.search(code, s.lo, s.hi))
+        # width WARP_SIZE, % WARP_SIZE): a warp function of the file mentioning it works on 32 lanes
+        if widths is None:
+            widths = warp.width_names(code, derived, frozenset(const32)) if const32 else set()
+        widths32 = widths & const32
+        for name in widths32:
+            at = code.find(name)
+            while at >= 0:
+                end = at + len(name)
+                if not (at and (code[at - 1].isalnum() or code[at - 1] in "_.")) and not (
+                        end < len(code) and (code[end].isalnum() or code[end] == "_")):
+                    s = self.at(at)
+                    s.logical32 = s.logical32 or s.warp_op
+                at = code.find(name, end)
+
+    def calls_of(self, s: Scope) -> set[str]:
+        """The functions ``s`` calls among those known (the file's and its headers'), and calls
+        to functions named for the warp that are defined nowhere we read."""
+        if s.calls is None:
+            self._all_calls()
+        return s.calls or set()
+
+    def _all_calls(self) -> None:
+        """Every scope's calls, from one walk over the file's ``(`` (str.find)."""
+        for s in self.scopes:
+            s.calls = set()
+        code, known = self.code, self.by_name.keys()
+        at = code.find("(")
+        while at >= 0:
+            name = _name_before(code, at)
+            if name and (name in known or _WARP_NAMED.search(name)):
+                s = self.at(at)
+                if s.name and name != s.name and s.calls is not None:
+                    s.calls.add(name)
+            at = code.find("(", at + 1)
 
     def at(self, offset: int) -> Scope:
         lo, hi = 0, len(self.scopes) - 1
@@ -122,7 +191,7 @@ class WarpModel:
         out, todo = [s], [(s, 0)]
         while todo:
             cur, depth = todo.pop()
-            for name in cur.calls if depth < 2 else ():
+            for name in self.calls_of(cur) if depth < 2 else ():
                 callee = self.by_name.get(name)
                 if callee is not None and callee not in out:
                     out.append(callee)
@@ -131,18 +200,20 @@ class WarpModel:
 
     def uses_warp(self, s: Scope) -> bool:
         return any(c.warp_op for c in self._closure(s)) or any(
-            _WARP_NAMED.search(n) and n not in self.by_name for n in s.calls)
+            _WARP_NAMED.search(n) and n not in self.by_name for n in self.calls_of(s))
 
     def mixed_calls(self, s: Scope) -> Iterator[tuple[int, str]]:
         """(offset, name) of the calls in ``s``, a function measuring the warp by warpSize, to
         functions that reduce over 32-lane logical warps (and never use warpSize)."""
         if not s.by_warpsize or s.logical32:
             return
-        for c in _CALL.finditer(self.code, s.lo, s.hi):
-            callee = self.by_name.get(c.group(1))
-            if callee is not None and callee is not s and callee.logical32 and not callee.by_warpsize \
-                    and callee.warp_op:
-                yield c.start(), c.group(1)
+        for name in sorted(self.calls_of(s)):
+            callee = self.by_name.get(name)
+            if callee is None or callee is s or not callee.logical32 or callee.by_warpsize or not callee.warp_op:
+                continue
+            for c in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:<[^<>;{}()]*>)?\s*\(",
+                                 self.code[s.lo:s.hi]):
+                yield s.lo + c.start(), name
 
     def mixed(self, s: Scope) -> bool:
         scopes = self._closure(s)
@@ -194,7 +265,6 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                    f"index this function's warps by 32); {warp.EMULATE}", name)
 
 
-_LAUNCH = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^<>;{}]*(?:<[^<>;{}]*>[^<>;{}]*)*>)?\s*<<<([^;]*?)>>>")
 _MUL32 = re.compile(r"(?<![\w.])32\s*[*/]|[*/]\s*\(?\s*32(?![\w.])")
 _SHARED32 = re.compile(r"__shared__[^;=]*?\b([A-Za-z_]\w*)\s*((?:\[[^\]]*\])+)\s*;")
 _LANE_BY_WARPSIZE = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;]*?(?:%\s*warpSize\b|&\s*\(\s*warpSize\s*-\s*1\s*\)"
@@ -208,19 +278,48 @@ def launches(model: WarpModel) -> Iterator[Hit]:
     code = model.code
     if "<<<" not in code:
         return
-    for m in _LAUNCH.finditer(code):
-        kernel = model.by_name.get(m.group(1))
-        if kernel is None or not kernel.by_warpsize or kernel.logical32 or kernel.tile32 or kernel.lo > len(code):
+    for start, name, args in _launch_sites(code):
+        kernel = model.by_name.get(name)
+        if kernel is None or not kernel.by_warpsize or kernel.logical32 or kernel.tile32:
             continue
-        host = model.at(m.start())
-        for arg in _split_args(m.group(2))[:2]:
-            at = _count32(code, arg, host.lo, m.start())
+        host = model.at(start)
+        for arg in _split_args(args)[:2]:
+            at = _count32(code, arg, host.lo, start)
             if at is not None:
-                yield (at, "launch-warp32", f"the launch of {m.group(1)} counts 32 threads per warp ({arg.strip()}), "
-                       f"but {m.group(1)} measures its warps by warpSize (64 on gfx942/gfx950): half the rows are "
+                yield (at, "launch-warp32", f"the launch of {name} counts 32 threads per warp ({arg.strip()}), "
+                       f"but {name} measures its warps by warpSize (64 on gfx942/gfx950): half the rows are "
                        "never computed, or indices run past the end", "size the launch with the device's warp size "
-                       f"(hipDeviceProp_t::warpSize) instead of 32; {warp.EMULATE}", m.group(1))
+                       f"(hipDeviceProp_t::warpSize) instead of 32; {warp.EMULATE}", name)
                 break
+
+
+def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
+    """(offset, kernel name, launch arguments) of each ``kernel<T><<<args>>>``, found from the
+    ``<<<`` (str.find) and read backwards over template arguments to the name."""
+    at = code.find("<<<")
+    while at >= 0:
+        close = code.find(">>>", at + 3)
+        if close < 0:
+            return
+        j = at - 1
+        while j >= 0 and code[j] in " \t\n":
+            j -= 1
+        if j >= 0 and code[j] == ">":
+            depth = 0
+            while j >= 0 and j > at - 400:
+                depth += (code[j] == ">") - (code[j] == "<")
+                if depth == 0:
+                    break
+                j -= 1
+            j -= 1
+            while j >= 0 and code[j] in " \t\n":
+                j -= 1
+        end = j + 1
+        while j >= 0 and (code[j].isalnum() or code[j] == "_"):
+            j -= 1
+        if end > j + 1:
+            yield j + 1, code[j + 1:end], code[at + 3:close]
+        at = code.find("<<<", close + 3)
 
 
 def _count32(code: str, arg: str, lo: int, hi: int) -> int | None:
@@ -274,7 +373,10 @@ def header_functions(path: str) -> dict[str, Scope]:
     code = mask(text, "c").code
     derived = warp.Derivation(code)
     hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
-    return {name: s for name, s in WarpModel(code, derived, hits).by_name.items()}
+    model = WarpModel(code, derived, hits)
+    for s in model.by_name.values():
+        model.calls_of(s)  # now: an including file's model reads these scopes, not this header's text
+    return dict(model.by_name)
 
 
 def external_functions(headers: tuple[str, ...]) -> dict[str, Scope]:
@@ -344,6 +446,53 @@ def _split_args(args: str) -> list[str]:
     return out if args.strip() else []
 
 
+def _function_name(code: str, lo: int, hi: int) -> tuple[str, int]:
+    """The name of the function a scope defines: at the first ``{`` that follows a parameter list
+    with a name before it (``name(...) {``, ``name<T>(...) const {``; a one-line ``struct {...};``,
+    a macro's ``switch (x) {`` are skipped), or ""."""
+    brace = code.find("{", lo, hi)
+    for _ in range(16):
+        if brace < 0:
+            return "", -1
+        name = _name_before_params(code, lo, brace)
+        if name:
+            return name, brace
+        brace = code.find("{", brace + 1, hi)
+    return "", -1
+
+
+def _name_before_params(code: str, lo: int, brace: int) -> str:
+    close = code.rfind(")", lo, brace)
+    between = code[close + 1:brace].strip() if close >= 0 else "?"
+    if close < 0 or not (between in ("", "const", "noexcept", "override") or between.startswith(("->", ":"))):
+        return ""
+    depth, i = 0, close
+    while i >= lo:
+        depth += (code[i] == ")") - (code[i] == "(")
+        if depth == 0:
+            break
+        i -= 1
+    j = i - 1
+    while j >= lo and code[j] in " \t\n":
+        j -= 1
+    if j >= lo and code[j] == ">":  # template arguments: name<T>(...)
+        depth = 0
+        while j >= lo:
+            depth += (code[j] == ">") - (code[j] == "<")
+            if depth == 0:
+                break
+            j -= 1
+        j -= 1
+    end = j + 1
+    while j >= lo and (code[j].isalnum() or code[j] == "_"):
+        j -= 1
+    name = code[j + 1:end]
+    return name if name and not name[0].isdigit() and name not in _NOT_FUNCTIONS else ""
+
+
+_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "catch", "defined"})
+
+
 def _cut(code: str) -> list[tuple[int, int]]:
     """Top-level scopes, as warp.Derivation.scope cuts them."""
     out, lo = [], 0
@@ -366,3 +515,9 @@ def _header_constants(path: str) -> frozenset[str]:
     from .includes import read
 
     return frozenset(warp.constant_names(read(path)))
+
+
+def clear_caches() -> None:
+    """Forget the headers' functions and constants (a new run reads them as they are now)."""
+    header_functions.cache_clear()
+    _header_constants.cache_clear()

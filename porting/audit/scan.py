@@ -146,6 +146,15 @@ def _tree_filter(results: list[FileResult], paths: list[str], sets: SymbolSets) 
 _HEADER_FACTS: dict[str, checks.FileFacts] = {}
 
 
+def _clear_caches() -> None:
+    """Each run reads the included headers as they are now (a long-lived process runs many)."""
+    from . import includes, model
+
+    _HEADER_FACTS.clear()
+    includes.clear_caches()
+    model.clear_caches()
+
+
 def _header_facts(path: str, sets: SymbolSets) -> checks.FileFacts:
     """The facts of an included header that is not part of the run (audited once per process)."""
     known = _HEADER_FACTS.get(path)
@@ -167,6 +176,7 @@ def audit_paths(paths: Iterable[str | os.PathLike[str]], *, disable: Iterable[st
             raise InputError(f"{key}: unknown rule id(s) {', '.join(sorted(unknown))} (known: {', '.join(RULES)})")
     disabled |= {r.id for r in RULES.values() if not r.default and r.id not in enabled}
     files, problems = collect(paths)
+    _clear_caches()
     sets = sets if sets is not None else symbol_sets()
     result = AuditResult(problems=problems + list(sets.problems))
     results = _run(files, jobs or os.cpu_count() or 1, sets)
