@@ -83,6 +83,7 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
     line = 1
     pos = 0
     events: list[tuple[int, int]] = []  # (line, side from this line on)
+    directive_sides: list[tuple[int, int]] = []
     for m in _DIRECTIVE.finditer(code):
         if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
             continue  # '#' inside a line (token pasting, a stray character): not a directive
@@ -108,7 +109,13 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
             stack.pop()
         current = next((s[0] for s in reversed(stack) if s[0] != NEUTRAL), NEUTRAL)
         events.append((line, current))
+        # the directive line itself belongs to the branch around it (`#if __CUDA_ARCH__ >= 800`
+        # inside the #else of a HIP #if is CUDA-only code too)
+        around = stack if kind == "endif" else stack[:-1]
+        directive_sides.append((line, next((s[0] for s in reversed(around) if s[0] != NEUTRAL), NEUTRAL)))
     _fill(side, events)
+    for at, value in directive_sides:
+        side[at] = value
     return side, checks
 
 
@@ -208,3 +215,54 @@ def _item_end(code: str, at: int) -> int:
 def hip_file(includes: list[str]) -> bool:
     """A file that includes HIP's runtime headers is HIP code (a shim or an already ported file)."""
     return any(inc.startswith(("hip/", "hipblas", "hiprand", "rocblas", "hipcub", "rocprim")) for inc in includes)
+
+
+_COMMENTED_DEFINE = re.compile(r"(?://|/\*)[ \t]*#[ \t]*define[ \t]+(\w+)")
+
+
+def never_compiled(code: str, raw: str) -> bytearray:
+    """Per-line flag (1-based): a branch ROCm's compiler never reads. ``#ifdef __CUDA_ARCH__`` /
+    ``#if defined(__CUDA_ARCH__)`` and the ``#else`` of ``#if !defined(__CUDA_ARCH__)`` (HIP never
+    defines it), and a branch under a macro whose only ``#define`` in the file is commented out
+    (``// #define USE_PTX``: nothing defines it). Only the inline-PTX rule reads this: PTX there
+    cannot reach a ROCm build, while other rules keep their findings (hipify may map the test)."""
+    n_lines = code.count("\n") + 2
+    out = bytearray(n_lines)
+    if "#" not in code:
+        return out
+    live = set(_DEFINE.findall(code))
+    dead = {name for name in _COMMENTED_DEFINE.findall(raw) if name not in live}
+    stack: list[list[int]] = []  # per open #if: [branch never compiled, a later #else never compiled]
+    line, pos = 1, 0
+    events: list[tuple[int, int]] = []
+    for m in _DIRECTIVE.finditer(code):
+        if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
+            continue
+        line += code.count("\n", pos, m.start())
+        pos = m.start()
+        kind, cond = m.group(1), m.group(2)
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append(list(_never_polarity(kind, cond, dead)))
+        elif kind == "elif" and stack:
+            stack[-1] = [0, stack[-1][1]]  # an #elif's own condition: not judged
+        elif kind == "else" and stack:
+            stack[-1] = [stack[-1][1], 0]
+        elif kind == "endif" and stack:
+            stack.pop()
+        events.append((line, int(any(s[0] for s in stack))))
+    _fill(out, events)
+    return out
+
+
+def _never_polarity(kind: str, cond: str, dead: set[str]) -> tuple[int, int]:
+    """(this branch is never compiled on ROCm, its #else is never compiled)."""
+    one = _ONE_MACRO.match(cond) if kind == "if" else None
+    if kind in ("ifdef", "ifndef"):
+        name, negated = (cond.split() or [""])[0], kind == "ifndef"
+    elif one is not None:
+        name, negated = one.group(2), bool(one.group(1))
+    else:
+        return 0, 0
+    if name != "__CUDA_ARCH__" and name not in dead:
+        return 0, 0
+    return (0, 1) if negated else (1, 0)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..rocm_libraries import family_of
-from . import branches, curated, warp
+from . import branches, curated, includes, model, warp
 from .findings import Finding, snippet_at
 from .mask import Masked
 from .rules import RULES
@@ -73,7 +73,9 @@ class FileFacts:
     features: list[tuple[int, int, str]] = field(default_factory=list)
     cuda_defines: set[str] = field(default_factory=set)
     other_defines: set[str] = field(default_factory=set)
-    pending: list[Finding] = field(default_factory=list)  # warp constants, kept if the tree uses them as widths
+    pending: list[Finding] = field(default_factory=list)  # warp constants, kept if the unit uses them as widths
+    headers: tuple[str, ...] = ()  # the quoted headers the file includes, transitively (porting.audit.includes)
+    rust: bool = False
 
 
 # Rules about HIP code on ROCm 7, which also apply inside HIP branches and HIP files.
@@ -128,6 +130,7 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
     facts.other_defines |= other_defines
     facts.defined |= cuda_defines | other_defines
     facts.features = branches.feature_ranges(m.code)
+    facts.headers = includes.closure(path, m.text)
     seen: set[tuple[int, str]] = set()
     for f in _check_c(m, path, sets, facts, checks):
         where = side[f.line] if f.line < len(side) else 0
@@ -160,16 +163,37 @@ def _check_c(m: Masked, path: str, sets: SymbolSets, facts: FileFacts,
     yield from _strings(m, path, table)
 
 
+def _project_header(path: str, inc: str) -> bool:
+    """Does a quoted include name a file next to ``path`` or in one of its parent directories
+    (the project's own "cudnn_att.h", "llmc/cudnn_att.h"), not a library's header?"""
+    here = os.path.dirname(os.path.abspath(path))
+    for _ in range(4):
+        if os.path.isfile(os.path.join(here, inc)):
+            return True
+        here = os.path.dirname(here)
+    return False
+
+
+def _library_finding(m: Masked, path: str, offset: int, name: str, message: str, rocm: str,
+                     src: str) -> Finding:
+    if name == "NCCL":  # RCCL has NCCL's API: a link-library change, not a port
+        return _finding(m, path, offset, "rccl-link", f"{message.replace(' is CUDA-only', '')}: on ROCm this is "
+                        "RCCL, same API (hipify maps the names)", f"link librccl instead of libnccl; see {src}")
+    return _finding(m, path, offset, "cuda-only-library", message, f"port to {rocm}; see {src}")
+
+
 def _libraries(m: Masked, path: str, table, libs_seen: set[str]) -> Iterator[Finding]:
     for inc in m.includes:
+        if m.text[inc.start:inc.start + 1] == '"' and _project_header(path, inc.text):
+            continue
         for name, _ident, header, rocm, src in _LIBS:
             if header.search(inc.text):
                 libs_seen.add(name)
                 mapped = table.get(inc.text)
                 how = (f" (hipify rewrites the include to {mapped}, but the API differs)"
                        if mapped and name != "NCCL" else "")
-                yield _finding(m, path, inc.start, "cuda-only-library", f"{name} header <{inc.text}> is CUDA-only{how}",
-                               f"port to {rocm}; see {src}")
+                yield _library_finding(m, path, inc.start, name, f"{name} header <{inc.text}> is CUDA-only{how}",
+                                       rocm, src)
 
 
 def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator[Finding]:
@@ -201,9 +225,13 @@ def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator
 
 def _asm(m: Masked, path: str, code: str) -> Iterator[Finding]:
     ext = os.path.splitext(path)[1].lower()
+    never: bytearray | None = None
     for a in _ASM_RE.finditer(code):
         if _after_word(code, a.start()):
             continue
+        never = never if never is not None else branches.never_compiled(code, m.text)
+        if never[m.position(a.start())[0]]:
+            continue  # a branch ROCm never compiles: the PTX cannot reach a ROCm build
         stmt_end = code.find(";", a.end())
         follow = m.text[a.end():stmt_end if stmt_end >= 0 else a.end() + 400]
         if ext in (".cu", ".cuh") or _PTX_HINT.search(follow) or _DEVICE_HINT.search(code):
@@ -293,6 +321,7 @@ def check_rust(m: Masked, path: str, sets: SymbolSets | None = None,
                facts: FileFacts | None = None) -> Iterator[Finding]:
     sets = sets or SymbolSets()
     facts = facts if facts is not None else FileFacts()
+    facts.rust = True
     side = branches.rust_regions(m.code)
     for a in _RUST_ALIAS.finditer(m.code):
         facts.defined.add(a.group(1) or a.group(2) or a.group(3))
@@ -387,8 +416,8 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
         if lib is not None:
             if lib[0] not in libs_seen:
                 libs_seen.add(lib[0])
-                yield _finding(m, path, start, "cuda-only-library", f"{name} is part of {lib[0]}, which is CUDA-only",
-                               f"port to {lib[3]}; see {lib[4]}")
+                yield _library_finding(m, path, start, lib[0], f"{name} is part of {lib[0]}, which is CUDA-only",
+                                       lib[3], lib[4])
             continue
         hip = table.get(name)
         if hip is None and name in sets.cuda and not rust and _defines_type(code, start):
@@ -405,14 +434,40 @@ def _directive_line(code: str, at: int) -> bool:
     return head.startswith("#") and head[1:].lstrip().startswith(("if", "elif"))
 
 
+# what a file needs for a rule of porting/audit/model.py to fire (fixed-lane shuffles, launches,
+# shared arrays, calls from warpSize code, tiles): without any of them only warp.py's hits matter
+_MODEL_WORDS = ("__shfl", "<<<", "warpSize", "__lane_id", "_tile", "_partition")
+
+
 def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding]:
     derived = warp.Derivation(code)  # one memo per file, shared by the rules that ask
-    for gen in (warp.lane_math(code, derived), warp.shuffle_widths(code), warp.masks(code), warp.ballots(code)):
+    hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+    headers = facts.headers
+    external_32 = model.external_constants(headers)
+    judged: Iterator[warp.Hit] = iter(())
+    wm = None
+    own_32 = warp.constant_names(code)
+    candidates = facts.width_candidates
+    if candidates is None:  # the unit's constants equal to 32 or 5: the only names worth following
+        candidates = frozenset(own_32) | external_32
+    own_widths = warp.width_names(code, derived, candidates)
+    if hits or any(word in code for word in _MODEL_WORDS):  # else no warp rule of model.py can fire
+        wm = model.WarpModel(code, derived, hits, model.external_functions(headers), external_32, own_32,
+                             own_widths)
+        judged = model.classify(wm, hits)
+    for gen in (judged, warp.masks(code), warp.ballots(code)):
         for offset, rule, message, suggestion, symbol in gen:
             yield _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
-    facts.width_names |= warp.width_names(code, derived, facts.width_candidates)
-    for (offset, rule, message, suggestion, symbol), _name in warp.warp_constants(code):
-        facts.pending.append(_finding(m, path, offset, rule, message, suggestion, symbol=symbol))
+    facts.width_names |= own_widths
+    for (offset, rule, message, suggestion, symbol), name in warp.warp_constants(code):
+        kind = model.constant_rule(code, wm, name, none="") if wm is not None and name in own_widths else ""
+        if kind == "warp32-logical":
+            rule, message, suggestion = kind, f"{name} = 32: {model.NOTE}", model.NOTE_FIX
+        found = _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
+        if kind:
+            yield found  # judged by this file's own warp functions
+        else:
+            facts.pending.append(found)  # kept if the translation unit uses it as a warp width
 
 
 def _strings(m: Masked, path: str, table) -> Iterator[Finding]:

@@ -11,7 +11,9 @@ import re
 LIBRARIES: tuple[tuple[str, str, str, str, str], ...] = (
     ("NVML", r"nvml[A-Z]\w*", r"nvml\.h", "amd-smi (libamd_smi; or rocm-smi)",
      "https://rocm.docs.amd.com/projects/amdsmi/en/latest/"),
-    ("cuDNN", r"cudnn[A-Z]\w*|CUDNN_\w+", r"cudnn(?:_\w+)?\.h", "MIOpen",
+    # cuDNN's own header names only: a project's "cudnn_att.h" merely starts like one
+    ("cuDNN", r"cudnn[A-Z]\w*|CUDNN_\w+",
+     r"cudnn(?:_(?:version|frontend|backend|graph|ops|cnn|adv)(?:_infer|_train)?(?:_v\d+)?)?\.h", "MIOpen",
      "https://rocm.docs.amd.com/projects/MIOpen/en/latest/"),
     ("NVSHMEM", r"nvshmemx?_\w+|NVSHMEM_\w+", r"nvshmemx?\.h", "rocSHMEM",
      "https://rocm.docs.amd.com/projects/rocSHMEM/en/latest/"),

@@ -4,7 +4,8 @@
 ``hazards.toml`` lists wave64 hazard lines found by reading the code (``[[hazard]] file, line,
 class, why``). ``evaluate`` matches them against an audit run: per-rule precision, precision over
 default-on rules weighted by how often each fires (= true findings / all findings), recall per
-hazard class (a hazard counts as found when a wave64 rule reports its line), and the findings
+hazard class (a hazard counts as found when a wave64 rule reports its line; ``[[consistent]]`` lines, self-consistent
+32-lane code, are not hazards and count as named when warp32-logical reports them), and the findings
 without a label and the labels without a finding (both must be empty for the numbers to mean
 anything). Used by tests/audit/test_corpus.py and bench/bench_audit.py.
 """
@@ -20,7 +21,9 @@ from ..config import _load_toml  # the project's one TOML reader (tomllib / toml
 from .findings import Finding
 from .rules import RULES
 
-WAVE64_RULES = frozenset({"warp-size-literal", "warp-mask-32bit", "ballot-32bit", "activemask"})
+# the rules that name a wave64 hazard (warp32-logical is a note: consistent code, not a hazard)
+WAVE64_RULES = frozenset({"warp-size-literal", "warp-mask-32bit", "ballot-32bit", "activemask", "shfl-fixed-lane",
+                          "warp-width-mixed", "launch-warp32", "shared-warp32"})
 Key = tuple[str, int, str]
 
 
@@ -33,6 +36,9 @@ class Evaluation:
     unlabelled: list[Key] = field(default_factory=list)
     stale_labels: list[Key] = field(default_factory=list)
     missed: list[tuple[str, int, str]] = field(default_factory=list)
+    # self-consistent 32-lane lines (hazards.toml [[consistent]]): warp32-logical should name them
+    consistent: int = 0
+    consistent_named: int = 0
 
     def precision(self, rule: str) -> float:
         return self.true_by_rule[rule] / self.total_by_rule[rule] if self.total_by_rule[rule] else float("nan")
@@ -71,6 +77,10 @@ def evaluate(root: str | os.PathLike[str], findings: list[Finding]) -> Evaluatio
         ev.total_by_rule[f.rule] += 1
         ev.true_by_rule[f.rule] += labels[key]
     ev.stale_labels = sorted(set(labels) - seen)
+    notes = {key[:2] for key in seen if key[2] == "warp32-logical"}
+    for d in _load(base / "hazards.toml", "consistent"):
+        ev.consistent += 1
+        ev.consistent_named += (d["file"], int(d["line"])) in notes
     for file, line, cls in hazards:
         ev.hazards_by_class[cls] += 1
         if (file, line) in wave64_lines:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..walk import read_regular, source_files, why_unreadable
-from . import checks, warp
+from . import checks
 from .findings import Baseline, Finding, suppressed_rules
 from .mask import mask
 from .rules import RULES, SEVERITIES
@@ -90,55 +90,68 @@ def audit_file(path: str, lang: str, display: str | None = None, sets: SymbolSet
     return found, text.count("\n") + (not text.endswith("\n") and bool(text)), None, facts
 
 
-def _audit_one(item: tuple[str, str, SymbolSets, frozenset[str]]) -> FileResult:
+def _audit_one(item: tuple[str, str, SymbolSets, frozenset[str] | None]) -> FileResult:
     return audit_file(item[0], item[1], sets=item[2], width_candidates=item[3])
 
 
-def _width_candidates(files: list[tuple[str, str]]) -> frozenset[str]:
-    """Names any C file defines as 32 or 5: the only names the warp-width rule has to follow."""
-    names: set[str] = set()
-    for path, lang in files:
-        if lang != "rust":
-            try:
-                names |= warp.constant_names(Path(path).read_bytes().decode("utf-8", "surrogateescape"))
-            except OSError:
-                continue  # reported when the file itself is audited
-    return frozenset(names)
-
-
 def _run(files: list[tuple[str, str]], jobs: int, sets: SymbolSets) -> list[FileResult]:
-    widths = _width_candidates(files)
     if jobs <= 1 or len(files) < 16:
-        return [audit_file(p, lang, sets=sets, width_candidates=widths) for p, lang in files]
+        return [audit_file(p, lang, sets=sets) for p, lang in files]
     from ..hipify.convert import mp_context
     from ..workers import worker_pool
     hipify_map()  # load once, shared with forked workers
     with worker_pool(jobs, mp_context()) as pool:
-        # one tuple per file, but pickle stores the shared sets/widths once per chunk
-        return list(pool.map(_audit_one, [(p, lang, sets, widths) for p, lang in files],
+        # one tuple per file, but pickle stores the shared sets once per chunk
+        return list(pool.map(_audit_one, [(p, lang, sets, None) for p, lang in files],
                              chunksize=max(1, len(files) // (jobs * 8))))
 
 
-def _tree_filter(results: list[FileResult]) -> None:
-    """Drop findings on names the tree defines, warp constants the tree never uses as a width, and
-    findings in branches that need a macro the tree defines only on the CUDA side."""
-    defined: set[str] = set()
-    widths: set[str] = set()
-    cuda_side: set[str] = set()
-    other_side: set[str] = set()
-    for _found, _lines, _problem, facts in results:
-        defined |= facts.defined
-        widths |= facts.width_names
-        cuda_side |= facts.cuda_defines
-        other_side |= facts.other_defines
-    cuda_only = cuda_side - other_side
+def _tree_filter(results: list[FileResult], paths: list[str], sets: SymbolSets) -> None:
+    """Drop findings on names the translation unit defines, warp constants it never uses as a
+    width, and findings in branches that need a macro it defines only on the CUDA side. A C file's
+    translation unit is the file and the headers it includes (porting.audit.includes), read from
+    disk whether or not they are part of the run: a file's findings never depend on which other
+    files are scanned with it (issue 26, class 10). Rust aliases are crate-wide: the Rust files of
+    the run."""
+    by_path = {os.path.abspath(p): r[3] for p, r in zip(paths, results)}
+    rust_defined: set[str] = set()
+    for facts in by_path.values():
+        if facts.rust:
+            rust_defined |= facts.defined
     for found, _lines, _problem, facts in results:
+        if facts.rust:
+            unit = [facts]
+        else:
+            unit = [facts, *(by_path.get(h) or _header_facts(h, sets) for h in facts.headers)]
+        defined = set().union(*(u.defined for u in unit)) | (rust_defined if facts.rust else set())
+        widths = set().union(*(u.width_names for u in unit))
+        cuda_only = set().union(*(u.cuda_defines for u in unit)) - set().union(*(u.other_defines for u in unit))
         pending = {id(f) for f in facts.pending}
         gated = [(lo, hi) for lo, hi, name in facts.features if name in cuda_only]
         found[:] = [f for f in found
                     if not (f.rule in _TREE_DEFINED_RULES and f.symbol and f.symbol in defined)
                     and not (id(f) in pending and f.symbol not in widths)
                     and not any(lo <= f.line <= hi for lo, hi in gated)]
+
+
+_HEADER_FACTS: dict[str, checks.FileFacts] = {}
+
+
+def _clear_caches() -> None:
+    """Each run reads the included headers as they are now (a long-lived process runs many)."""
+    from . import includes, model
+
+    _HEADER_FACTS.clear()
+    includes.clear_caches()
+    model.clear_caches()
+
+
+def _header_facts(path: str, sets: SymbolSets) -> checks.FileFacts:
+    """The facts of an included header that is not part of the run (audited once per process)."""
+    known = _HEADER_FACTS.get(path)
+    if known is None:
+        known = _HEADER_FACTS[path] = audit_file(path, "c", sets=sets)[3]
+    return known
 
 
 def audit_paths(paths: Iterable[str | os.PathLike[str]], *, disable: Iterable[str] = (),
@@ -154,10 +167,11 @@ def audit_paths(paths: Iterable[str | os.PathLike[str]], *, disable: Iterable[st
             raise InputError(f"{key}: unknown rule id(s) {', '.join(sorted(unknown))} (known: {', '.join(RULES)})")
     disabled |= {r.id for r in RULES.values() if not r.default and r.id not in enabled}
     files, problems = collect(paths)
+    _clear_caches()
     sets = sets if sets is not None else symbol_sets()
     result = AuditResult(problems=problems + list(sets.problems))
     results = _run(files, jobs or os.cpu_count() or 1, sets)
-    _tree_filter(results)
+    _tree_filter(results, [p for p, _lang in files], sets)
     for found, lines, problem, _facts in results:
         result.files += 1
         result.lines += lines

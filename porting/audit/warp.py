@@ -50,6 +50,7 @@ _CONST_BEFORE = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*(?:
 _DEFINE_32_LOOSE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(?:32|5)[uU]?\b")
 _WIDTH_USE = re.compile(r"(%|/|>>)\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*[(.])")
 _LOOP_WIDTH = re.compile(r"=\s*\(?\s*([A-Za-z_]\w*)\s*(?:/\s*2|>>\s*1)\b|<=?\s*([A-Za-z_]\w*)\s*;")
+_WIDTH_DEFAULT = re.compile(r"\bint\s+width\s*=\s*([A-Za-z_]\w*)")
 _SHFL = re.compile(r"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
 # any shuffle, cooperative groups' tile.shfl_down(...) included: "a shuffle follows"
 _ANY_SHFL = re.compile(r"shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")  # no leading \b: it would disable skipping
@@ -64,6 +65,7 @@ _BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask)\s*\(")
 _INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint)"
 _WRAPPED_ASSIGN = re.compile(r"[ \t]*[-+*/%&|^]?=(?!=)")  # a line that starts with `=` / `+=` ...
 _DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*\Z")
+_MASK_ARG_BEFORE = re.compile(r"(?:" + _SYNC + r")\s*\(\s*\Z")  # `__shfl_sync(` just before a call
 _POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")
 _MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$"
                        r"|const(?:expr)?\s+(?:const\s+)?(?:" + _INT32 + r")\s+(\w+)\s*=\s*"
@@ -320,6 +322,8 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
     if "__shfl" in code:  # intrinsics only: a cooperative-groups tile's shuffles span the tile, not the warp
         for head in _shuffle_loops(code, _SHFL).values():
             out.update(name for pair in _LOOP_WIDTH.findall(head) for name in pair if name)
+        # `template <int width = WARP_SIZE>`: the default of a shuffle-width parameter (ggml)
+        out.update(_WIDTH_DEFAULT.findall(code))
     return out
 
 
@@ -433,7 +437,8 @@ def ballots(code: str) -> Iterator[Hit]:
                                   code[:m.start()]):
             yield (m.start(), "ballot-32bit", f"{func} result assigned to {target}, declared as a 32-bit integer: "
                    "lanes 32-63 of a 64-lane wavefront are dropped", f"declare {target} uint64_t; {EMULATE}", "")
-        elif func == "__activemask":
+        elif func == "__activemask" and not _MASK_ARG_BEFORE.search(code, max(0, m.start() - 40), m.start()):
+            # (passed straight as a *_sync mask it is 64-bit on HIP, which is right: nothing to say)
             yield (m.start(), "activemask", "__activemask() returns a 64-bit mask on AMD",
                    "keep it in uint64_t; loop to warpSize, not 32", "")
     for m in _POPC.finditer(code):

@@ -74,13 +74,16 @@ def test_fail_on(fail_on: str, source: str, code: int, capsys) -> None:
 
 def test_baseline_accepts_known_findings_only(tmp_path: Path, capsys) -> None:
     src = tmp_path / "k.cu"
-    src.write_text("__global__ void k() {\n  int lane = threadIdx.x % 32;\n}\n")
+    # a function that counts lanes by 32 and its warps by warpSize: a wave64 hazard (issue 26)
+    mixed = "  float v = __shfl_xor_sync(~0ull, 1.f, 1); int q = threadIdx.x / warpSize;\n"
+    src.write_text("__global__ void k() {\n  int lane = threadIdx.x % 32;\n" + mixed + "}\n")
     base = tmp_path / "baseline.json"
     assert main(["audit", str(src), "--write-baseline", str(base)]) == 0
     assert main(["audit", str(src), "--baseline", str(base), "--fail-on", "warning"]) == 0
     assert "1 in baseline" in capsys.readouterr().out
     # moving the line does not matter; a new hazard does
-    src.write_text("// moved\n__global__ void k() {\n  int lane = threadIdx.x % 32;\n  int w = threadIdx.x / 32;\n}\n")
+    src.write_text("// moved\n__global__ void k() {\n  int lane = threadIdx.x % 32;\n  int w = threadIdx.x / 32;\n"
+                   + mixed + "}\n")
     assert main(["audit", str(src), "--baseline", str(base), "--fail-on", "warning"]) == 1
     out = capsys.readouterr().out
     assert ":4:" in out and ":3:" not in out.split("audit:")[0]
@@ -118,7 +121,8 @@ def test_bad_baseline_content(tmp_path: Path, capsys) -> None:
 
 def test_odd_files_do_not_crash(tmp_path: Path) -> None:
     from porting.audit.scan import audit_paths
-    (tmp_path / "latin1.h").write_bytes(b"// caf\xe9\nint lane = threadIdx.x % 32;\n")
+    (tmp_path / "latin1.h").write_bytes(b"// caf\xe9\n__device__ void f(float v) {\nint lane = threadIdx.x % 32;\n"
+                                        b"v = __shfl_xor_sync(~0ull, v, 1); int w = threadIdx.x / warpSize;\n}\n")
     (tmp_path / "blob.cu").write_bytes(b"\x00\x01\x02")
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "loop").symlink_to("..")

@@ -42,8 +42,18 @@ def test_no_default_rule_below_60_percent(scored) -> None:
 
 
 def test_wave64_recall(scored) -> None:
-    assert sum(scored.hazards_by_class.values()) >= 20  # the bar means something only with enough hazards
+    # the bar means something only with enough judged 32-lane sites (issue 26 moved 14 of the 27
+    # listed lines to [[consistent]]: the same result at 64)
+    assert sum(scored.hazards_by_class.values()) + scored.consistent >= 20
     assert scored.recall() >= 0.85, scored.missed
+
+
+def test_consistent_32_lane_code_is_named_as_such(scored) -> None:
+    # 12 of 16: two header constants whose users are in other translation units cannot be named
+    # in the header (its findings depend only on what it includes), and two `>> 5` on a width
+    # that is not a thread index are not lane math
+    assert scored.consistent >= 10
+    assert scored.consistent_named / scored.consistent >= 0.75
 
 
 def test_opt_in_rules_state_their_measured_precision(scored) -> None:

@@ -6,10 +6,10 @@
 #define CUDA_CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) abort(); } while (0)
 typedef struct { int id; } CUTThread;
 #define TAG_MASK 0xFFFFFFFFU
-#define WS 32  // expect: warp-size-literal
-constexpr int WARP_WIDTH = 32;  // expect: warp-size-literal
-static const int warp_threads = 32;  // expect: warp-size-literal
-#define WAVE_SIZE 32  // expect: warp-size-literal
+#define WS 32  // expect: warp32-logical
+constexpr int WARP_WIDTH = 32;  // expect: warp32-logical
+static const int warp_threads = 32;  // expect: warp32-logical
+#define WAVE_SIZE 32  // expect: warp32-logical
 #define ROWS 32
 void host(cublasHandle_t cublasHandle, float* x) {
   CUTThread t;
@@ -34,7 +34,7 @@ __global__ void k(unsigned* out, float v, int i) {
   unsigned word = out[threadIdx.x];
   unsigned bits = (word >> 5) & 0x1f;
   int lid = threadIdx.x;
-  bool last = (lid & 0x1f) == 31;  // expect: warp-size-literal
+  bool last = (lid & 0x1f) == 31;  // expect: warp32-logical
 }
 typedef struct { int v; } cudaAsyncNotificationInfo_t;  // a shim defining a CUDA API type itself
 struct cudaArraySparseProperties { int x; };
@@ -43,5 +43,5 @@ __global__ void vec4(const float* x, float* y, int n) {
   const int i0 = (blockDim.x * blockIdx.x + threadIdx.x) * 4;  // an element offset, 4 values per thread
   const int iqs = i0 % 128;
   if (iqs % 32 != 0) return;  // a 32-value block of data, not a lane
-  int lane = threadIdx.x % 32;  // expect: warp-size-literal
+  int lane = threadIdx.x % 32;  // no warp operation in this function: data layout (issue 26, class 3)
 }

@@ -3,7 +3,7 @@
 #include <nvshmem.h>  // expect: cuda-only-library
 #include <cufile.h>  // expect: cuda-only-library
 #include <cutlass/gemm/device/gemm.h>  // expect: cuda-only-library
-#include <nccl.h>  // expect: cuda-only-library
+#include <nccl.h>  // expect: rccl-link
 #include <vector>
 // #include <cudnn.h> in a comment is not an include
 void f() {

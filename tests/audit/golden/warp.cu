@@ -12,7 +12,7 @@ __global__ void k(float* x, int n) {
   int bytes = n * 32;
   bool both = lane && 31;
   float v = __shfl_down_sync(0xffffffff, x[0], 1);  // expect: warp-mask-32bit
-  float v2 = __shfl_xor_sync(__activemask(), x[0], 1);  // expect: activemask
+  float v2 = __shfl_xor_sync(__activemask(), x[0], 1);  // __activemask() straight as the mask: 64-bit on HIP, right (issue 26, class 6)
   unsigned m = __ballot_sync(FULL_MASK, v > 0);  // expect: ballot-32bit
   uint32_t m2 = __ballot_sync(0xFFFFFFFFu, v > 0);  // expect: ballot-32bit, warp-mask-32bit
   unsigned long long m3 = __ballot_sync(~0ull, v > 0);
@@ -29,19 +29,19 @@ __device__ float red(float v) {
   return v;
 }
 #define TAG_MASK 0xFFFFFFFFU
-#define LOG_WARP 5  // expect: warp-size-literal (threadIdx.x >> LOG_WARP below)
+#define LOG_WARP 5  // expect: warp32-logical (threadIdx.x >> LOG_WARP below)
 static const unsigned kFull = 0xffffffff;  // expect: warp-mask-32bit
 __global__ void k2(unsigned* out, int n) {
   int vecLane = n % 32;  // bit packing, not a lane
   out[0] = n & TAG_MASK;
   int t = threadIdx.x;
-  int lane = t & 0x1f;  // expect: warp-size-literal
-  bool last = lane == 31;  // expect: warp-size-literal
-  unsigned bit = 1u << lane;  // expect: warp-size-literal
+  int lane = t & 0x1f;  // expect: warp32-logical
+  bool last = lane == 31;  // expect: warp32-logical
+  unsigned bit = 1u << lane;  // expect: warp32-logical
   unsigned b;
   b = __ballot_sync(~0ull, n > 0);  // expect: ballot-32bit
   int c = __popc(__ballot_sync(~0ull, n > 0));  // expect: ballot-32bit
-  float v = __shfl_sync(kFull, 1.0f, 0);
-  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0ull, v, o);  // expect: warp-size-literal
+  float v = __shfl_sync(kFull, 1.0f, 0);  // a literal broadcast: the same value in both halves
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0ull, v, o);  // expect: warp32-logical
   int w = threadIdx.x >> LOG_WARP;
 }

@@ -1,0 +1,88 @@
+"""A file's translation unit as far as the audit reads it: the file and the quoted headers it
+includes, found on disk (issue 26, class 10: a file's findings depend only on what it includes,
+never on which other files share the run).
+
+A quoted ``#include "x.h"`` is looked up next to the including file and in up to three parent
+directories (how projects include "llmc/cuda_utils.cuh" from the repository root); angle-bracket
+includes are system and library headers and are not followed. The closure is read once per
+process (cached by absolute path) and bounded (depth 6, 64 files, 2 MiB per file).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+from ..walk import read_regular
+
+_QUOTED = re.compile(r"[ \t]*#[ \t]*include[ \t]*\"([^\"\n]+)\"")
+MAX_FILES = 64
+MAX_DEPTH = 6
+MAX_BYTES = 2 << 20
+
+
+def resolve(including: str, name: str) -> str | None:
+    """The file a quoted include names, next to ``including`` or in a parent directory."""
+    return _resolve(os.path.dirname(os.path.abspath(including)), name)
+
+
+@lru_cache(maxsize=16384)
+def _resolve(here: str, name: str) -> str | None:
+    for _ in range(4):
+        candidate = os.path.join(here, name)
+        if os.path.isfile(candidate):
+            return os.path.normpath(candidate)
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return None
+
+
+@lru_cache(maxsize=4096)
+def read(path: str) -> str:
+    """A header's text ("" when unreadable, not a regular file or too large: it then adds nothing).
+    Read through the one bounded reader, so a FIFO named like a header cannot hang the audit."""
+    data = read_regular(path, MAX_BYTES)
+    if data is None or b"\0" in data[:8192]:
+        return ""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def quoted_includes(text: str) -> Iterator[str]:
+    """The names of a text's ``#include "..."`` lines (found from the word, then checked)."""
+    at = text.find("include")
+    while at >= 0:
+        m = _QUOTED.match(text, text.rfind("\n", 0, at) + 1)
+        if m is not None:
+            yield m.group(1)
+        at = text.find("include", at + 7)
+
+
+def closure(path: str, text: str) -> tuple[str, ...]:
+    """The headers ``path`` (whose text is ``text``) includes, transitively, in include order,
+    without ``path`` itself."""
+    start = os.path.normpath(os.path.abspath(path))
+    seen = {start}
+    out: list[str] = []
+    todo = [(start, text, 0)]
+    while todo and len(out) < MAX_FILES:
+        cur, body, depth = todo.pop(0)
+        if depth >= MAX_DEPTH or '"' not in body:
+            continue
+        for name in quoted_includes(body):
+            found = resolve(cur, name)
+            if found is None or found in seen:
+                continue
+            seen.add(found)
+            out.append(found)
+            todo.append((found, read(found), depth + 1))
+    return tuple(out)
+
+
+def clear_caches() -> None:
+    """Forget what was read: each `port audit` run reads the headers as they are now."""
+    read.cache_clear()
+    _resolve.cache_clear()

@@ -1,0 +1,523 @@
+"""A per-function model of how a CUDA file uses the warp, read by the wave64 rules (issue 26).
+
+warp.py finds the sites that look like 32-lane assumptions (``% 32`` on a thread index, shuffle
+loops from 16, a width constant equal to 32); this module decides, per function, what they mean
+on a 64-lane wavefront:
+
+- a function with no warp operation (no shuffle, ballot, vote or ``__syncwarp``, and no call to a
+  function of the file that has one) uses ``% 32`` / ``>> 5`` for data layout: not a hazard;
+- a function whose warp operations all stay within 32 lanes (xor/down offsets 16..1, leaders at
+  ``lane % 32 == 0``, ``/ 32`` warp slots) and that never measures the warp by ``warpSize`` is
+  *self-consistent 32-lane code*: each half of a wavefront acts as its own warp and the result is
+  the same at 64 (``warp32-logical``, a note: only the mask needs fixing);
+- one that also measures the warp by ``warpSize`` (itself or in a function it calls) mixes the
+  two widths: the 32-lane sites stay ``warp-size-literal`` warnings;
+- inside 32-lane logical warps, a shuffle from a fixed source lane without a width
+  (``__shfl_sync(m, v, 0)``, ``__shfl(v, 0)``) makes lanes 32-63 read the lower half
+  (``shfl-fixed-lane``); ``cg::tiled_partition<32>`` tiles are explicit 32-lane groups.
+
+Scopes are top-level functions as warp.Derivation cuts them (from a top-level ``}`` to the next).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from . import warp
+
+Hit = warp.Hit
+
+# a warp operation: intrinsic shuffles, votes, ballots, warp syncs, warp reductions/matches
+_WARP_OP = re.compile(r"__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(|__ballot(?:_sync)?\s*\("
+                      r"|__(?:any|all|uni)(?:_sync)?\s*\(|__syncwarp\s*\(|__reduce_\w+_sync\s*\(|__match_\w+_sync\s*\(|\.shfl(?:_up|_down|_xor)?\s*\(")
+# a callee defined elsewhere (another header) whose name says it works on the warp
+
+
+def _name_before(code: str, paren: int) -> str:
+    """The identifier before a ``(`` (over blanks and one level of template arguments), or ""."""
+    j = paren - 1
+    while j >= 0 and code[j] in " \t":
+        j -= 1
+    if j >= 0 and code[j] == ">":
+        k = code.rfind("<", max(0, j - 120), j)
+        if k < 0 or any(c in code[k + 1:j] for c in ";{}()"):
+            return ""
+        j = k - 1
+        while j >= 0 and code[j] in " \t":
+            j -= 1
+    end = j + 1
+    while j >= 0 and (code[j].isalnum() or code[j] == "_"):
+        j -= 1
+    return code[j + 1:end]
+_WARP_OP_WORDS = ("__shfl", "__ballot", "__any", "__all", "__uni", "__syncwarp", "__reduce_", "__match_", ".shfl")
+
+
+def _sites(code: str, words: tuple[str, ...], pattern: re.Pattern[str], back: int = 0) -> Iterator[int]:
+    """Offsets where ``pattern`` matches around an occurrence of one of ``words`` (found with
+    str.find, much faster than running the pattern over every offset of the file): the pattern is
+    tried from ``back`` characters before the word up to the word."""
+    for word in words:
+        at = code.find(word)
+        while at >= 0:
+            m = pattern.search(code, max(0, at - back), at + len(word) + 40)
+            if m is not None and m.start() <= at + len(word):
+                yield m.start()
+            at = code.find(word, at + len(word))
+
+
+_WARP_NAMED = re.compile(r"(?i)warp|shfl|shuffle|ballot")
+# the warp measured at run time: lane / warp index or a shuffle loop by warpSize
+_BY_WARPSIZE = re.compile(r"(?:%|/|&)\s*\(?\s*(?:warpSize|WARP_SIZE_RT)\b|\bwarpSize\s*(?:/\s*2|>>\s*1)\b"
+                          r"|\bwarpSize\s*-\s*1\b|__lane_id\s*\(")
+# a block-wide collective of cub/hipcub (BlockScan, BlockReduce...): built on hardware warps, so it
+# measures the warp by the hardware width (64 lanes on CDNA), like warpSize
+_HW_COLLECTIVE = re.compile(r"\b(?:Block|Warp)(?:Scan|Reduce|ReverseScan)\w*\b|\b(?:hip)?cub::")
+# a tile whose width is a name: the hardware width (hw_warp_size) unless the file defines it as 32
+_TILE_NAMED = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*([A-Za-z_]\w*)\s*>")
+# a tile width named for the hardware (DeepSpeed's hw_warp_size): 64 on CDNA. Other names not
+# defined as 32 in the translation unit are not judged either way.
+_HW_NAME = re.compile(r"(?i)hw_|hardware|physical|wavefront")
+_TILE32 = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32\s*>")
+_SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl)\s*\(")
+_LANE32_VAR = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;]*?(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\b")
+_WARP_COUNT_SHIFT = re.compile(r"1[uU]?\s*<<\s*\(\s*[^()]*/\s*warpSize\s*\)")
+_LOOP16 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
+
+
+@dataclass
+class Scope:
+    lo: int
+    hi: int
+    name: str = ""
+    warp_op: bool = False  # a warp operation here
+    by_warpsize: bool = False  # the warp measured by warpSize here
+    logical32: bool = False  # a 32-lane assumption here (filled from warp.py's hits)
+    tile32: bool = False
+    calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
+
+
+class WarpModel:
+    """The functions of one file and what each does with the warp (callees folded in: the file's
+    own functions, and ``external`` ones defined in the headers it includes)."""
+
+    def __init__(self, code: str, derived: warp.Derivation, hits: list[Hit],
+                 external: dict[str, Scope] | None = None, external_32: frozenset[str] = frozenset(),
+                 own_32: set[str] | None = None, widths: set[str] | None = None) -> None:
+        self.code = code
+        self.derived = derived
+        self.scopes: list[Scope] = []
+        self.by_name: dict[str, Scope] = dict(external or {})
+        own: set[str] = set()
+        const32 = (warp.constant_names(code) if own_32 is None else own_32) | external_32
+        self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
+        # each fact found by one pass over the file, then given to the scope around it
+        for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
+            self.at(at).warp_op = True
+        for at in _sites(code, ("warpSize", "__lane_id"), _BY_WARPSIZE, back=8):
+            self.at(at).by_warpsize = True
+        for at in _sites(code, ("Scan", "Reduce", "cub::"), _HW_COLLECTIVE, back=12):
+            self.at(at).warp_op = self.at(at).by_warpsize = True
+        for m in _TILE_NAMED.finditer(code) if "_tile" in code or "_partition" in code else ():
+            s = self.at(m.start())
+            s.warp_op = True
+            if m.group(1) in const32:
+                s.tile32 = True
+            elif _HW_NAME.search(m.group(1)):
+                s.by_warpsize = True
+        for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
+            self.at(m.start()).tile32 = True
+        for s in self.scopes:
+            s.name, body_at = _function_name(code, s.lo, s.hi)
+            if s.name and s.name not in own:  # the file's own definition wins over a header's
+                own.add(s.name)
+                self.by_name[s.name] = s
+        for at, _rule, _msg, _fix, _sym in hits:
+            self.at(at).logical32 = True
+        # the 16..1 loops of a warp function count even when warp.py saw no hit (cooperative tiles)
+        for at, head in warp._shuffle_loops(code, warp._ANY_SHFL).items() if "shfl" in code else ():
+            if _LOOP16.search(head):
+                self.at(at).logical32 = True
+        # a constant equal to 32 that the file uses as the warp width (WARP_SIZE / 2 loops, shuffle
+        # width WARP_SIZE, % WARP_SIZE): a warp function of the file mentioning it works on 32 lanes
+        if widths is None:
+            widths = warp.width_names(code, derived, frozenset(const32)) if const32 else set()
+        widths32 = widths & const32
+        for name in widths32:
+            at = code.find(name)
+            while at >= 0:
+                end = at + len(name)
+                if not (at and (code[at - 1].isalnum() or code[at - 1] in "_.")) and not (
+                        end < len(code) and (code[end].isalnum() or code[end] == "_")):
+                    s = self.at(at)
+                    s.logical32 = s.logical32 or s.warp_op
+                at = code.find(name, end)
+
+    def calls_of(self, s: Scope) -> set[str]:
+        """The functions ``s`` calls among those known (the file's and its headers'), and calls
+        to functions named for the warp that are defined nowhere we read."""
+        if s.calls is None:
+            self._all_calls()
+        return s.calls or set()
+
+    def _all_calls(self) -> None:
+        """Every scope's calls, from one walk over the file's ``(`` (str.find)."""
+        for s in self.scopes:
+            s.calls = set()
+        code, known = self.code, self.by_name.keys()
+        at = code.find("(")
+        while at >= 0:
+            name = _name_before(code, at)
+            if name and (name in known or _WARP_NAMED.search(name)):
+                s = self.at(at)
+                if s.name and name != s.name and s.calls is not None:
+                    s.calls.add(name)
+            at = code.find("(", at + 1)
+
+    def at(self, offset: int) -> Scope:
+        lo, hi = 0, len(self.scopes) - 1
+        while lo < hi:  # the last scope starting at or before offset
+            mid = (lo + hi + 1) // 2
+            if self.scopes[mid].lo <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return self.scopes[lo]
+
+    def _closure(self, s: Scope) -> list[Scope]:
+        """``s`` and the functions of this file it calls, two levels deep."""
+        out, todo = [s], [(s, 0)]
+        while todo:
+            cur, depth = todo.pop()
+            for name in self.calls_of(cur) if depth < 2 else ():
+                callee = self.by_name.get(name)
+                if callee is not None and callee not in out:
+                    out.append(callee)
+                    todo.append((callee, depth + 1))
+        return out
+
+    def uses_warp(self, s: Scope) -> bool:
+        return any(c.warp_op for c in self._closure(s)) or any(
+            _WARP_NAMED.search(n) and n not in self.by_name for n in self.calls_of(s))
+
+    def mixed_calls(self, s: Scope) -> Iterator[tuple[int, str]]:
+        """(offset, name) of the calls in ``s``, a function measuring the warp by warpSize, to
+        functions that reduce over 32-lane logical warps (and never use warpSize)."""
+        if not s.by_warpsize or s.logical32:
+            return
+        for name in sorted(self.calls_of(s)):
+            callee = self.by_name.get(name)
+            if callee is None or callee is s or not callee.logical32 or callee.by_warpsize or not callee.warp_op:
+                continue
+            for c in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:<[^<>;{}()]*>)?\s*\(",
+                                 self.code[s.lo:s.hi]):
+                yield s.lo + c.start(), name
+
+    def mixed(self, s: Scope) -> bool:
+        scopes = self._closure(s)
+        return any(c.by_warpsize for c in scopes) and any(c.logical32 for c in scopes)
+
+    def logical(self, s: Scope) -> bool:
+        return any(c.logical32 for c in self._closure(s)) or s.tile32
+
+
+NOTE = ("32-lane logical warps, consistent at 64: each 32-lane half of a 64-lane wavefront acts as its own "
+         "warp here (offsets within 32, leaders at lane % 32, / 32 slots), so the result is the same")
+NOTE_FIX = "nothing to change in the lane math; the *_sync masks still need 64 bits (warp-mask-32bit)"
+
+
+def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
+    """warp.py's 32-lane hits, judged per function (see the module docstring), and the shuffles
+    from a fixed source lane inside 32-lane logical warps."""
+    code = model.code
+    for at, rule, message, fix, symbol in hits:
+        s = model.at(at)
+        if not s.name:  # `constexpr int warps = threads / 32;` outside a function: judged by its users
+            kind = constant_rule(code, model, warp._assigned_name(code, at), none="")
+            if kind == "warp-size-literal":
+                yield (at, rule, message, fix, symbol)
+            elif kind:
+                yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
+                       NOTE_FIX, symbol)
+            continue
+        if not model.uses_warp(s) and not s.tile32:
+            continue  # `% 32` / `>> 5` in a function with no warp operation: data layout
+        if message.startswith("'1 <<") and _WARP_COUNT_SHIFT.match(code, at):
+            continue  # 1 << (blockDim.x / warpSize): a bit per warp of the block, not a lane bit
+        if s.tile32 and "thread_rank" in code[code.rfind("\n", 0, at):at] or _tile_loop(code, at, s):
+            continue  # an explicit 32-lane tile (cg::tiled_partition<32>): right at 64 too
+        if model.mixed(s):
+            yield (at, rule, message + "; this function also measures the warp by warpSize, so the two widths "
+                   "disagree at 64", fix, symbol)
+        else:
+            yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
+                   NOTE_FIX, symbol)
+    yield from _fixed_lanes(code, model)
+    yield from launches(model)
+    yield from shared_arrays(model)
+    for s in model.scopes:
+        for at, name in model.mixed_calls(s):
+            yield (at, "warp-width-mixed", f"this function measures the warp by warpSize (64 on gfx942/gfx950) "
+                   f"but {name} works on 32-lane warps (shuffle offsets from 16): each call covers half a "
+                   "wavefront, so per-warp results are partial", f"make {name} loop from warpSize / 2 (or "
+                   f"index this function's warps by 32); {warp.EMULATE}", name)
+
+
+_MUL32 = re.compile(r"(?<![\w.])32\s*[*/]|[*/]\s*\(?\s*32(?![\w.])")
+_SHARED32 = re.compile(r"__shared__[^;=]*?\b([A-Za-z_]\w*)\s*((?:\[[^\]]*\])+)\s*;")
+_LANE_BY_WARPSIZE = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;]*?(?:%\s*warpSize\b|&\s*\(\s*warpSize\s*-\s*1\s*\)"
+                               r"|__lane_id\s*\(\s*\))")
+
+
+def launches(model: WarpModel) -> Iterator[Hit]:
+    """launch-warp32: a host launch whose grid or block counts 32 lanes per warp, of a kernel of
+    this file that measures its warps by warpSize (rows per warp, warps per block): at 64 lanes
+    half the rows are never computed, or indices run past the end."""
+    code = model.code
+    if "<<<" not in code:
+        return
+    for start, name, args in _launch_sites(code):
+        kernel = model.by_name.get(name)
+        if kernel is None or not kernel.by_warpsize or kernel.logical32 or kernel.tile32:
+            continue
+        host = model.at(start)
+        for arg in _split_args(args)[:2]:
+            at = _count32(code, arg, host.lo, start)
+            if at is not None:
+                yield (at, "launch-warp32", f"the launch of {name} counts 32 threads per warp ({arg.strip()}), "
+                       f"but {name} measures its warps by warpSize (64 on gfx942/gfx950): half the rows are "
+                       "never computed, or indices run past the end", "size the launch with the device's warp size "
+                       f"(hipDeviceProp_t::warpSize) instead of 32; {warp.EMULATE}", name)
+                break
+
+
+def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
+    """(offset, kernel name, launch arguments) of each ``kernel<T><<<args>>>``, found from the
+    ``<<<`` (str.find) and read backwards over template arguments to the name."""
+    at = code.find("<<<")
+    while at >= 0:
+        close = code.find(">>>", at + 3)
+        if close < 0:
+            return
+        j = at - 1
+        while j >= 0 and code[j] in " \t\n":
+            j -= 1
+        if j >= 0 and code[j] == ">":
+            depth = 0
+            while j >= 0 and j > at - 400:
+                depth += (code[j] == ">") - (code[j] == "<")
+                if depth == 0:
+                    break
+                j -= 1
+            j -= 1
+            while j >= 0 and code[j] in " \t\n":
+                j -= 1
+        end = j + 1
+        while j >= 0 and (code[j].isalnum() or code[j] == "_"):
+            j -= 1
+        if end > j + 1:
+            yield j + 1, code[j + 1:end], code[at + 3:close]
+        at = code.find("<<<", close + 3)
+
+
+def _count32(code: str, arg: str, lo: int, hi: int) -> int | None:
+    """Where a launch argument, or the last assignment of a name in it before ``hi`` (within the
+    host function from ``lo``), multiplies or divides by 32."""
+    if _MUL32.search(arg):
+        return hi
+    for name in dict.fromkeys(warp._WORDS.findall(arg)):
+        last = None
+        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)", code[lo:hi]):
+            last = a
+        if last is not None and _MUL32.search(last.group(1)):
+            return lo + last.start()
+    return None
+
+
+def shared_arrays(model: WarpModel) -> Iterator[Hit]:
+    """shared-warp32: a __shared__ array with an extent of 32 (or 32 * F) indexed through a lane
+    counted by warpSize: at 64 lanes the upper half writes past the end."""
+    code = model.code
+    if "__shared__" not in code or "warpSize" not in code and "__lane_id" not in code:
+        return
+    for m in _SHARED32.finditer(code):
+        dims = m.group(2)
+        if not re.search(r"\[\s*(?:32\s*(?:\*[^\]]*)?|[^\]]*\*\s*32)\s*\]", dims):
+            continue
+        s = model.at(m.start())
+        lo, hi = (s.lo, s.hi) if s.name else (m.end(), len(code))
+        lanes = {v.group(1) for v in _LANE_BY_WARPSIZE.finditer(code, lo, hi)}
+        name = m.group(1)
+        for use in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*\[([^\]]*)\]", code[m.end():hi]):
+            index = use.group(1)
+            words = set(warp._WORDS.findall(index))
+            if words & lanes or re.search(r"%\s*warpSize|warpSize\s*\*|\*\s*warpSize", index):
+                yield (m.start(1), "shared-warp32", f"__shared__ {name}{dims} has room for 32 lanes but is indexed "
+                       f"by a lane counted with warpSize ({name}[{index.strip()}]): lanes 32-63 of a 64-lane "
+                       "wavefront write past the end", f"size it by the warp size (64 on CDNA) or by warps per "
+                       f"block, not 32; {warp.EMULATE}", name)
+                break
+
+
+@lru_cache(maxsize=1024)
+def header_functions(path: str) -> dict[str, Scope]:
+    """The functions a header defines and what each does with the warp (cached per process)."""
+    from .includes import read
+    from .mask import mask
+
+    text = read(path)
+    if not text or "(" not in text:
+        return {}
+    code = mask(text, "c").code
+    derived = warp.Derivation(code)
+    hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+    model = WarpModel(code, derived, hits)
+    for s in model.by_name.values():
+        model.calls_of(s)  # now: an including file's model reads these scopes, not this header's text
+    return dict(model.by_name)
+
+
+def external_functions(headers: tuple[str, ...]) -> dict[str, Scope]:
+    """The functions of the included headers, the first definition of a name winning."""
+    out: dict[str, Scope] = {}
+    for h in headers:
+        for name, s in header_functions(h).items():
+            out.setdefault(name, s)
+    return out
+
+
+def constant_rule(code: str, model: WarpModel, name: str, none: str = "warp-size-literal") -> str:
+    """The rule for a width constant NAME = 32 defined in this file: ``warp32-logical`` when every
+    function here that uses it works on the warp in consistent 32-lane halves, ``warp-size-literal``
+    when one of them mixes it with the hardware width, ``none`` when no function here uses it on
+    the warp (the default keeps a header's constant that only its includers use)."""
+    users: dict[int, Scope] = {}
+    for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"(?!\w)", code) if name else ():
+        s = model.at(m.start())
+        if s.name and model.uses_warp(s):
+            users[id(s)] = s
+    if any(model.mixed(s) for s in users.values()):
+        return "warp-size-literal"
+    return "warp32-logical" if users else none
+
+
+def _tile_loop(code: str, at: int, s: Scope) -> bool:
+    """A shuffle loop at ``at`` whose shuffles are a 32-lane tile's methods (tile32.shfl_down)."""
+    if not s.tile32 or not code.startswith("for", at):
+        return False
+    body = code[at:at + 300]
+    return ".shfl" in body and "__shfl" not in body
+
+
+def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
+    if "__shfl" not in code:
+        return
+    for m in _SHFL_FIXED.finditer(code):
+        args = _split_args(warp._call_args(code, m.end() - 1))
+        want = 3 if m.group(1) == "__shfl_sync" else 2  # (mask,) value, source lane: no width
+        s = model.at(m.start())
+        if len(args) != want or not model.logical(s) or s.tile32:
+            continue
+        src = args[-1]
+        if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", args[-2]):
+            continue  # a literal broadcast: the same value in both halves
+        lane32 = {v.group(1) for v in _LANE32_VAR.finditer(code, s.lo, s.hi)}
+        if model.derived.at(src, m.start()) and not lane32.intersection(warp._WORDS.findall(src)):
+            continue  # an absolute lane (threadIdx.x ^ 1): the same lane at 64
+        yield (m.start(), "shfl-fixed-lane", f"{m.group(1)} from source lane {src} with no width inside 32-lane "
+               "logical warps: on a 64-lane wavefront lanes 32-63 read the lower half's lane, not their own "
+               "half's", f"pass the logical width ({m.group(1)}(..., {src}, 32)) or compute the source lane "
+               f"from warpSize; {warp.EMULATE}", m.group(1))
+
+
+def _split_args(args: str) -> list[str]:
+    out, depth, cur = [], 0, []
+    for ch in args:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur).strip())
+    return out if args.strip() else []
+
+
+def _function_name(code: str, lo: int, hi: int) -> tuple[str, int]:
+    """The name of the function a scope defines: at the first ``{`` that follows a parameter list
+    with a name before it (``name(...) {``, ``name<T>(...) const {``; a one-line ``struct {...};``,
+    a macro's ``switch (x) {`` are skipped), or ""."""
+    brace = code.find("{", lo, hi)
+    for _ in range(16):
+        if brace < 0:
+            return "", -1
+        name = _name_before_params(code, lo, brace)
+        if name:
+            return name, brace
+        brace = code.find("{", brace + 1, hi)
+    return "", -1
+
+
+def _name_before_params(code: str, lo: int, brace: int) -> str:
+    close = code.rfind(")", lo, brace)
+    between = code[close + 1:brace].strip() if close >= 0 else "?"
+    if close < 0 or not (between in ("", "const", "noexcept", "override") or between.startswith(("->", ":"))):
+        return ""
+    depth, i = 0, close
+    while i >= lo:
+        depth += (code[i] == ")") - (code[i] == "(")
+        if depth == 0:
+            break
+        i -= 1
+    j = i - 1
+    while j >= lo and code[j] in " \t\n":
+        j -= 1
+    if j >= lo and code[j] == ">":  # template arguments: name<T>(...)
+        depth = 0
+        while j >= lo:
+            depth += (code[j] == ">") - (code[j] == "<")
+            if depth == 0:
+                break
+            j -= 1
+        j -= 1
+    end = j + 1
+    while j >= lo and (code[j].isalnum() or code[j] == "_"):
+        j -= 1
+    name = code[j + 1:end]
+    return name if name and not name[0].isdigit() and name not in _NOT_FUNCTIONS else ""
+
+
+_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "catch", "defined"})
+
+
+def _cut(code: str) -> list[tuple[int, int]]:
+    """Top-level scopes, as warp.Derivation.scope cuts them."""
+    out, lo = [], 0
+    while True:
+        hi = code.find("\n}", lo)
+        if hi < 0:
+            out.append((lo, len(code)))
+            return out
+        out.append((lo, hi))
+        lo = hi + 1
+
+
+def external_constants(headers: tuple[str, ...]) -> frozenset[str]:
+    """Names the included headers define as 32 (or 5)."""
+    return frozenset(name for h in headers for name in _header_constants(h))
+
+
+@lru_cache(maxsize=1024)
+def _header_constants(path: str) -> frozenset[str]:
+    from .includes import read
+
+    return frozenset(warp.constant_names(read(path)))
+
+
+def clear_caches() -> None:
+    """Forget the headers' functions and constants (a new run reads them as they are now)."""
+    header_functions.cache_clear()
+    _header_constants.cache_clear()

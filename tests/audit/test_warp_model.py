@@ -1,0 +1,80 @@
+"""Issue 26: the per-function warp model (porting/audit/model.py) across a translation unit, and
+determinism: a file's findings depend only on what it includes, never on the other files of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from porting.audit.scan import audit_paths
+
+REDUCE32 = """#pragma once
+#define WARP_SIZE 32
+__device__ float warp_sum(float v) {
+  for (int o = WARP_SIZE / 2; o > 0; o >>= 1) v += __shfl_xor_sync(~0ull, v, o, WARP_SIZE);
+  return v;
+}
+"""
+ROWS_BY_WARPSIZE = """#include "reduce.cuh"
+__global__ void rows(const float* x, float* out, int cols) {
+  int row = blockIdx.x * (blockDim.x / warpSize) + threadIdx.x / warpSize;
+  int lane = threadIdx.x % warpSize;
+  float v = 0.f;
+  for (int c = lane; c < cols; c += warpSize) v += x[row * cols + c];
+  v = warp_sum(v);
+  if (lane == 0) out[row] = v;
+}
+"""
+
+
+def found(result, name: str) -> list[tuple[int, str]]:
+    return sorted((f.line, f.rule) for f in result.findings if Path(f.path).name == name)
+
+
+def test_a_32_lane_reduction_from_an_included_header_is_named_at_the_call(tmp_path: Path) -> None:
+    (tmp_path / "reduce.cuh").write_text(REDUCE32)
+    (tmp_path / "rows.cu").write_text(ROWS_BY_WARPSIZE)
+    result = audit_paths([tmp_path / "rows.cu"], jobs=1)
+    assert found(result, "rows.cu") == [(7, "warp-width-mixed")]
+    # the header alone is self-consistent 32-lane code: a note at its width constant, not a hazard
+    assert found(audit_paths([tmp_path / "reduce.cuh"], jobs=1), "reduce.cuh") == [(2, "warp32-logical")]
+
+
+def test_a_header_the_file_does_not_include_changes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "reduce.cuh").write_text(REDUCE32)  # not reachable from rows.cu
+    (tmp_path / "rows.cu").write_text(ROWS_BY_WARPSIZE)
+    assert found(audit_paths([tmp_path / "rows.cu"], jobs=1), "rows.cu") == []
+
+
+UNRELATED = """#define WARP_SIZE 32
+#define cudaLaunchCooperativeKernelMultiDevice my_launch
+__global__ void k(float* x) {
+  int lane = threadIdx.x % WARP_SIZE;
+  x[lane] = __shfl_xor_sync(~0ull, x[0], 1, WARP_SIZE);
+}
+"""
+USER = """__global__ void lanes(float* x) {
+  int lane = threadIdx.x % WARP_SIZE;
+  int wid = threadIdx.x / warpSize;
+  x[lane + wid] = __shfl_xor_sync(0xffffffff, x[0], 1);
+}
+"""
+
+
+def test_findings_do_not_depend_on_the_other_files_of_the_run(tmp_path: Path) -> None:
+    # class 10: a WARP_SIZE (or a CUDA-named macro) defined in an unrelated file of the scan is not
+    # the name this file uses
+    (tmp_path / "user.cu").write_text(USER)
+    (tmp_path / "unrelated.cu").write_text(UNRELATED)
+    alone = audit_paths([tmp_path / "user.cu"], jobs=1)
+    together = audit_paths([tmp_path], jobs=1)
+    assert found(alone, "user.cu") == found(together, "user.cu") == [(4, "warp-mask-32bit")]
+    assert found(audit_paths([tmp_path / "unrelated.cu"], jobs=1), "unrelated.cu") == found(together, "unrelated.cu")
+
+
+def test_a_header_s_findings_are_the_same_alone_and_in_the_tree(tmp_path: Path) -> None:
+    (tmp_path / "reduce.cuh").write_text(REDUCE32)
+    (tmp_path / "rows.cu").write_text(ROWS_BY_WARPSIZE)
+    tree = audit_paths([tmp_path], jobs=1)
+    for name in ("reduce.cuh", "rows.cu"):
+        assert found(tree, name) == found(audit_paths([tmp_path / name], jobs=1), name)
