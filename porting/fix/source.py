@@ -22,6 +22,10 @@ from ..audit import branches, warp
 from ..audit.mask import Masked, mask
 from .model import Note, Repair
 
+_LANE_NAME = re.compile(r"(?i)lane")
+_LANE_EXPR = re.compile(r"%\s*(?:32|warpSize)\b|&\s*(?:31|0[xX]1[fF]|\(\s*warpSize\s*-\s*1\s*\))"
+                        r"|__lane_id|laneid|thread_rank")
+_SHIFTED = re.compile(r"1[uU]?\s*<<\s*\(?\s*([A-Za-z_]\w*)")
 _HARDWARE = re.compile(r"__ballot|__activemask|__popc\b|__ffs\b|__match_(?:any|all)_sync|__lanemask")
 
 
@@ -34,7 +38,7 @@ class Source:
     side: bytearray = field(init=False)
     derived: warp.Derivation = field(init=False)
     lane_hits: list[int] = field(init=False)  # offsets of lane-math operators (warp-size-literal)
-    shift_hits: list[int] = field(init=False)  # offsets of `1 << lane`
+    shift_hits: list[int] = field(init=False)  # offsets of `1 << lane` (a lane, not any thread index)
     loop_hits: list[int] = field(init=False)  # offsets of `for` of shuffle loops over 32 lanes
     width_hits: list[int] = field(init=False)  # offsets of shuffles with a literal width 32
     width_names: set[str] = field(init=False)  # names equal to 32/5 this file uses as a warp width
@@ -47,12 +51,28 @@ class Source:
         self.derived = warp.Derivation(self.code)
         self.lane_hits, self.shift_hits = [], []
         for hit in warp.lane_math(self.code, self.derived):
-            (self.shift_hits if self.code.startswith("1", hit[0]) else self.lane_hits).append(hit[0])
+            if not self.code.startswith("1", hit[0]):
+                self.lane_hits.append(hit[0])
+            elif self._shifts_a_lane(hit[0]):
+                self.shift_hits.append(hit[0])
         self.loop_hits, self.width_hits = [], []
         for hit in warp.shuffle_widths(self.code):
             (self.loop_hits if self.code.startswith("for", hit[0]) else self.width_hits).append(hit[0])
         consts = warp.constant_names(self.text)
         self.width_names = warp.width_names(self.code, self.derived, frozenset(consts)) & consts if consts else set()
+
+    def _shifts_a_lane(self, at: int) -> bool:
+        """Is the name shifted at ``at`` a lane (named so, or assigned a lane expression)? ``1 << tid``
+        on a block or grid index is a bit per thread of a bitmap, not a lane bit."""
+        m = _SHIFTED.match(self.code, at)
+        if m is None:
+            return False
+        name = m.group(1)
+        if _LANE_NAME.search(name):
+            return True
+        lo, _hi = self.derived.scope(at)
+        assigned = re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*=(?!=)([^;]*);", self.code[lo:at])
+        return any(_LANE_EXPR.search(a.group(1)) for a in assigned)
 
     # -- places ------------------------------------------------------------------------------
     def guarded(self, offset: int) -> bool:

@@ -139,3 +139,12 @@ def test_select_rules() -> None:
 def test_rules_restrict_the_classes() -> None:
     repairs, _ = plan_text("w.cu", program("width_bug.cu"), ["shuffle-width"])
     assert {r.kind for r in repairs} == {"shuffle-width"}
+
+
+def test_a_bit_per_thread_is_not_a_lane_bit() -> None:
+    """`1 << tid` on a grid index (cuda-samples' atomics) is a bitmap, not a lane: not widened."""
+    text = ("__global__ void k(unsigned* out) {\n  int tid = blockDim.x * blockIdx.x + threadIdx.x;\n"
+            "  atomicOr(out, 1 << tid);\n  int lane = threadIdx.x % warpSize;\n  int l2 = threadIdx.x & 31;\n"
+            "  out[1] = (1 << lane) | (1u << l2);\n}\n")
+    repairs, _ = plan_text("s.cu", text, ALL)
+    assert [(r.kind, r.line) for r in repairs if r.kind == "shift"] == [("shift", 6), ("shift", 6)]
