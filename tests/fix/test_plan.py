@@ -148,3 +148,15 @@ def test_a_bit_per_thread_is_not_a_lane_bit() -> None:
             "  out[1] = (1 << lane) | (1u << l2);\n}\n")
     repairs, _ = plan_text("s.cu", text, ALL)
     assert [(r.kind, r.line) for r in repairs if r.kind == "shift"] == [("shift", 6), ("shift", 6)]
+
+
+def test_mask_variable_initialised_to_the_full_mask() -> None:
+    """cuda-samples' `int mask = 0xffffffff; __any_sync(mask, p)`: widened and made the full mask;
+    a mask variable used for something else too, or holding another value, is a note."""
+    text = "__global__ void k(int* r, int p) {\n  int mask = 0xffffffff;\n  r[0] = __any_sync(mask, p);\n}\n"
+    repaired = apply(text, plan_text("v.cu", text, ALL)[0])
+    assert "unsigned long long mask = GPU_FULL_MASK;" in repaired
+    for body in ("  int mask = 0xffffffff;\n  r[0] = __any_sync(mask, p) + mask;\n",
+                 "  unsigned mask = 0xffff;\n  r[0] = __any_sync(mask, p);\n"):
+        repairs, notes = plan_text("v.cu", "__global__ void k(int* r, int p) {\n" + body + "}\n", ALL)
+        assert not repairs and [n.rule for n in notes] == ["warp-mask-32bit"]
