@@ -27,6 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="scratch directory of the verifications (default: BUILD_DIR/fix)")
     parser.add_argument("--arch", metavar="SM", default="sm_80",
                         help="nvcc's arch for the CUDA compile (default sm_80)")
+    parser.add_argument("-I", dest="includes", metavar="DIR", action="append", default=[],
+                        help="include directory for every verification step (repeatable)")
+    parser.add_argument("--emulate-timeout", metavar="S", type=float, default=120.0,
+                        help="limit of each emulated run in seconds (default 120)")
     parser.add_argument("--no-nvcc", action="store_true", help="skip the nvcc compile step")
     parser.add_argument("--no-check", action="store_true", help="skip the port check step (gfx942/gfx950 compile)")
     parser.add_argument("--no-emulate", action="store_true", help="skip the port emulate step")
@@ -44,6 +48,11 @@ def run(args: argparse.Namespace) -> int:
 
     if not re.fullmatch(r"sm_\d+[a-z]?", args.arch):
         raise UsageError(f"--arch: {args.arch!r} is not an sm arch (sm_80, sm_90a, ...)")
+    if args.emulate_timeout <= 0:
+        raise UsageError(f"--emulate-timeout: must be positive, got {args.emulate_timeout}")
+    for d in args.includes:
+        if not os.path.isdir(d):
+            raise UsageError(f"-I {d}: not a directory")
     if args.apply and args.out:
         raise UsageError("--apply and --out: choose one (in place, or a repaired copy)")
     config = load_config(cli={}, env=os.environ, config_file=args.config)
@@ -52,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     req = FixRequest(paths=list(args.paths), work=work.resolve(), rules=rules, verify=not args.no_verify,
                      check=not args.no_check, emulate=not args.no_emulate,
                      nvcc=None if args.no_nvcc else "auto", sm=args.arch, apply=args.apply,
-                     out=Path(args.out) if args.out else None)
+                     out=Path(args.out) if args.out else None, includes=list(args.includes),
+                     emulate_timeout=args.emulate_timeout)
     result = run_fix(req)
     for problem in result.problems:
         print(f"port fix: {problem}", file=sys.stderr)

@@ -40,6 +40,8 @@ class FixRequest:
     sm: str = "sm_80"
     apply: bool = False
     out: Path | None = None
+    includes: list[str] = field(default_factory=list)
+    emulate_timeout: float = 120.0
 
 
 def run_fix(req: FixRequest) -> FixResult:
@@ -48,7 +50,8 @@ def run_fix(req: FixRequest) -> FixResult:
     files, problems = plan.plan_paths(req.paths, classes)
     result = FixResult(files, problems)
     if req.verify:
-        opts = Options(req.work, sm=req.sm, check=req.check, emulate=req.emulate)
+        opts = Options(req.work, sm=req.sm, check=req.check, emulate=req.emulate,
+                       includes=[os.path.abspath(i) for i in req.includes], emulate_timeout=req.emulate_timeout)
         if req.nvcc != "auto":
             opts.nvcc = req.nvcc
         verifier = Verifier(opts)

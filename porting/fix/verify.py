@@ -46,7 +46,9 @@ class Options:
     sm: str = "sm_80"
     check: bool = True
     emulate: bool = True
-    timeout: float = 300.0
+    timeout: float = 300.0  # nvcc and each port check compile
+    emulate_timeout: float = 120.0  # each emulated run
+    includes: list[str] = field(default_factory=list)  # -I for every step, after the file's own dirs
 
 
 @dataclass
@@ -150,7 +152,8 @@ class Verifier:
         return root / "src" / ff.path
 
     def _includes(self, ff: FileFix) -> list[str]:
-        return [str(Path(ff.root, ff.path).parent), ff.root]
+        dirs = [str(Path(ff.root, ff.path).parent), ff.root, *self.opt.includes]
+        return list(dict.fromkeys(dirs))
 
     def _baseline(self, ff: FileFix) -> Baseline:
         base = Baseline()
@@ -263,7 +266,7 @@ class Verifier:
 
         out = scratch.parents[len(Path(ff.path).parts)] / "emulate"
         req = Request(sources=[scratch], out_dir=out, include_dirs=[Path(d) for d in self._includes(ff)],
-                      warps=warps, timeout=min(self.opt.timeout, 120.0), cache_dir=Path(self.opt.work) / "emu-cache")
+                      warps=warps, timeout=self.opt.emulate_timeout, cache_dir=Path(self.opt.work) / "emu-cache")
         result = emulate(req)
         return [(r.exit if r.status == "ran" else None, r.stdout if r.status == "ran" else r.status)
                 for r in result.runs]
