@@ -27,6 +27,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .. import process_group
 from ..errors import PortError
@@ -72,8 +73,7 @@ class Verifier:
     def __init__(self, options: Options) -> None:
         self.opt = options
         self._count = 0
-        self._plan = None
-        self._machine = None
+        self._toolchain_facts: tuple[Any, Any] | None = None  # (plan, machine), probed once
         self.out = OutputDir(options.work)
         self._memo: dict[str, dict[str, Step]] = {}  # repaired text -> its steps (a set is tried once)
 
@@ -251,15 +251,15 @@ class Verifier:
         return sorted({d.message.replace(where, "") for u in result.units for d in u.diagnostics
                        if d.severity == "error"})
 
-    def _toolchain(self):
-        if self._plan is None:
+    def _toolchain(self) -> tuple[Any, Any]:
+        if self._toolchain_facts is None:
             from ..config import load_config
             from ..plan import make_plan
             from ..probe import probe_machine
 
-            self._machine = probe_machine("/", os.environ)
-            self._plan = make_plan(self._machine, load_config(cli={}, env=os.environ, config_file=None))
-        return self._plan, self._machine
+            machine = probe_machine("/", os.environ)
+            self._toolchain_facts = (make_plan(machine, load_config(cli={}, env=os.environ, config_file=None)), machine)
+        return self._toolchain_facts
 
     def _emulate(self, scratch: Path, ff: FileFix, warps: list[int]) -> list[tuple[int | None, str]]:
         from ..emulate import Request, emulate
