@@ -215,7 +215,7 @@ class Verifier:
             return Step(False, f"fail: the repaired program no longer runs under port emulate: {exc}"), None
         if runs[0] != base.emu32:
             return Step(False, "fail: port emulate: at 32 lanes the repaired program's result differs from "
-                               f"the original's (exit {base.emu32[0]} -> {runs[0][0]})"), None
+                               f"the original's ({_first_difference(base.emu32, runs[0])})"), None
         step = Step(True, "pass (port emulate: same result at 32 lanes as the original)")
         return step, Step(True, "same" if runs[1] == runs[0] else "diverged")
 
@@ -270,6 +270,18 @@ class Verifier:
         result = emulate(req)
         return [(r.exit if r.status == "ran" else None, r.stdout if r.status == "ran" else r.status)
                 for r in result.runs]
+
+
+def _first_difference(before: tuple[int | None, str], after: tuple[int | None, str]) -> str:
+    if before[0] != after[0]:
+        return f"exit {before[0]} -> {after[0]}"
+    old, new = before[1].splitlines(), after[1].splitlines()
+    for i in range(max(len(old), len(new))):
+        a = old[i] if i < len(old) else "<end of output>"
+        b = new[i] if i < len(new) else "<end of output>"
+        if a != b:
+            return f"stdout line {i + 1}: {a[:120]!r} -> {b[:120]!r}"
+    return "same text"
 
 
 def _first_error(stderr: str) -> str:
