@@ -7,6 +7,7 @@ AMD GPU here; nothing runs on a GPU."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -37,9 +38,7 @@ def test_buggy_program_diverges_before_and_agrees_after(tmp_path: Path, work: Pa
         assert r.verifications["nvcc"].startswith("pass")
         assert r.verifications["check"].startswith("pass")  # hipified, compiled for gfx942 and gfx950
         assert r.verifications["emulate"].startswith("pass")
-    assert "mask/ballot errors" in ff.repairs[0].verifications["check"]
-    assert not ff.repairs[0].verifications["check"].split("mask/ballot errors")[1].split(";")[0].strip().endswith(
-        tuple("123456789"))  # none left after the repair
+    assert re.search(r"mask/ballot errors \d+ -> 0;", ff.repairs[0].verifications["check"])  # none left
     assert result.applied == [str(path)]
     again = run_fix(FixRequest(paths=[str(path.parent)], work=work / (tmp_path.name + "-again"), verify=False))
     assert again.files == []  # idempotent: nothing left to repair
