@@ -100,8 +100,6 @@ class Verifier:
             ff.emulation = {"before": base.emu_verdict,
                             "after": (after.detail if after else "not run (no repair offered)"),
                             "executed": "on the host CPU by the port emulate fiber runtime (no GPU involved)"}
-        elif base.emu_skip:
-            ff.emulation = {}
 
     def _accept(self, ff: FileFix, base: Baseline, cands: list[Repair]) -> list[Repair]:
         steps = self._steps(ff, base, plan.with_header(ff.repairs, cands))
@@ -179,8 +177,11 @@ class Verifier:
         else:
             try:
                 runs = self._emulate(scratch, ff, [32, 64])
-                base.emu32 = runs[0]
-                base.emu_verdict = "same" if runs[0] == runs[1] else "diverged"
+                if runs[0][0] is None:  # a timeout at 32 lanes is no result to keep
+                    base.emu_skip = f"the original's 32-lane run did not finish under port emulate ({runs[0][1]})"
+                else:
+                    base.emu32 = runs[0]
+                    base.emu_verdict = "same" if runs[0] == runs[1] else "diverged"
             except PortError as exc:
                 base.emu_skip = f"port emulate does not run it: {exc}"
         return base
