@@ -226,8 +226,9 @@ class Verifier:
         if ff.path.endswith(HEADER_SUFFIXES):  # a header compiles through a unit that includes it
             unit = scratch.with_name(scratch.name + ".port-fix.cu")
             self.out.write_bytes(str(unit), f'#include "{scratch.name}"\n'.encode(), durable=False)
-        argv = [str(self.opt.nvcc), f"-arch={self.opt.sm}", "-std=c++17", "-c", str(unit), "-o", os.devnull,
-                *[f"-I{d}" for d in self._includes(ff)]]
+        # -rdc: a kernel that launches kernels (dynamic parallelism) compiles only in that mode
+        argv = [str(self.opt.nvcc), f"-arch={self.opt.sm}", "-std=c++17", "-rdc=true", "-c", str(unit),
+                "-o", os.devnull, *[f"-I{d}" for d in self._includes(ff)]]
         try:
             res = process_group.run(argv, timeout=self.opt.timeout, cwd=str(scratch.parent))
         except subprocess.TimeoutExpired:
