@@ -25,7 +25,8 @@ PACKAGED = "_assets"  # the package subdirectory a wheel holds them in
 MARKER = "native/include/port_native.h"
 # Schemas shipped inside the package itself (package data), by name.
 SCHEMAS = {"detect-1": "schemas/detect-1.schema.json", "parity": "report/parity.schema.json",
-           "emulate-1": "schemas/emulate-1.schema.json", "check-1": "schemas/check-1.schema.json"}
+           "emulate-1": "schemas/emulate-1.schema.json", "check-1": "schemas/check-1.schema.json",
+           "fix-1": "schemas/fix-1.schema.json"}
 # `port emulate`'s C++ runtime: package data (pyproject.toml), so a wheel carries it as is.
 EMULATE_RUNTIME = "emulate/runtime"
 

@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "hipify": "porting.commands.hipify",
     "audit": "porting.commands.audit",
     "check": "porting.commands.check",
+    "fix": "porting.commands.fix",
     "aliases": "porting.commands.aliases",
     "build": "porting.commands.build",
     "matrix": "porting.commands.matrix",

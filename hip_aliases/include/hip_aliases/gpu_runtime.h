@@ -37,6 +37,10 @@
 //   gpuPointerAttributeType(const gpuPointerAttribute_t&) -> gpuMemoryType
 //                              (the field is `type` in CUDA and HIP >= 6, `memoryType` in HIP 5)
 //   gpuDim3                    dim3
+//   GPU_FULL_MASK              every lane of a warp at any width (~0ull): the mask of *_sync
+//                              intrinsics (ROCm 7 static_asserts a 64-bit one; CUDA's 32-bit
+//                              parameter takes the low 32 bits). `port fix` inlines the same
+//                              guarded definition into the files it repairs.
 //
 // <api-list>
 // Portable names (generated from gpu_runtime_api.toml; CUDA name -> HIP name -> gpu name).
@@ -99,6 +103,10 @@
 #endif
 
 typedef dim3 gpuDim3;
+
+#ifndef GPU_FULL_MASK
+#define GPU_FULL_MASK (~0ull)
+#endif
 
 // Kernel launch with the same arguments on every backend.
 #if defined(GPU_RUNTIME_CUDA)
