@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from .records import Record, asdict
 
@@ -25,7 +24,7 @@ class SourceScan(Record):
                                            "cuda": len(self.cuda)}}
 
 
-def classify(path: Path) -> str | None:
+def classify(path: str | os.PathLike[str]) -> str | None:
     """``hip`` / ``portable`` / ``cuda`` for one file, None for host-only code."""
     try:
         with open(path, "rb") as handle:
@@ -33,29 +32,30 @@ def classify(path: Path) -> str | None:
     except OSError:
         return None
     includes = [i.decode("latin-1") for i in _INCLUDE.findall(head)]
+    suffix = os.path.splitext(path)[1]  # os.path, not pathlib: `port detect` scans sources and must start fast
     if any(i.startswith(PORTABLE_HEADER_DIR) for i in includes):
         return "portable"
-    if path.suffix == ".hip" or any(i.startswith("hip/") for i in includes):
+    if suffix == ".hip" or any(i.startswith("hip/") for i in includes):
         return "hip"
-    if path.suffix in (".cu", ".cuh") or any(i in ("cuda.h", "cuda_runtime.h", "cuda_runtime_api.h")
+    if suffix in (".cu", ".cuh") or any(i in ("cuda.h", "cuda_runtime.h", "cuda_runtime_api.h")
                                              for i in includes):
         return "cuda"
     return None
 
 
-def scan_sources(dirs: list[str], project_dir: Path) -> SourceScan:
+def scan_sources(dirs: list[str], project_dir: str | os.PathLike[str]) -> SourceScan:
     scan = SourceScan()
     seen = 0
     for entry in dirs:
-        base = (project_dir / entry) if not os.path.isabs(entry) else Path(entry)
-        if not base.is_dir():
+        base = os.path.join(project_dir, entry)  # an absolute entry stays itself
+        if not os.path.isdir(base):
             scan.missing.append(str(entry))
             continue
         for dirpath, dirnames, filenames in os.walk(base):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for name in sorted(filenames):
-                path = Path(dirpath) / name
-                if path.suffix not in SOURCE_SUFFIXES:
+                path = os.path.join(dirpath, name)
+                if os.path.splitext(name)[1] not in SOURCE_SUFFIXES:
                     continue
                 seen += 1
                 if seen > MAX_FILES:

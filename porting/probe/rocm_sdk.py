@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 from ..errors import PortError
 from ..parsing import loads_json
 from ..records import Record, asdict
 from . import fs
 from .rocm import version_from_header
+
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from .fs import Root
 
 MIN_CLANG_MAJOR = 20  # the first LLVM whose AMDGPU backend knows gfx950 (MI350/355)
 SDK_SUBDIR = "rocm-port/rocm7-sdk"
@@ -56,7 +59,7 @@ def sdk_cache(env: Mapping[str, str]) -> str | None:
     return None if base is None else f"{base.rstrip('/')}/{SDK_SUBDIR}"
 
 
-def _sdk_candidates(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> list[str]:
+def _sdk_candidates(root: Root, env: Mapping[str, str], info: RocmSdkInfo) -> list[str]:
     if env.get("PORT_ROCM7_SDK"):
         return [env["PORT_ROCM7_SDK"]]
     info.evidence.append("PORT_ROCM7_SDK: unset")
@@ -70,7 +73,7 @@ def _sdk_candidates(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> li
     return [f"{parent}/{n}" for n in sorted(names, reverse=True)]
 
 
-def _read_sdk(root: Path, sdk: str, info: RocmSdkInfo) -> bool:
+def _read_sdk(root: Root, sdk: str, info: RocmSdkInfo) -> bool:
     version, note = version_from_header(root, sdk)
     info.evidence.append(note if version is None else f"{note}: {version}")
     if version is None:
@@ -93,7 +96,7 @@ def _read_sdk(root: Path, sdk: str, info: RocmSdkInfo) -> bool:
     return True
 
 
-def _clang(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> None:
+def _clang(root: Root, env: Mapping[str, str], info: RocmSdkInfo) -> None:
     majors: set[int] = set()
     for entry in env.get("PATH", "").split(":"):
         for name in fs.glob_names(root, entry, "clang++-"):
@@ -115,7 +118,7 @@ def _clang(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> None:
         info.evidence.append(f"clang++-{major}: no {', '.join(f'{m}-{major}' for m in missing)} on PATH")
 
 
-def probe_rocm_sdk(root: Path, env: Mapping[str, str]) -> RocmSdkInfo:
+def probe_rocm_sdk(root: Root, env: Mapping[str, str]) -> RocmSdkInfo:
     info = RocmSdkInfo()
     for sdk in _sdk_candidates(root, env, info):
         if _read_sdk(root, sdk, info):
