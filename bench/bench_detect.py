@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Benchmark: `port detect --json` wall time against `python -m torch.utils.collect_env`.
+"""Benchmark: `port detect --json` wall time against the interpreter's own start (`python -c pass`).
 
-Both are whole-process runs measured in this same run on this machine, each warmed the same
-way first (two unmeasured runs: page cache, bytecode); the result is the ratio of medians.
-collect_env keeps no cache between runs, so the fair figure is ours with an empty tool-version
-cache each run (``PORT_CACHE_DIR`` = a fresh directory: every compiler asked its version, as
-collect_env asks); ours with the cache populated (the normal second run) is reported beside it.
-Usage: bench/bench_detect.py [--runs 21] [--baseline-runs 5] [--json FILE]
+The baseline is what no Python command can beat: the same venv's interpreter starting and
+exiting. Both are whole processes, run interleaved (pass, detect, pass, detect, ...) so both
+see the same machine load, after warm-up runs that also write the bytecode caches (the bench
+clears PYTHONDONTWRITEBYTECODE: a user's first run writes them, later runs read them). The
+result is the ratio of medians of wall time, and of CPU time (user + system of the
+process: less disturbed by other work on a shared machine); goal: <= 2x. A third series, `python -c "import argparse,
+json"`, shows the floor of a command line that parses arguments and prints JSON.
+`--collect-env` adds `python -m torch.utils.collect_env` (the torch tool for the same question).
+Usage: bench/bench_detect.py [--runs 21] [--collect-env] [--json FILE]
 """
 
 from __future__ import annotations
@@ -17,57 +20,63 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def timed(cmd: list[str], runs: int, fresh_cache: bool = False) -> list[float]:
-    out = []
-    with tempfile.TemporaryDirectory(prefix="bench-detect-") as tmp:
-        for i in range(runs):
-            env = dict(os.environ)
-            if fresh_cache:
-                env["PORT_CACHE_DIR"] = os.path.join(tmp, str(i))  # empty: nothing remembered
-            t0 = time.perf_counter()
-            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=ROOT, env=env)
-            out.append(time.perf_counter() - t0)
-    return out
+def _once(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, from wait4) of one whole process."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)}: exit {proc.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def interleaved(cmds: dict[str, list[str]], runs: int, env: dict[str, str]) -> dict[str, list[tuple[float, float]]]:
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
+    for _ in range(runs):
+        for name, cmd in cmds.items():
+            times[name].append(_once(cmd, env))
+    return times
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=21)
-    ap.add_argument("--baseline-runs", type=int, default=5)
+    ap.add_argument("--collect-env", action="store_true", help="also time python -m torch.utils.collect_env")
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     venv_bin = Path(sys.executable).parent
-    port = str(venv_bin / "port") if (venv_bin / "port").exists() else None
-    ours_cmd = [port, "detect", "--json"] if port else [sys.executable, "-m", "porting", "detect", "--json"]
-    base_cmd = [sys.executable, "-m", "torch.utils.collect_env"]
-    timed(ours_cmd, 2)  # warm: page cache, bytecode, and the tool-version cache
-    timed(base_cmd, 2)  # the same warm-up for the baseline (it has no cache of its own)
-    ours = timed(ours_cmd, args.runs)
-    cold = timed(ours_cmd, args.runs, fresh_cache=True)
-    base = timed(base_cmd, args.baseline_runs)
-    m_ours, m_cold, m_base = statistics.median(ours), statistics.median(cold), statistics.median(base)
-    result = {
-        "machine": f"{os.cpu_count()} cores, {os.uname().machine}",
-        "port_detect_json": {"runs": len(ours), "median_ms": round(m_ours * 1000, 1),
-                             "min_ms": round(min(ours) * 1000, 1), "max_ms": round(max(ours) * 1000, 1)},
-        "port_detect_json_empty_cache": {"runs": len(cold), "median_ms": round(m_cold * 1000, 1)},
-        "torch_collect_env": {"runs": len(base), "median_ms": round(m_base * 1000, 1)},
-        "speedup": round(m_base / m_cold, 1),  # like for like: neither side remembers anything
-        "speedup_cached": round(m_base / m_ours, 1),
+    port = [str(venv_bin / "port")] if (venv_bin / "port").exists() else [sys.executable, "-m", "porting"]
+    cmds = {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "port detect --json": [*port, "detect", "--json"],
+        "python -c 'import argparse, json'": [sys.executable, "-c", "import argparse, json"],
     }
-    print(f"{'command (all warmed by 2 runs)':<44} {'runs':>4} {'median':>10}")
-    print(f"{'port detect --json, empty tool cache':<44} {len(cold):>4} {m_cold * 1000:>8.1f}ms")
-    print(f"{'port detect --json, tool cache populated':<44} {len(ours):>4} {m_ours * 1000:>8.1f}ms")
-    print(f"{'python -m torch.utils.collect_env':<44} {len(base):>4} {m_base * 1000:>8.1f}ms")
-    print(f"ratio: port detect is {result['speedup']}x faster with an empty cache, "
-          f"{result['speedup_cached']}x with it (target: median <= 60 ms)")
+    if args.collect_env:
+        cmds["python -m torch.utils.collect_env"] = [sys.executable, "-m", "torch.utils.collect_env"]
+    interleaved(cmds, 2, env)  # warm: page cache, bytecode, the tool-version cache
+    times = interleaved(cmds, args.runs, env)
+    base = statistics.median(w for w, _ in times["python -c pass"])
+    base_cpu = statistics.median(c for _, c in times["python -c pass"])
+    result: dict[str, object] = {"machine": f"{os.cpu_count()} cores, {os.uname().machine}",
+                                 "load_average": [round(x, 2) for x in os.getloadavg()], "runs": args.runs}
+    print(f"{'command (interleaved, warmed by 2 runs)':<40} {'wall':>9} {'ratio':>6} {'CPU':>9} {'ratio':>6}")
+    for name, series in times.items():
+        wall = statistics.median(w for w, _ in series)
+        cpu = statistics.median(c for _, c in series)
+        result[name] = {"median_ms": round(wall * 1000, 1), "min_ms": round(min(w for w, _ in series) * 1000, 1),
+                        "ratio_to_interpreter_start": round(wall / base, 2),
+                        "cpu_median_ms": round(cpu * 1000, 1), "cpu_ratio": round(cpu / base_cpu, 2)}
+        print(f"{name:<40} {wall * 1000:>7.1f}ms {wall / base:>5.2f}x {cpu * 1000:>7.1f}ms {cpu / base_cpu:>5.2f}x")
+    print(f"load average {result['load_average']}; goal: port detect --json <= 2x python -c pass")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(result, indent=2) + "\n")
     return 0

@@ -5,6 +5,10 @@ Baseline (measured in the same run, same files): a plain junitparser load, i.e.
 Prints a table of best-of-N wall times and ratios; ``--json FILE`` writes them.
 
     .venv/bin/python bench/bench_report.py [--cases 20000] [--runs 3] [--repeat 3] [--json out.json]
+    .venv/bin/python bench/bench_report.py --cases 100000 --memory 20000,100000
+
+``--memory N,M,...``: peak RSS of a fresh process that reads N cases per run into every artifact,
+for each N (the growth should be linear in N), beside the same for the junitparser baseline.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ import json
 import os
 import platform
 import random
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -81,13 +88,50 @@ def best(fn, repeat: int) -> tuple[float, float]:
     return min(walls), min(cpus)
 
 
+def _peak_rss_child(kind: str, files: list[str], out: str) -> None:
+    """In a fresh process: do one thing, print the peak RSS in MiB."""
+    if kind == "report":
+        from porting.report import build_report, write_artifacts
+
+        write_artifacts(build_report(files), out)
+    else:
+        plain_junitparser([Path(f) for f in files])
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+def memory_rows(sizes: list[int], runs: int) -> list[tuple[int, float, float]]:
+    """(cases per run, peak RSS MiB of port report, of the junitparser baseline) per size."""
+    rows = []
+    for cases in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            files = []
+            for i in range(runs):
+                f = Path(tmp) / f"run{i}.xml"
+                make_run(f, PLATFORMS[i % len(PLATFORMS)], cases, seed=i)
+                files.append(str(f))
+            peaks = []
+            for kind in ("report", "plain"):
+                proc = subprocess.run([sys.executable, __file__, "--child", kind, "--out", str(Path(tmp) / "out"),
+                                       *files], capture_output=True, text=True, check=True)
+                peaks.append(float(proc.stdout.split()[-1]))
+        rows.append((cases, peaks[0], peaks[1]))
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--memory", default="", metavar="N,M", help="peak RSS at these case counts per run")
+    ap.add_argument("--child", choices=("report", "plain"), help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
+    ap.add_argument("files", nargs="*", help=argparse.SUPPRESS)
     ap.add_argument("--cases", type=int, default=20_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args()
+    if args.child:
+        _peak_rss_child(args.child, args.files, args.out)
+        return
 
     from porting.report import build_report, write_artifacts
 
@@ -119,16 +163,21 @@ def main() -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{args.runs} runs x {args.cases} cases ({size / 1e6:.1f} MB of JUnit), best of {args.repeat}; "
           f"python {platform.python_version()}; {os.cpu_count()} CPUs, load average {load:.1f}")
-    print(f"{'step':50} {'wall s':>8} {'cpu s':>8} {'x baseline (wall)':>18}")
+    print(f"{'step':50} {'wall s':>8} {'cpu s':>8} {'x baseline (wall)':>18} {'x baseline (cpu)':>17}")
     for name, (wall, cpu) in rows:
-        print(f"{name:50} {wall:8.3f} {cpu:8.3f} {wall / t_plain[0]:18.2f}")
+        print(f"{name:50} {wall:8.3f} {cpu:8.3f} {wall / t_plain[0]:18.2f} {cpu / t_plain[1]:17.2f}")
     print("artifacts: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sorted(sizes.items())))
+    memory = memory_rows([int(x) for x in args.memory.split(",") if x], args.runs)
+    for cases, ours, plain in memory:
+        print(f"peak RSS, {args.runs} x {cases} cases: port report {ours:.0f} MiB, junitparser baseline {plain:.0f} MiB")
     if args.json:
         Path(args.json).write_text(json.dumps({
             "runs": args.runs, "cases": args.cases, "junit_bytes": size, "repeat": args.repeat,
             "baseline": "junitparser load + read every case", "load_average": load,
             "wall_seconds": {name: w for name, (w, _) in rows}, "cpu_seconds": {name: c for name, (_, c) in rows},
-            "ratio_wall": {name: w / t_plain[0] for name, (w, _) in rows}, "artifact_bytes": sizes},
+            "ratio_wall": {name: w / t_plain[0] for name, (w, _) in rows}, "artifact_bytes": sizes,
+            "ratio_cpu": {name: c / t_plain[1] for name, (_, c) in rows},
+            "peak_rss_mib": [{"cases_per_run": n, "port_report": o, "junitparser": p} for n, o, p in memory]},
             indent=2) + "\n")
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from .errors import ConfigError
 from .records import Record
@@ -105,7 +104,7 @@ def add_option_flag(parser: Any, key: str, *flags: str) -> None:
 class Config(Record):
     values: dict[str, Any]
     origin: dict[str, str] = {}  # key -> "cli" | "env:NAME" | "file:PATH" | "default"
-    file: Path | None = None
+    file: str | None = None  # a string: `port detect` reads the config and must not import pathlib
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]
@@ -114,11 +113,11 @@ class Config(Record):
         return self.values.get(key, default)
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": str(self.file) if self.file else None,
+        return {"file": self.file,
                 "values": dict(self.values), "origin": dict(self.origin)}
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
+def _load_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
     from .parsing import load_toml  # the one TOML reader (deep nesting, bad UTF-8: one line)
 
     return load_toml(path, ConfigError, "config file")
@@ -192,30 +191,32 @@ def _parse_env(option: Option, raw: str, name: str) -> Any:
     return _check_type(option, value, where)
 
 
-def find_config_file(project_dir: Path) -> tuple[Path, str] | None:
+def find_config_file(project_dir: str | os.PathLike[str]) -> tuple[str, str] | None:
     """Return (file, table) for the project: port.toml (top level) or pyproject.toml [tool.port]."""
-    port_toml = project_dir / "port.toml"
-    if port_toml.is_file():
+    port_toml = os.path.join(project_dir, "port.toml")
+    if os.path.isfile(port_toml):
         return port_toml, ""
-    pyproject = project_dir / "pyproject.toml"
-    if pyproject.is_file():
+    pyproject = os.path.join(project_dir, "pyproject.toml")
+    if os.path.isfile(pyproject):
         return pyproject, "tool.port"
     return None
 
 
-def _lacks_table(path: Path) -> bool:
+def _lacks_table(path: str) -> bool:
     """Cheap pre-check: a pyproject.toml that never mentions tool.port needs no TOML parse."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as f:
+            raw = f.read()
     except OSError:
         return False  # let the real read report the error
     return b"tool.port" not in raw and b"tool]" not in raw and b'"port"' not in raw
 
 
-def read_file_options(path: Path, table: str | None = None) -> dict[str, Any]:
+def read_file_options(path: str | os.PathLike[str], table: str | None = None) -> dict[str, Any]:
     """Read and validate the options in one file; table "" = whole file, "tool.port" = that table."""
+    path = os.fspath(path)
     if table is None:
-        table = "tool.port" if path.name == "pyproject.toml" else ""
+        table = "tool.port" if os.path.basename(path) == "pyproject.toml" else ""
     if table == "tool.port" and _lacks_table(path):
         return {}
     data: Any = _load_toml(path)
@@ -242,14 +243,14 @@ def load_config(
 ) -> Config:
     """Merge defaults < file < env < cli into one validated Config."""
     env = os.environ if env is None else env
-    project = Path(project_dir) if project_dir is not None else Path.cwd()
+    project = os.fspath(project_dir) if project_dir is not None else os.getcwd()
     values = {k: (list(o.default) if isinstance(o.default, list) else o.default) for k, o in OPTIONS.items()}
     origin = {k: "default" for k in OPTIONS}
 
-    file: Path | None = None
+    file: str | None = None
     if config_file is not None:
-        file = Path(config_file)
-        if not file.exists():
+        file = os.fspath(config_file)
+        if not os.path.exists(file):
             raise ConfigError(f"{file}: config file does not exist")
         file_values = read_file_options(file)
     else:

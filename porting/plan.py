@@ -8,7 +8,7 @@ Paths: ``cuda`` (the reference), ``native-hip`` (sources already HIP or on our p
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from . import registry
 from .config import Config
@@ -196,7 +196,7 @@ def _rocm_path(scan: SourceScan, reasons: list[str]) -> str:
     return "native-hip"
 
 
-def make_plan(machine: Machine, config: Config, project_dir: Path | None = None) -> Plan:
+def make_plan(machine: Machine, config: Config, project_dir: str | os.PathLike[str] | None = None) -> Plan:
     """Decide the build path. Raises PlatformError for contradictions the user must resolve."""
     try:  # the verdict's gate reads min_rocm with the same strict reader (porting.report.rules)
         gate = parse_release(config["min_rocm"])
@@ -206,7 +206,7 @@ def make_plan(machine: Machine, config: Config, project_dir: Path | None = None)
     request, origin = config["platform"], config.origin["platform"]  # load_config records every origin
     gate_ok, gate_msg = rocm_gate(machine, gate)
     rocm, cuda = assess_rocm(machine, gate_ok, gate_msg), assess_cuda(machine)
-    scan = scan_sources(list(config["sources"]), project_dir or Path.cwd())
+    scan = scan_sources(list(config["sources"]), project_dir or os.getcwd())
     reasons: list[str] = []
     warnings: list[str] = list(machine.rocm.problems) + list(machine.cuda.problems) + \
         list(machine.devices.problems)

@@ -20,13 +20,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 
 TYPE_CHECKING = False  # typing is not imported at run time: every command starts through here
 if TYPE_CHECKING:
+    import subprocess  # imported where a child starts: `port detect` usually starts none
     from typing import Any
 
 REPEAT_GRACE_S = 5.0
@@ -80,6 +80,8 @@ _LIVE = _Groups()
 def stop_group(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
     """SIGTERM the child's process group, wait up to ``grace_s`` for the leader, then SIGKILL
     the group, so that nothing it started (Monarch procs, workers) outlives it."""
+    import subprocess
+
     for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, grace_s)):
         try:
             os.killpg(proc.pid, sig)
@@ -98,6 +100,8 @@ def stop_group(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
 def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen:
     """``subprocess.Popen`` with the child leading its own group, registered with the owner.
     The caller ends it with ``stop_group`` (also when it exited: its group may live on)."""
+    import subprocess
+
     popen["start_new_session"] = True
     # Start and register under the registry's lock: a signal handled while another thread is
     # between Popen and the registration waits for it, so no group starts unseen (a child that
@@ -116,6 +120,8 @@ def run(argv: Sequence[str], *, timeout: float | None = None, env: Mapping[str, 
     """``subprocess.run(argv, capture_output=True)`` whose whole process group dies with it:
     on a time-out (``subprocess.TimeoutExpired`` is raised, as ``subprocess.run`` does), on
     any exception and once the child has exited (a daemon it left behind goes too)."""
+    import subprocess
+
     proc = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                  env=None if env is None else dict(env), cwd=cwd, text=text,
                  errors=errors if text else None)
@@ -131,6 +137,8 @@ def run(argv: Sequence[str], *, timeout: float | None = None, env: Mapping[str, 
 def _communicate(proc: subprocess.Popen, timeout: float | None) -> tuple[Any, Any]:
     """``proc.communicate(timeout)``, except that once the leader has exited, a background
     child still holding its pipes is not waited for: the group is ended and the output read."""
+    import subprocess
+
     deadline = None if timeout is None else time.monotonic() + timeout
     while True:
         left = POLL_S if deadline is None else min(POLL_S, deadline - time.monotonic())

@@ -9,8 +9,9 @@ Stages off the detection path use ``dataclasses`` as usual.
 
 from __future__ import annotations
 
-import copy
-from typing import Any
+TYPE_CHECKING = False  # neither typing nor copy is imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Record:
@@ -42,7 +43,7 @@ class Record:
                 value = values[name]
             elif hasattr(type(self), name):
                 default = getattr(type(self), name)
-                value = copy.copy(default) if isinstance(default, (list, dict, set)) else default
+                value = type(default)(default) if isinstance(default, (list, dict, set)) else default  # a shallow copy
             else:
                 raise TypeError(f"{type(self).__name__}() missing required argument {name!r}")
             object.__setattr__(self, name, value)

@@ -22,7 +22,6 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from . import process_group, sdk_manifest
@@ -31,25 +30,8 @@ from .parsing import loads_json
 from .paths import sha256_file
 from .probe import fs
 from .probe.rocm_sdk import sdk_cache
+from .sdk_pin import PIN, Pin
 
-
-@dataclass(frozen=True)
-class Pin:
-    """The one wheel the SDK comes from."""
-
-    version: str
-    wheel: str
-    sha256: str
-    tree_sha256: str | None = None  # sdk_manifest.tree_digest of what unpack() makes of the wheel
-
-
-# The cp311 manylinux x86_64 wheel: every wheel of a release carries the same headers, so one
-# pinned file (fetched for any local Python) is the ground truth.
-PIN = Pin("3.9.0", "triton-3.9.0-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl",
-          "1622118a038b0c6e16fa4a0305da62c8b3c15904ee1cc4d4e65846a25969e41e",
-          # the 74 headers and device libraries unpack() writes from that wheel (computed on the SDK
-          # `port sdk fetch` unpacked from it; a planted or edited tree has another digest)
-          "da313b5b05149577a0c511bd0687d0b9e22e732242e39d938cc38c9f3a9e5034")
 _INCLUDE = "triton/backends/amd/include/"
 _LIB = "triton/backends/amd/lib/"
 DEVICE_LIBS = ("ocml.bc", "ockl.bc")

@@ -11,10 +11,8 @@ one) is not used, and what was used is what the reports name.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
-from dataclasses import dataclass
 
 from .errors import PortError
 from .parsing import loads_json
@@ -26,11 +24,16 @@ _MAX_FILES = 10_000
 _MAX_MANIFEST = 4 << 20
 
 
-@dataclass
 class Verdict:
-    ok: bool
-    why: str  # one line: what was checked, or what is wrong
-    tree_sha256: str = ""
+    """The outcome of a manifest check. A plain class, and hashlib imported only where a file is
+    hashed: the probe runs the cheap check on every `port detect`, whose start-up is held small."""
+
+    __slots__ = ("ok", "why", "tree_sha256")
+
+    def __init__(self, ok: bool, why: str, tree_sha256: str = "") -> None:
+        self.ok = ok
+        self.why = why  # one line: what was checked, or what is wrong
+        self.tree_sha256 = tree_sha256
 
 
 def _files(sdk: str) -> dict[str, os.stat_result]:
@@ -48,6 +51,8 @@ def _files(sdk: str) -> dict[str, os.stat_result]:
 
 
 def _sha256(path: str) -> str:
+    import hashlib
+
     from .walk import read_regular
 
     data = read_regular(path, 256 << 20)
@@ -55,6 +60,8 @@ def _sha256(path: str) -> str:
 
 
 def tree_digest(hashes: dict[str, str]) -> str:
+    import hashlib
+
     h = hashlib.sha256()
     for rel in sorted(hashes):
         h.update(f"{rel}\0{hashes[rel]}\n".encode("utf-8", "surrogateescape"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from .records import Record, asdict
 from .walk import read_head, source_files
@@ -26,34 +25,34 @@ class SourceScan(Record):
                                            "cuda": len(self.cuda)}}
 
 
-def classify(path: Path) -> str | None:
+def classify(path: str | os.PathLike[str]) -> str | None:
     """``hip`` / ``portable`` / ``cuda`` for one file, None for host-only code."""
     head = read_head(path, 64 << 10)  # a FIFO named like a source is not opened for a blocking read
     if head is None:
         return None
     includes = [i.decode("latin-1") for i in _INCLUDE.findall(head)]
+    suffix = os.path.splitext(path)[1]  # os.path, not pathlib: `port detect` scans sources and must start fast
     if any(i.startswith(PORTABLE_HEADER_DIR) for i in includes):
         return "portable"
-    if path.suffix == ".hip" or any(i.startswith("hip/") for i in includes):
+    if suffix == ".hip" or any(i.startswith("hip/") for i in includes):
         return "hip"
-    if path.suffix in (".cu", ".cuh") or any(i in ("cuda.h", "cuda_runtime.h", "cuda_runtime_api.h")
+    if suffix in (".cu", ".cuh") or any(i in ("cuda.h", "cuda_runtime.h", "cuda_runtime_api.h")
                                              for i in includes):
         return "cuda"
     return None
 
 
-def scan_sources(dirs: list[str], project_dir: Path) -> SourceScan:
+def scan_sources(dirs: list[str], project_dir: str | os.PathLike[str]) -> SourceScan:
     scan = SourceScan()
     seen = 0
     for entry in dirs:
-        base = (project_dir / entry) if not os.path.isabs(entry) else Path(entry)
-        if not base.is_dir():
+        base = os.path.join(project_dir, entry)  # an absolute entry stays itself
+        if not os.path.isdir(base):
             scan.missing.append(str(entry))
             continue
         files, _ = source_files([base], skip_dir=lambda d: d.startswith("."))  # the one walker
-        for name in files:
-            path = Path(name)
-            if path.suffix in SOURCE_SUFFIXES:
+        for path in files:
+            if os.path.splitext(path)[1] in SOURCE_SUFFIXES:
                 seen += 1
                 if seen > MAX_FILES:
                     return scan

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
-from .paths import source_link_problem
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` scans sources through here
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 MAX_SOURCE_BYTES = 64 << 20  # a source file larger than this is generated data, not code to port
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -79,21 +79,35 @@ def why_unreadable(path: str | os.PathLike[str], limit: int = MAX_SOURCE_BYTES) 
     return f"larger than {limit} bytes ({st.st_size}), not read" if st.st_size > limit else "changed while read"
 
 
-@dataclass
 class SourceFile:
-    rel: str  # POSIX-style path relative to the source root
-    path: str  # absolute path to read from
-    size: int = 0
-    mtime_ns: int = 0
-    mode: int = 0o644
-    problem: str | None = None  # set for entries that cannot be copied or converted
-    problem_status: str = "skipped"  # "skipped" or "failed"
+    """One entry of a walk. Plain classes here, not dataclasses: `port detect` walks the project's
+    sources through this module, and dataclasses (inspect, copy) would double its start-up."""
+
+    __slots__ = ("rel", "path", "size", "mtime_ns", "mode", "problem", "problem_status")
+
+    def __init__(self, rel: str, path: str, size: int = 0, mtime_ns: int = 0, mode: int = 0o644,
+                 problem: str | None = None, problem_status: str = "skipped") -> None:
+        self.rel = rel  # POSIX-style path relative to the source root
+        self.path = path  # absolute path to read from
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.mode = mode
+        self.problem = problem  # set for entries that cannot be copied or converted
+        self.problem_status = problem_status  # "skipped" or "failed"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SourceFile) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    def __repr__(self) -> str:
+        return "SourceFile(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
 
 
-@dataclass
 class Scan:
-    files: list[SourceFile]
-    dirs: list[str]  # relative directory paths (including "")
+    __slots__ = ("files", "dirs")
+
+    def __init__(self, files: list[SourceFile], dirs: list[str]) -> None:
+        self.files = files
+        self.dirs = dirs  # relative directory paths (including "")
 
     def regular(self) -> list[SourceFile]:
         return [f for f in self.files if f.problem is None]
@@ -168,6 +182,8 @@ def _entry_stat(entry: os.DirEntry, full: str, rel: str, root_real: str, out_rea
                 follow_external: bool, files: list[SourceFile]) -> os.stat_result | None:
     """The entry's stat (through an allowed symlink), or None after recording why not."""
     if entry.is_symlink():
+        from .paths import source_link_problem  # only for symlinks: paths imports typing
+
         why = source_link_problem(full, root_real, out_real, follow_external)
         if why is not None and os.path.exists(full):  # broken links and loops: below
             files.append(SourceFile(rel, full, problem=why))

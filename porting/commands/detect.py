@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 
 HELP = "probe the machine and choose the build path (cuda, native-hip, hipified-cuda, cpu), with reasons"
 
@@ -86,10 +85,10 @@ def run(args: argparse.Namespace) -> int:
     from ..plan import make_plan
     from ..probe import probe_machine
 
-    root = Path(args.root)
-    if not root.is_dir():
+    root = args.root  # strings, not pathlib: detect is on every build's path and must start fast
+    if not os.path.isdir(root):
         raise UsageError(f"--root {args.root}: not a directory")
-    project = Path(args.project) if args.project else Path.cwd()
+    project = args.project or os.getcwd()
     cli = {"platform": args.platform, "min_rocm": args.min_rocm, "sources": args.sources}
     config = load_config(cli=cli, env=os.environ, project_dir=project, config_file=args.config)
     machine = probe_machine(root, os.environ)

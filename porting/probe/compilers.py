@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 from ..records import Record, asdict
 from . import fs
 from .toolcache import cached_version
+
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from .fs import Root
 
 
 class HostCompiler(Record):
@@ -49,7 +52,7 @@ def _ask_version(compiler: str) -> str | None:
     return out.splitlines()[0] if out else None
 
 
-def probe_host_compiler(root: Path, env: Mapping[str, str]) -> HostCompiler:
+def probe_host_compiler(root: Root, env: Mapping[str, str]) -> HostCompiler:
     info = HostCompiler()
     for name in ([env["CXX"]] if env.get("CXX") else []) + ["c++", "g++", "clang++"]:
         path = name if name.startswith("/") and fs.exists(root, name) else fs.which(root, env, name)
@@ -66,7 +69,7 @@ def probe_host_compiler(root: Path, env: Mapping[str, str]) -> HostCompiler:
     return info
 
 
-def _versioned_clangs(root: Path, env: Mapping[str, str]) -> list[str]:
+def _versioned_clangs(root: Root, env: Mapping[str, str]) -> list[str]:
     found: set[str] = set()
     for entry in env.get("PATH", "").split(":"):
         for name in fs.glob_names(root, entry, "clang++-"):
@@ -75,7 +78,7 @@ def _versioned_clangs(root: Path, env: Mapping[str, str]) -> list[str]:
     return sorted(found)
 
 
-def probe_hip_platform(root: Path, env: Mapping[str, str], hipcc: str | None, rocm_home: str | None,
+def probe_hip_platform(root: Root, env: Mapping[str, str], hipcc: str | None, rocm_home: str | None,
                        cuda_home: str | None) -> HipPlatform:
     if hipcc is None:
         return HipPlatform(None, "no hipcc")

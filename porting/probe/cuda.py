@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 from ..errors import PortError
 from ..parsing import bounded_int, loads_json
 from ..records import Record, asdict
 from ..versions import format_version, parse_version, version_prefix
 from . import fs
+
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from .fs import Root
 
 DRIVER_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/nvidia/lib64",
                "/usr/local/nvidia/lib", "/usr/lib/wsl/lib", "/usr/lib/aarch64-linux-gnu")
@@ -34,7 +37,7 @@ class CudaInfo(Record):
         return asdict(self)
 
 
-def version_from_json(root: Path, home: str) -> tuple[str | None, str]:
+def version_from_json(root: Root, home: str) -> tuple[str | None, str]:
     """``<home>/version.json`` (CUDA >= 11.1): ``{"cuda": {"version": "13.0.2"}}``."""
     path = f"{home}/version.json"
     text = fs.read_text(root, path)
@@ -50,7 +53,7 @@ def version_from_json(root: Path, home: str) -> tuple[str | None, str]:
     return format_version(v[:2]), path
 
 
-def version_from_header(root: Path, home: str) -> tuple[str | None, str]:
+def version_from_header(root: Root, home: str) -> tuple[str | None, str]:
     """``#define CUDA_VERSION 13000`` in ``<home>/include/cuda.h``."""
     path = f"{home}/include/cuda.h"
     text = fs.read_text(root, path, limit=64 << 10)
@@ -63,7 +66,7 @@ def version_from_header(root: Path, home: str) -> tuple[str | None, str]:
     return f"{v // 1000}.{(v % 1000) // 10}", path
 
 
-def version_from_nvcc(root: Path, nvcc: str | None) -> tuple[str | None, str]:
+def version_from_nvcc(root: Root, nvcc: str | None) -> tuple[str | None, str]:
     """``nvcc --version`` (a subprocess; only on the real root)."""
     if nvcc is None or str(root) != "/":
         return None, "nvcc --version: not run"
@@ -80,7 +83,7 @@ def version_from_nvcc(root: Path, nvcc: str | None) -> tuple[str | None, str]:
     return (version, f"{nvcc} --version") if version else (None, f"{nvcc} --version: unparseable")
 
 
-def wrapper_target(root: Path, nvcc: str) -> str | None:
+def wrapper_target(root: Root, nvcc: str) -> str | None:
     """A small shell script that execs ``<home>/bin/nvcc`` (as /usr/local/bin/nvcc here): its home."""
     text = fs.read_text(root, nvcc, limit=4096)
     if not text or not text.startswith("#!"):
@@ -89,7 +92,7 @@ def wrapper_target(root: Path, nvcc: str) -> str | None:
     return m.group(1) if m else None
 
 
-def probe_driver(root: Path, env: Mapping[str, str]) -> tuple[str | None, list[str]]:
+def probe_driver(root: Root, env: Mapping[str, str]) -> tuple[str | None, list[str]]:
     """Locate libcuda.so.1 (the driver) in the loader's directories; stub libraries do not count."""
     dirs = [d for d in env.get("LD_LIBRARY_PATH", "").split(":") if d] + list(DRIVER_DIRS)
     for directory in dirs:
@@ -101,7 +104,7 @@ def probe_driver(root: Path, env: Mapping[str, str]) -> tuple[str | None, list[s
     return None, [f"libcuda.so.1: not in {', '.join(dirs)}"]
 
 
-def probe_cuda(root: Path, env: Mapping[str, str]) -> CudaInfo:
+def probe_cuda(root: Root, env: Mapping[str, str]) -> CudaInfo:
     info = CudaInfo()
     candidates: list[tuple[str, str]] = []
     for var in ("CUDA_HOME", "CUDA_PATH"):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ..records import Record, asdict
 from . import fs
+
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from .fs import Root
 
 LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib")
 IB_CLASS = "/sys/class/infiniband"
@@ -32,7 +34,7 @@ class FabricInfo(Record):
         return {**asdict(self), "rdma_backend": self.rdma_backend}
 
 
-def _find_lib(root: Path, dirs: list[str], stem: str) -> str | None:
+def _find_lib(root: Root, dirs: list[str], stem: str) -> str | None:
     for directory in dirs:
         names = fs.glob_names(root, directory, f"{stem}.so")
         if names:
@@ -40,7 +42,7 @@ def _find_lib(root: Path, dirs: list[str], stem: str) -> str | None:
     return None
 
 
-def probe_fabric(root: Path, rocm_home: str | None, cuda_home: str | None, site_dirs: list[str]) -> FabricInfo:
+def probe_fabric(root: Root, rocm_home: str | None, cuda_home: str | None, site_dirs: list[str]) -> FabricInfo:
     info = FabricInfo()
     torch_libs = [f"{d}/torch/lib" for d in site_dirs]
     rccl_dirs = ([f"{rocm_home}/lib"] if rocm_home else []) + list(LIB_DIRS) + torch_libs

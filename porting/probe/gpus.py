@@ -9,11 +9,14 @@ driver entry does not name its node is counted (nothing says otherwise)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from ..parsing import bounded_int
 from ..records import Record, asdict
 from . import fs
+
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from .fs import Root
 
 KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
 NVIDIA_GPUS = "/proc/driver/nvidia/gpus"
@@ -65,7 +68,7 @@ def _properties(text: str) -> dict[str, int]:
     return out
 
 
-def probe_amd(root: Path, info: GpuInfo) -> None:
+def probe_amd(root: Root, info: GpuInfo) -> None:
     """AMD GPUs: KFD topology nodes whose ``gfx_target_version`` is non-zero; ``/dev/kfd`` to use them."""
     info.amd_device_node = fs.exists(root, "/dev/kfd")
     info.evidence.append(f"/dev/kfd: {'present' if info.amd_device_node else 'absent'}")
@@ -96,7 +99,7 @@ def probe_amd(root: Path, info: GpuInfo) -> None:
                              "or the container lacks --device=/dev/kfd)")
 
 
-def probe_nvidia(root: Path, info: GpuInfo) -> None:
+def probe_nvidia(root: Root, info: GpuInfo) -> None:
     """NVIDIA GPUs: ``/proc/driver/nvidia/gpus/*/information``; ``/dev/nvidia<N>`` to use them."""
     info.nvidia_device_node = any(re.fullmatch(r"nvidia\d+", n) for n in fs.listdir(root, "/dev"))
     info.evidence.append(f"/dev/nvidia<N>: {'present' if info.nvidia_device_node else 'absent'}")
@@ -120,7 +123,7 @@ def probe_nvidia(root: Path, info: GpuInfo) -> None:
         info.gpus.append(Gpu("nvidia", "unknown", "NVIDIA GPU", "/dev/nvidia0"))
 
 
-def probe_gpus(root: Path) -> GpuInfo:
+def probe_gpus(root: Root) -> GpuInfo:
     info = GpuInfo()
     probe_amd(root, info)
     probe_nvidia(root, info)

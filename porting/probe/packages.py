@@ -10,10 +10,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 
 from ..records import Record, asdict
 from . import fs
+
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from .fs import Root
 
 _ASSIGN = re.compile(r"^(__version__|cuda|hip)\s*(?::[^=]*)?=\s*(.+?)\s*$", re.M)
 
@@ -72,7 +75,7 @@ def _literal(text: str) -> str | None:
     return None
 
 
-def probe_torch(root: Path, dirs: list[str]) -> TorchInfo:
+def probe_torch(root: Root, dirs: list[str]) -> TorchInfo:
     info = TorchInfo()
     for directory in dirs:
         path = f"{directory}/torch/version.py"
@@ -88,7 +91,7 @@ def probe_torch(root: Path, dirs: list[str]) -> TorchInfo:
     return info
 
 
-def dist_version(root: Path, dirs: list[str], dist: str) -> str | None:
+def dist_version(root: Root, dirs: list[str], dist: str) -> str | None:
     """Version of distribution ``dist`` from its dist-info METADATA (no import)."""
     prefix = dist.replace("-", "_") + "-"
     for directory in dirs:
@@ -101,7 +104,7 @@ def dist_version(root: Path, dirs: list[str], dist: str) -> str | None:
     return None
 
 
-def probe_packages(root: Path, env: Mapping[str, str]) -> PackagesInfo:
+def probe_packages(root: Root, env: Mapping[str, str]) -> PackagesInfo:
     dirs = search_path(env)
     return PackagesInfo(torch=probe_torch(root, dirs), monarch=dist_version(root, dirs, "torchmonarch"),
                         torchft=dist_version(root, dirs, "torchft"), site_dirs=dirs)

@@ -7,14 +7,18 @@ Version sources, cheapest first: ``.info/version``, ``include/hip/hip_version.h`
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 from ..parsing import bounded_int
 from ..records import Record, asdict
 from ..versions import FIELD_DIGITS, version_prefix
 from . import fs
+
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from .fs import Root
 
 _DEFINE = re.compile(r"#define\s+HIP_VERSION_(MAJOR|MINOR|PATCH)\s+([0-9]+)")
 _KV = re.compile(r"^HIP_VERSION_(MAJOR|MINOR|PATCH)=([0-9]+)", re.M)
@@ -45,7 +49,7 @@ def _triple(found: dict[str, str]) -> str | None:
     return None
 
 
-def version_from_info(root: Path, home: str) -> tuple[str | None, str]:
+def version_from_info(root: Root, home: str) -> tuple[str | None, str]:
     """``<home>/.info/version`` (e.g. ``7.0.2-56``): the ROCm release itself."""
     path = f"{home}/.info/version"
     text = fs.read_text(root, path)
@@ -57,7 +61,7 @@ def version_from_info(root: Path, home: str) -> tuple[str | None, str]:
     return version, path
 
 
-def _version_from_defines(root: Path, path: str, pattern: re.Pattern[str], what: str) -> tuple[str | None, str]:
+def _version_from_defines(root: Root, path: str, pattern: re.Pattern[str], what: str) -> tuple[str | None, str]:
     text = fs.read_text(root, path)
     if text is None:
         return None, f"{path}: absent"
@@ -65,23 +69,23 @@ def _version_from_defines(root: Path, path: str, pattern: re.Pattern[str], what:
     return (version, path) if version else (None, f"{path}: no {what}")
 
 
-def version_from_header(root: Path, home: str) -> tuple[str | None, str]:
+def version_from_header(root: Root, home: str) -> tuple[str | None, str]:
     """``<home>/include/hip/hip_version.h`` HIP_VERSION_MAJOR/MINOR/PATCH defines."""
     return version_from_include(root, f"{home}/include")
 
 
-def version_from_include(root: Path, include_dir: str) -> tuple[str | None, str]:
+def version_from_include(root: Root, include_dir: str) -> tuple[str | None, str]:
     """``<include_dir>/hip/hip_version.h`` HIP_VERSION_MAJOR/MINOR/PATCH defines."""
     return _version_from_defines(root, f"{include_dir}/hip/hip_version.h", _DEFINE,
                                  "HIP_VERSION_MAJOR/MINOR defines")
 
 
-def version_from_share(root: Path, home: str) -> tuple[str | None, str]:
+def version_from_share(root: Root, home: str) -> tuple[str | None, str]:
     """``<home>/share/hip/version`` KEY=VALUE lines (Debian's layout under /usr)."""
     return _version_from_defines(root, f"{home}/share/hip/version", _KV, "HIP_VERSION_MAJOR/MINOR lines")
 
 
-def version_from_hipconfig(root: Path, home: str, env: Mapping[str, str]) -> tuple[str | None, str]:
+def version_from_hipconfig(root: Root, home: str, env: Mapping[str, str]) -> tuple[str | None, str]:
     """``<home>/bin/hipconfig --version`` (a subprocess; only on the real root)."""
     path = f"{home}/bin/hipconfig"
     if str(root) != "/" or not fs.exists(root, path):
@@ -98,7 +102,7 @@ def version_from_hipconfig(root: Path, home: str, env: Mapping[str, str]) -> tup
     return (version, f"{path} --version") if version else (None, f"{path} --version: unparseable {out[:40]!r}")
 
 
-def version_from_runtime(root: Path, library: str | None) -> tuple[str | None, str]:
+def version_from_runtime(root: Root, library: str | None) -> tuple[str | None, str]:
     """``hipRuntimeGetVersion`` through ctypes on libamdhip64 (only on the real root)."""
     if library is None or str(root) != "/":
         return None, "hipRuntimeGetVersion: not tried"
@@ -116,7 +120,7 @@ def version_from_runtime(root: Path, library: str | None) -> tuple[str | None, s
     return f"{v // 10_000_000}.{(v // 100_000) % 100}.{v % 100_000}", f"hipRuntimeGetVersion({library})"
 
 
-def _runtime_library(root: Path, home: str) -> str | None:
+def _runtime_library(root: Root, home: str) -> str | None:
     for sub in _LIBDIRS:
         directory = fs.resolve(root, f"{home}/{sub}") if fs.is_dir(root, f"{home}/{sub}") else None
         if directory:
@@ -126,7 +130,7 @@ def _runtime_library(root: Path, home: str) -> str | None:
     return None
 
 
-def _candidates(root: Path, env: Mapping[str, str], info: RocmInfo) -> list[tuple[str, str]]:
+def _candidates(root: Root, env: Mapping[str, str], info: RocmInfo) -> list[tuple[str, str]]:
     """(machine path, why) in priority order: env vars, /opt/rocm, hipcc's prefix, distro /usr."""
     out: list[tuple[str, str]] = []
     for var in ("ROCM_PATH", "ROCM_HOME", "HIP_PATH"):
@@ -155,7 +159,7 @@ def _candidates(root: Path, env: Mapping[str, str], info: RocmInfo) -> list[tupl
     return out
 
 
-def probe_rocm(root: Path, env: Mapping[str, str]) -> RocmInfo:
+def probe_rocm(root: Root, env: Mapping[str, str]) -> RocmInfo:
     """Find a ROCm installation and its version; the first candidate with a version wins."""
     info = RocmInfo()
     seen: set[str] = set()
@@ -171,7 +175,7 @@ def probe_rocm(root: Path, env: Mapping[str, str]) -> RocmInfo:
         seen.add(home)
         shown = path if home == path else f"{path} -> {home}"
         if not fs.is_dir(root, home):
-            what = "broken symlink" if fs.under(root, path).is_symlink() else "absent"
+            what = "broken symlink" if os.path.islink(fs.under(root, path)) else "absent"
             info.evidence.append(f"{shown} ({why}): {what}")
             if what == "broken symlink":
                 info.problems.append(f"{path} is a broken symlink (points to {home})")

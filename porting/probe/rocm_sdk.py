@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 from ..errors import PortError
 from ..parsing import loads_json
 from ..records import Record, asdict
 from . import fs
 from .rocm import version_from_header
+
+TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
+if TYPE_CHECKING:
+    from .fs import Root
 
 MIN_CLANG_MAJOR = 20  # the first LLVM whose AMDGPU backend knows gfx950 (MI350/355)
 SDK_SUBDIR = "rocm-port/rocm7-sdk"
@@ -59,12 +62,12 @@ def sdk_cache(env: Mapping[str, str]) -> str | None:
     return None if base is None else f"{base.rstrip('/')}/{SDK_SUBDIR}"
 
 
-def _manifest_ok(root: Path, sdk: str, source: dict, info: RocmSdkInfo, explicit: bool) -> bool:
+def _manifest_ok(root: Root, sdk: str, source: dict, info: RocmSdkInfo, explicit: bool) -> bool:
     """The cheap check at every selection (sizes and mtimes against MANIFEST.json, the tree
     digest against the pin when SOURCE.json names the pinned wheel). A cache entry that fails
     it is not used; an SDK the user named (PORT_ROCM7_SDK) is used, marked unverified."""
     from .. import sdk_manifest
-    from ..sdk_fetch import PIN
+    from ..sdk_pin import PIN
 
     pinned = PIN.tree_sha256 if source.get("wheel") == PIN.wheel else None
     verdict = sdk_manifest.verify(str(fs.under(root, sdk)), pinned, full=False)
@@ -81,7 +84,7 @@ def _manifest_ok(root: Path, sdk: str, source: dict, info: RocmSdkInfo, explicit
     return False
 
 
-def _sdk_candidates(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> list[str]:
+def _sdk_candidates(root: Root, env: Mapping[str, str], info: RocmSdkInfo) -> list[str]:
     if env.get("PORT_ROCM7_SDK"):
         return [env["PORT_ROCM7_SDK"]]
     info.evidence.append("PORT_ROCM7_SDK: unset")
@@ -95,7 +98,7 @@ def _sdk_candidates(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> li
     return [f"{parent}/{n}" for n in sorted(names, reverse=True)]
 
 
-def _read_sdk(root: Path, sdk: str, info: RocmSdkInfo, explicit: bool = False) -> bool:
+def _read_sdk(root: Root, sdk: str, info: RocmSdkInfo, explicit: bool = False) -> bool:
     version, note = version_from_header(root, sdk)
     info.evidence.append(note if version is None else f"{note}: {version}")
     if version is None:
@@ -121,7 +124,7 @@ def _read_sdk(root: Path, sdk: str, info: RocmSdkInfo, explicit: bool = False) -
     return True
 
 
-def _clang(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> None:
+def _clang(root: Root, env: Mapping[str, str], info: RocmSdkInfo) -> None:
     majors: set[int] = set()
     for entry in env.get("PATH", "").split(":"):
         for name in fs.glob_names(root, entry, "clang++-"):
@@ -143,7 +146,7 @@ def _clang(root: Path, env: Mapping[str, str], info: RocmSdkInfo) -> None:
         info.evidence.append(f"clang++-{major}: no {', '.join(f'{m}-{major}' for m in missing)} on PATH")
 
 
-def probe_rocm_sdk(root: Path, env: Mapping[str, str]) -> RocmSdkInfo:
+def probe_rocm_sdk(root: Root, env: Mapping[str, str]) -> RocmSdkInfo:
     info = RocmSdkInfo()
     for sdk in _sdk_candidates(root, env, info):
         if _read_sdk(root, sdk, info, explicit=bool(env.get("PORT_ROCM7_SDK"))):
