@@ -63,6 +63,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "component(name): the matrix component a test certifies")
+    config.addinivalue_line("markers", "rocm_device: a device case only a correct ROCm port passes")
     config.addinivalue_line("markers", "requires(device='any', min_rocm=None, rdma='any', world_size=None, why=None): "
                                        "skip unless this platform provides it (why: appended to the reason)")
     if _active(config):
@@ -301,7 +302,7 @@ class MatrixState:
         if line:
             tr = self.config.pluginmanager.getplugin("terminalreporter")
             if tr is not None:
-                tr.ensure_newline()
+                tr.write("\n")  # after the row of dots xdist is writing
                 tr.write_line(line)
 
     @pytest.hookimpl(optionalhook=True)
