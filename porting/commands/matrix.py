@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import tempfile
@@ -31,12 +32,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pytest-xdist workers: a number, 'auto' or 0 for none (default: matrix.workers)")
     parser.add_argument("--matrix-dir", metavar="DIR", default=None,
                         help="the matrix packs (default: the test_matrix/ shipped with rocm-port)")
+    parser.add_argument("--suite", metavar="NAME|DIR", default=None,
+                        help="run a project's own pytest suite instead of the packs: 'monarch' (the tests the "
+                             "installed torchmonarch wheel ships), 'torchft' (torchft/*_test.py) or a directory")
+    parser.add_argument("--test-timeout", metavar="S", type=int, default=None,
+                        help=f"per-test time-out of a --suite run in seconds (default: {_suite_timeout()})")
     add_option_flag(parser, "matrix.packs", "--pack")
     add_option_flag(parser, "matrix.exemptions", "--exemptions")
     parser.add_argument("--run-id", metavar="ID", default=None,
                         help="run id shared by the shards of one run (default: a new uuid)")
     parser.add_argument("pytest_args", nargs=argparse.REMAINDER,
                         help="further pytest arguments (after --), e.g. -- -k actor")
+
+
+def _suite_timeout() -> int:
+    from ..matrix.suites import DEFAULT_TIMEOUT_S
+
+    return DEFAULT_TIMEOUT_S
+
+
+def suite_of(args: argparse.Namespace):
+    """The upstream suite of ``--suite`` (porting.matrix.suites), or None."""
+    from ..matrix.suites import resolve
+
+    spec = getattr(args, "suite", None)
+    return resolve(spec, packs_dir(args) / "suites") if spec else None
 
 
 def packs_dir(args: argparse.Namespace) -> Path:
@@ -75,10 +95,21 @@ def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id
     # or conftest.py that happens to sit above site-packages (a venv inside a project) must not
     # change the run; every option the packs need is given here.
     root = matrix_dir.resolve().parent
-    out = [str(matrix_dir), *map(str, packs), "--port-matrix", f"--junitxml={junit_file}",
-           f"--port-run-id={run_id}", f"--rootdir={root}", "-c", os.devnull, f"--confcutdir={root}",
+    suite = suite_of(args)
+    if suite is None:
+        subject = [str(matrix_dir), *map(str, packs), f"--rootdir={root}", f"--confcutdir={root}"]
+    else:
+        extra = [_in_suite(suite, a) for a in extra]
+        if any(a.startswith(str(suite.root)) for a in extra):  # a subset: those files/node ids only
+            suite = dataclasses.replace(suite, paths=())
+        subject = _suite_subject(args, suite, config)
+        exemptions = [f"--port-exemptions={f}" for f in _suite_registries(suite, config)]
+    out = [*subject, "--port-matrix", f"--junitxml={junit_file}",
+           f"--port-run-id={run_id}", "-c", os.devnull,
            *exemptions, "-p", "no:cacheprovider",
-           "--import-mode=importlib", "-o", "junit_family=xunit2", "-q", "-rfEs"]
+           "-o", "junit_family=xunit2", "-q", "-rfEs"]
+    if suite is None:  # an upstream suite keeps its own (prepend) mode: its procs import test modules by name
+        out.append("--import-mode=importlib")
     if getattr(args, "config", None):
         out.append(f"--port-config={Path(args.config).resolve()}")  # detection in the plugin uses it too
     if workers != "0":
@@ -101,6 +132,42 @@ def _write_evidence(junit_file: Path, signing_key: str | None) -> None:
     write_manifest(junit_file, props, signing_key)
     print(f"port matrix: evidence manifest {manifest_path(junit_file)}"
           f"{' (signed)' if signing_key else ' (unsigned: no matrix.signing_key)'}", flush=True)
+
+
+def _suite_subject(args: argparse.Namespace, suite, config) -> list[str]:
+    from ..matrix.suites import DEFAULT_TIMEOUT_S, missing_plugins
+    from ..matrix.suites import pytest_args as suite_args
+
+    missing = missing_plugins()
+    if missing:
+        raise UsageError(f"--suite {args.suite} needs pytest-timeout and pytest-asyncio: pip install "
+                         f"'rocm-port[suites]' (not importable: {', '.join(missing)})")
+    timeout = args.test_timeout if getattr(args, "test_timeout", None) is not None else DEFAULT_TIMEOUT_S
+    if timeout <= 0:
+        raise UsageError(f"--test-timeout {timeout}: expected a positive number of seconds")
+    out = suite_args(suite, timeout)
+    for disabled in sorted(packs_dir(args).joinpath("suites").glob(f"{suite.name}.disabled")):
+        out.append(f"--port-disabled={disabled}")
+    return out
+
+
+def _in_suite(suite, arg: str) -> str:
+    """A test path given relative to the suite's root (``tests/test_x.py::test_y``, as its node
+    ids read) made absolute, so a subset of a suite runs from any directory; other arguments
+    as they are."""
+    if arg.startswith("-"):
+        return arg
+    candidate = suite.root / arg
+    return str(candidate) if (suite.root / arg.split("::", 1)[0]).exists() else arg
+
+
+def _suite_registries(suite, config) -> list[Path]:
+    """A suite's own registry (test_matrix/suites/<name>.toml), then the user's files."""
+    user = [Path(p) for p in config["matrix.exemptions"]]
+    for path in user:
+        if not path.is_file():
+            raise InputError(f"matrix.exemptions: {path}: no such file")
+    return [p.resolve() for p in ([suite.registry] if suite.registry else []) + user]
 
 
 def junit_path(directory: Path, run_id: str, shard: str | None) -> Path:
@@ -129,6 +196,13 @@ def _environment_of_the_run(args: argparse.Namespace) -> None:
       into site-packages (a run writes only its output directory)."""
     from .. import assets
 
+    suite = suite_of(args)
+    if suite is not None:
+        from ..matrix.suites import environment
+
+        os.environ.update(environment(suite, os.environ))
+        sys.dont_write_bytecode = True
+        return
     root = str(packs_dir(args).resolve().parent)
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = root + (os.pathsep + old if old else "")
@@ -185,7 +259,7 @@ def _run_pytest(args: argparse.Namespace, config, junit_file: Path, run_id: str)
 
 
 def run(args: argparse.Namespace) -> int:
-    missing = missing_modules(shipped_packs=args.matrix_dir is None)
+    missing = missing_modules(shipped_packs=args.matrix_dir is None and not getattr(args, "suite", None))
     if missing:
         raise UsageError(f"port matrix needs the certification subjects: pip install 'rocm-port[matrix]' "
                          f"(not importable: {', '.join(missing)})")

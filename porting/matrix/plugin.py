@@ -31,9 +31,10 @@ import pytest
 
 from ..errors import PortError
 from ..junit_contract import COMPONENT, EXEMPTION, default_component
+from . import conventions, procs
 from . import exemptions as ex
-from . import procs
 from .facts import FACTS_ENV, Facts, detect_facts, facts_for_process, unmet_requirement
+from .progress import Progress
 from .scheduler import runner_properties
 from .selection import parse_shard, select
 
@@ -53,10 +54,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--port-run-id", default=None, metavar="ID", help="run id shared by the shards of one run")
     group.addoption("--port-config", default=None, metavar="FILE",
                     help="port config file for detection (default: ./port.toml, else [tool.port] in pyproject.toml)")
+    group.addoption("--port-suite", default=None, metavar="NAME",
+                    help="an upstream suite is being run (port matrix --suite): read its own skip conventions "
+                         "(oss_skip, DISABLED lists, device skips) as exemptions")
+    group.addoption("--port-disabled", action="append", default=None, metavar="FILE",
+                    help="a project's 'DISABLED <test>' list, repeatable (with --port-suite)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "component(name): the matrix component a test certifies")
+    config.addinivalue_line("markers", "rocm_device: a device case only a correct ROCm port passes")
     config.addinivalue_line("markers", "requires(device='any', min_rocm=None, rdma='any', world_size=None, why=None): "
                                        "skip unless this platform provides it (why: appended to the reason)")
     if _active(config):
@@ -105,6 +112,10 @@ class MatrixState:
         self._saved_env: dict[str, str | None] = {}  # the controller's, restored at the end
         self.final_properties: dict[str, str] = {}
         self.worker_gpus: list[tuple[str, ...]] = []  # controller: the GPUs of each xdist worker
+        self.suite: str | None = None
+        self.disabled: frozenset[str] = frozenset()
+        self.conventions_used: set[str] = set()
+        self.progress = Progress()
 
     # ---- set-up -------------------------------------------------------------------------
     def start(self) -> None:
@@ -115,6 +126,10 @@ class MatrixState:
                 self.shard = parse_shard(shard)
             paths = config.getoption("port_exemptions") or [Path(config.rootpath) / MATRIX_DIR / "exemptions.toml"]
             self.registry = ex.load_all(paths)
+            self.suite = config.getoption("port_suite")
+            if self.suite:
+                config.addinivalue_line("markers", "oss_skip: upstream: not run in its open-source CI")
+                self.disabled = conventions.read_disabled(Path(p) for p in config.getoption("port_disabled") or ())
             if self.worker:
                 self.facts = facts_for_process(os.environ)
             else:
@@ -233,6 +248,20 @@ class MatrixState:
                     item.add_marker(pytest.mark.skip(reason=why))
                 else:
                     item.add_marker(pytest.mark.xfail(reason=why, strict=True))
+            elif self.suite:
+                self._apply_convention(item)
+
+    def _apply_convention(self, item: pytest.Item) -> None:
+        """An upstream suite's own skip (oss_skip, DISABLED list, device skip) as an exemption."""
+        found = conventions.match(item, self.disabled)
+        if found is None:
+            return
+        conv, words = found
+        self.conventions_used.add(conv.id)
+        item.user_properties.append((EXEMPTION, conv.id))
+        detail = f": {words}" if words else ""
+        item.add_marker(pytest.mark.skip(reason=f"exemption {conv.id}: {conv.reason}{detail} "
+                                                f"({conv.tracking}; expires {conv.expires.isoformat()})"))
 
     def _unmet(self, item: pytest.Item) -> str | None:
         """All ``requires`` marks of an item taken together (a parameter's mark saying
@@ -255,6 +284,26 @@ class MatrixState:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self.reported.add(report.nodeid)
+            if not self.worker:
+                self._progress(report)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not self.worker:
+            self.progress.start(len(session.items), time.monotonic())
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        if not self.progress.total:
+            self.progress.start(len(ids), time.monotonic())
+
+    def _progress(self, report: pytest.TestReport) -> None:
+        outcome = "skipped" if report.skipped else "failed" if report.failed else "passed"
+        line = self.progress.add(report.nodeid, outcome, time.monotonic())
+        if line:
+            tr = self.config.pluginmanager.getplugin("terminalreporter")
+            if tr is not None:
+                tr.write("\n")  # after the row of dots xdist is writing
+                tr.write_line(line)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object | None) -> None:
@@ -279,6 +328,11 @@ class MatrixState:
         if self.worker or self.config.option.collectonly:
             return
         failures: list[tuple[str, str]] = []
+        for c in conventions.ALL:
+            if self.suite and c.expires < self.today:
+                failures.append((f"exemption {c.id} expired",
+                                 f"upstream convention {c.id} ({c.tracking}) was to be reviewed by "
+                                 f"{c.expires.isoformat()}; review the suite's skips and renew it"))
         for e in self.registry.exemptions:
             if e.expired(self.today):
                 failures.append((f"exemption {e.id} expired",

@@ -1,0 +1,109 @@
+"""Upstream test suites run under the matrix plugin (``port matrix --suite``, ``port certify --suite``).
+
+A project's own tests are the natural reference for its port: Monarch's wheel ships its
+suite as ``site-packages/tests/`` (exactly the code of the wheel), torchft's as
+``torchft/*_test.py``. ``resolve`` finds a suite by name (through the installed
+distribution's RECORD, never by guessing paths) or takes a directory; ``pytest_args`` and
+``environment`` say how to run it so that the run looks like a matrix run (fingerprint,
+per-test time-outs, JUnit with ``port.collected``, exemptions) and the set-up does not decide
+the result:
+
+* the suite's directory is on PYTHONPATH (Monarch's conftest imports ``crash_recovery_plugin``
+  as a top-level module, and so do the procs it spawns);
+* no bytecode or cache is written into site-packages (a run writes its output directory only);
+* pytest-asyncio in ``auto`` mode with function-scoped loops (what upstream's CI configures in
+  its pyproject; the wheel ships no ini file);
+* Monarch's listeners bind loopback: ``HYPERACTOR_MESH_ADMIN_ADDR`` is set to a loopback
+  address unless the caller set it (a hostname that resolves only to loopback otherwise makes
+  the admin server refuse to start, and a matrix run must not listen on other interfaces).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError
+
+# A per-test limit (pytest-timeout, thread method: a hung Monarch call still gets a report).
+DEFAULT_TIMEOUT_S = 300
+# name -> (distribution, how its suite is laid out in the wheel)
+KNOWN = {"monarch": "torchmonarch", "torchft": "torchft"}
+PLUGINS_NEEDED = ("pytest_timeout", "pytest_asyncio")
+LOOPBACK_ADMIN = "127.0.0.1:0"
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    root: Path  # --rootdir: node ids (and so exemption patterns) are relative to it
+    paths: tuple[Path, ...]  # what pytest collects
+    python_path: tuple[Path, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)  # set unless the caller already set it
+    ini: tuple[str, ...] = ()  # -o name=value
+    registry: Path | None = None  # the suite's exemption registry shipped with rocm-port
+    distribution: str = ""
+    version: str = ""
+
+
+def resolve(spec: str, registries: Path) -> Suite:
+    """``monarch``, ``torchft`` or a directory of tests; InputError naming ``--suite`` otherwise."""
+    if spec in KNOWN:
+        return _installed(spec, KNOWN[spec], registries)
+    path = Path(spec)
+    if not path.is_dir():
+        raise InputError(f"--suite {spec}: not a directory and not a known suite ({', '.join(sorted(KNOWN))})")
+    root = path.resolve()
+    registry = registries / f"{root.name}.toml"
+    return Suite(name=root.name, root=root, paths=(root,), python_path=(root,),
+                 registry=registry if registry.is_file() else None)
+
+
+def _installed(name: str, dist_name: str, registries: Path) -> Suite:
+    try:
+        dist = importlib.metadata.distribution(dist_name)
+    except importlib.metadata.PackageNotFoundError:
+        raise InputError(f"--suite {name}: {dist_name} is not installed (pip install {dist_name})") from None
+    files = [str(f) for f in (dist.files or [])]
+    registry = registries / f"{name}.toml"
+    common = dict(distribution=dist_name, version=dist.version, registry=registry if registry.is_file() else None)
+    site = Path(str(dist.locate_file(""))).resolve()
+    if name == "monarch":
+        if "tests/conftest.py" not in files:
+            raise InputError(f"--suite monarch: {dist_name} {dist.version} ships no tests/ (a build without its suite)")
+        tests = site / "tests"
+        return Suite(name=name, root=site, paths=(tests,), python_path=(tests,),
+                     env={"HYPERACTOR_MESH_ADMIN_ADDR": LOOPBACK_ADMIN},
+                     ini=("asyncio_mode=auto", "asyncio_default_fixture_loop_scope=function"), **common)
+    tests_ft = sorted(site / f for f in files if f.startswith("torchft/") and f.endswith("_test.py"))
+    if not tests_ft:
+        raise InputError(f"--suite torchft: {dist_name} {dist.version} ships no torchft/*_test.py")
+    return Suite(name=name, root=site, paths=tuple(tests_ft), **common)
+
+
+def missing_plugins() -> list[str]:
+    import importlib.util
+
+    return [m for m in PLUGINS_NEEDED if importlib.util.find_spec(m) is None]
+
+
+def pytest_args(suite: Suite, timeout_s: int) -> list[str]:
+    """The arguments that replace the packs' paths and rootdir in ``port matrix``'s command."""
+    out = [*map(str, suite.paths), f"--rootdir={suite.root}", f"--confcutdir={suite.root}",
+           f"--timeout={timeout_s}", "--timeout-method=thread", f"--port-suite={suite.name}"]
+    for item in suite.ini:
+        out += ["-o", item]
+    return out
+
+
+def environment(suite: Suite, env: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    """What to add to the environment of the run (xdist workers and the procs tests spawn
+    inherit it); a variable the caller set is kept."""
+    out = {k: v for k, v in suite.env.items() if k not in env}
+    if suite.python_path:
+        old = env.get("PYTHONPATH")
+        out["PYTHONPATH"] = os.pathsep.join([*map(str, suite.python_path), *([old] if old else [])])
+    out["PYTHONDONTWRITEBYTECODE"] = "1"
+    return out

@@ -1,0 +1,146 @@
+"""--suite: finding an upstream suite, its arguments and environment, its skip conventions, progress."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from porting.errors import InputError
+from porting.matrix import conventions, suites
+from porting.matrix.progress import Progress, format_duration
+
+REGISTRIES = Path(__file__).resolve().parents[2] / "test_matrix" / "suites"
+
+
+def test_monarch_suite_is_the_wheels_tests_dir():
+    pytest.importorskip("monarch")
+    suite = suites.resolve("monarch", REGISTRIES)
+    assert suite.paths == (suite.root / "tests",)
+    assert (suite.root / "tests" / "conftest.py").is_file()
+    assert suite.distribution == "torchmonarch" and suite.registry == REGISTRIES / "monarch.toml"
+    assert "asyncio_mode=auto" in suite.ini
+
+
+def test_torchft_suite_is_its_shipped_test_files():
+    pytest.importorskip("torchft")
+    suite = suites.resolve("torchft", REGISTRIES)
+    assert suite.paths and all(p.name.endswith("_test.py") and p.relative_to(suite.root).parts[0] == "torchft"
+                               for p in suite.paths)
+
+
+def test_a_directory_is_a_suite_and_a_bad_name_is_one_line(tmp_path):
+    suite = suites.resolve(str(tmp_path), REGISTRIES)
+    assert suite.paths == (tmp_path.resolve(),) and suite.registry is None
+    with pytest.raises(InputError, match="--suite nosuch: not a directory"):
+        suites.resolve("nosuch", REGISTRIES)
+
+
+def test_an_uninstalled_distribution_is_named(monkeypatch):
+    monkeypatch.setitem(suites.KNOWN, "ghost", "no-such-distribution-xyz")
+    with pytest.raises(InputError, match="no-such-distribution-xyz is not installed"):
+        suites.resolve("ghost", REGISTRIES)
+
+
+def test_environment_keeps_what_the_caller_set(tmp_path):
+    suite = suites.Suite(name="s", root=tmp_path, paths=(tmp_path,), python_path=(tmp_path,),
+                         env={"HYPERACTOR_MESH_ADMIN_ADDR": suites.LOOPBACK_ADMIN})
+    fresh = suites.environment(suite, {"PYTHONPATH": "/x"})
+    assert fresh["HYPERACTOR_MESH_ADMIN_ADDR"] == "127.0.0.1:0"
+    assert fresh["PYTHONPATH"].split(":") == [str(tmp_path), "/x"]
+    assert "HYPERACTOR_MESH_ADMIN_ADDR" not in suites.environment(suite, {"HYPERACTOR_MESH_ADMIN_ADDR": "[::1]:0"})
+
+
+def test_suite_run_arguments_replace_the_packs(tmp_path, monkeypatch):
+    from porting.commands import matrix
+    from porting.config import load_config
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")
+    monkeypatch.setitem(suites.KNOWN, "dirsuite", "x")
+    args = argparse.Namespace(suite=str(tmp_path), matrix_dir=None, workers="0", shard=None, config=None,
+                              pytest_args=["--", "tests/test_a.py::test_a", "-k", "a"], test_timeout=7,
+                              packs=None, exemptions=None)
+    config = load_config(cli={"matrix.packs": None, "matrix.exemptions": None}, env={}, config_file=None)
+    out = matrix.build_pytest_args(args, config, tmp_path / "j.xml", "run1")
+    assert f"--rootdir={tmp_path.resolve()}" in out and "--timeout=7" in out
+    assert str(tmp_path.resolve() / "tests/test_a.py::test_a") in out  # the subset, from any cwd
+    assert str(tmp_path.resolve()) not in out  # the whole suite is not collected as well
+    assert "--import-mode=importlib" not in out and not any("test_matrix" in a for a in out)
+
+
+# ---- conventions ----------------------------------------------------------------------
+
+class _Mark(SimpleNamespace):
+    pass
+
+
+class _Item:
+    def __init__(self, nodeid, marks=(), obj=None):
+        self.nodeid, self._marks, self.obj, self.cls = nodeid, list(marks), obj, None
+
+    def get_closest_marker(self, name):
+        return next((m for m in self._marks if m.name == name), None)
+
+    def iter_markers(self, name):
+        return (m for m in self._marks if m.name == name)
+
+
+def test_oss_skip_is_an_exemption_with_the_projects_words():
+    item = _Item("tests/t.py::test_x", [_Mark(name="oss_skip", args=(), kwargs={"reason": "needs buck"})])
+    conv, words = conventions.match(item, frozenset())
+    assert conv is conventions.OSS_SKIP and words == "needs buck"
+
+
+def test_disabled_list_matches_at_boundaries_only(tmp_path):
+    listing = tmp_path / "disabled.txt"
+    listing.write_text("# comment\nDISABLED test_flaky\ntests/t.py::TestC\n\n")
+    disabled = conventions.read_disabled([listing])
+    assert disabled == {"test_flaky", "tests/t.py::TestC"}
+    assert conventions.is_disabled("tests/u.py::test_flaky[2]", disabled)
+    assert conventions.is_disabled("tests/t.py::TestC::test_y", disabled)
+    assert not conventions.is_disabled("tests/t.py::TestCC::test_y", disabled)  # a prefix, not a boundary
+    assert not conventions.is_disabled("tests/u.py::test_flaky_not", disabled)
+
+
+def test_device_skips_count_only_when_true_and_about_a_device():
+    true_cuda = _Mark(name="skipif", args=(True,), kwargs={"reason": "CUDA is required"})
+    false_cuda = _Mark(name="skipif", args=(False,), kwargs={"reason": "CUDA is required"})
+    true_other = _Mark(name="skipif", args=(True,), kwargs={"reason": "slow on macOS"})
+    assert conventions.match(_Item("a::t", [true_cuda]), frozenset())[0] is conventions.NEEDS_DEVICE
+    assert conventions.match(_Item("a::t", [false_cuda]), frozenset()) is None
+    assert conventions.match(_Item("a::t", [true_other]), frozenset()) is None
+
+    def fn():
+        pass
+    fn.__unittest_skip__ = True  # type: ignore[attr-defined]
+    fn.__unittest_skip_why__ = "no GPUs"  # type: ignore[attr-defined]
+    assert conventions.match(_Item("a::t", obj=fn), frozenset())[1] == "no GPUs"
+
+
+def test_conventions_expire():
+    assert all(isinstance(c.expires, dt.date) for c in conventions.ALL)
+
+
+# ---- progress -------------------------------------------------------------------------
+
+def test_progress_counts_and_estimates():
+    p = Progress()
+    p.start(100, now=0.0)
+    assert p.step == 2
+    assert p.add("a", "passed", 10.0) is None  # 1 of 100: no line yet
+    line = p.add("b", "failed", 20.0)  # 10 s a test, 98 left
+    assert line == "port matrix: 2/100 tests done: 1 passed, 1 failed, 0 skipped; about 16m20s left"
+    assert p.add("b", "failed", 21.0) is None and p.done == 2  # a node id counts once
+
+
+def test_progress_ends_with_a_line_and_formats_hours():
+    p = Progress()
+    p.start(3, now=0.0)
+    p.add("a", "passed", 1.0)
+    p.add("b", "skipped", 2.0)
+    assert p.add("c", "passed", 3.0).endswith("2 passed, 0 failed, 1 skipped; about 0s left")
+    assert format_duration(3 * 3600 + 125) == "3h02m"
