@@ -12,7 +12,15 @@ HELP = "fault-injection soak: replicas train under torchft, faults are injected,
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--replicas", type=int, default=4, help="replica groups (default 4)")
+    parser.add_argument("--replicas", type=int, default=None,
+                        help="replica groups (default 4; with --hosts: hosts x replicas per host)")
+    parser.add_argument("--hosts", type=int, default=0, metavar="N",
+                        help="simulate N hosts, each its own network namespace on a bridge, plus one for the "
+                             "Lighthouse (default 0: one namespace, loopback only)")
+    parser.add_argument("--replicas-per-host", type=int, default=1, metavar="K",
+                        help="replica groups on each simulated host (default 1)")
+    parser.add_argument("--link-fault", type=float, default=5.0, metavar="SECONDS",
+                        help="how long a partition, slow link or lost host lasts before it heals (default 5)")
     parser.add_argument("--duration", type=float, default=120.0, metavar="SECONDS",
                         help="training time after start-up (default 120)")
     parser.add_argument("--fault-every", type=float, default=20.0, metavar="SECONDS",
@@ -21,7 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="steps between torchft quorums (default 5; a failed step forces one)")
     parser.add_argument("--faults", default="kill,raise,collective",
                         help="fault kinds in rotation: kill (SIGKILL the replica's proc), raise (exception "
-                             "in a train step), collective (connections closed mid-allreduce)")
+                             "in a train step), collective (connections closed mid-allreduce); with --hosts also "
+                             "partition (a host's link down), slow (its link rate-limited), lighthouse_partition, "
+                             "host_loss (every replica of a host killed, its link down)")
     parser.add_argument("--step-period", type=float, default=0.1, metavar="SECONDS",
                         help="pace of a training step (default 0.1)")
     parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
@@ -43,7 +53,10 @@ def run(args: argparse.Namespace) -> int:
     existing = next(p for p in (out, *out.parents) if p.exists())
     if not existing.is_dir():
         raise UsageError(f"--out: {existing} exists and is not a directory")
-    spec = SoakSpec(replicas=args.replicas, duration_s=args.duration, fault_every_s=args.fault_every,
+    replicas = args.replicas if args.replicas is not None else (
+        args.hosts * args.replicas_per_host if args.hosts else 4)
+    spec = SoakSpec(replicas=replicas, hosts=args.hosts, replicas_per_host=args.replicas_per_host,
+                    link_fault_s=args.link_fault, duration_s=args.duration, fault_every_s=args.fault_every,
                     quorum_every=args.quorum_every, faults=[k.strip() for k in args.faults.split(",") if k.strip()],
                     step_period_s=args.step_period, timeout_s=args.timeout, seed=args.seed,
                     warm_spare=not args.cold_restart).validate()
