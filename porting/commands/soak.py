@@ -37,6 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
                         help="torchft collective/commit/checkpoint timeout (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="data and initialisation seed")
+    parser.add_argument("--startup-budget", type=float, default=90.0, metavar="SECONDS",
+                        help="time allowed for every replica group to train its first step (default 90)")
     parser.add_argument("--cold-restart", action="store_true",
                         help="restart a failed replica on a newly spawned proc instead of the warm spare")
     parser.add_argument("--out", default=None, metavar="DIR",
@@ -59,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
                     link_fault_s=args.link_fault, duration_s=args.duration, fault_every_s=args.fault_every,
                     quorum_every=args.quorum_every, faults=[k.strip() for k in args.faults.split(",") if k.strip()],
                     step_period_s=args.step_period, timeout_s=args.timeout, seed=args.seed,
+                    startup_budget_s=args.startup_budget,
                     warm_spare=not args.cold_restart).validate()
     try:
         record = soak(spec, out, os.environ)

@@ -12,6 +12,8 @@ from ..junit_contract import SCHEMA
 
 
 def fault_ok(fault: dict[str, Any], downtime_bound: float) -> tuple[bool, str]:
+    if "victims" in fault:
+        return host_fault_ok(fault, downtime_bound)
     src = fault.get("heal_source")
     detail = (f"{fault['kind']} on replica {fault['replica']} (gen {fault['gen']}) at t={fault['t']} s: "
               f"detected {fault['detect_s']} s, healed {fault['heal_s']} s, rejoined {fault['rejoin_s']} s, "
@@ -20,6 +22,20 @@ def fault_ok(fault: dict[str, Any], downtime_bound: float) -> tuple[bool, str]:
     ok = (fault["recovered"] and src is not None and src["replica"] != fault["replica"]
           and src["checksum_match"] and fault["downtime_s"] <= downtime_bound
           and all(n > 0 for n in fault["survivor_commits"].values()))
+    return ok, detail
+
+
+def host_fault_ok(fault: dict[str, Any], downtime_bound: float) -> tuple[bool, str]:
+    """A network fault (netfaults.py): every replica of the host back and healed from another host's
+    replica, within the downtime bound; the survivors committing."""
+    victims = fault["victims"]
+    detail = (f"{fault['kind']} of host {fault['host']} at t={fault['t']} s for {fault['healed_s']} s: "
+              + (", ".join(f"replica {v['replica']} back {v['rejoin_after_heal_s']} s after the heal"
+                           + (f" from replica {v['heal_source']['replica']} via {v['heal_source']['via']}"
+                              if v["heal_source"] else "") for v in victims) or "no replica on that host"))
+    ok = (fault["recovered"] and fault["downtime_s"] <= downtime_bound
+          and all(n > 0 for n in fault["survivor_commits"].values()) and not (
+              fault["kind"] == "lighthouse_partition" and fault["new_quorums_while_cut_off"]))
     return ok, detail
 
 
@@ -44,8 +60,9 @@ def build_xml(record: dict[str, Any], properties: Mapping[str, str]) -> str:
 
     for fault in record.get("faults", []):
         ok, detail = fault_ok(fault, bound)
-        suite.add_testcase(case(f"fault[{fault['id']}-{fault['kind']}-replica{fault['replica']}]", "soak.faults",
-                                ok, detail, float(fault["rejoin_s"] or fault["downtime_s"] or 0.0)))
+        where = f"host{fault['host']}" if "victims" in fault else f"replica{fault['replica']}"
+        suite.add_testcase(case(f"fault[{fault['id']}-{fault['kind']}-{where}]", "soak.faults",
+                                ok, detail, float(fault.get("rejoin_s") or fault["downtime_s"] or 0.0)))
     for skipped in [i for i in record["run"].get("injections", []) if "skipped" in i]:
         suite.add_testcase(case(f"fault[{skipped['id']}-{skipped['kind']}-replica{skipped['replica']}]",
                                 "soak.faults", False, f"not injected: {skipped['skipped']}"))

@@ -207,6 +207,8 @@ def train(spec: TrainerSpec) -> dict[str, Any]:
         from .hosts import enter
 
         enter(spec.netns)
+        # gloo picks its address from the hostname (loopback here) unless told which interface
+        os.environ["GLOO_SOCKET_IFNAME"] = "eth0"
     replica = _Replica(spec)
     replica.log.write({"event": "start", "t": time.time(), **replica.me, "delivery_s": spec.delivery_s,
                        "entered": entered, "imported": imported})
