@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from ..errors import ProblemsFound, UsageError
+from ..soak.spec import SoakSpec
 
 HELP = "fault-injection soak: replicas train under torchft, faults are injected, recovery is certified"
 
@@ -45,24 +46,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output directory (default: <out_dir>/soak from the config)")
 
 
+def spec_from_args(args: argparse.Namespace) -> SoakSpec:
+    """The validated SoakSpec of `port soak`'s options (also read by the cluster launch)."""
+    replicas = args.replicas if args.replicas is not None else (
+        args.hosts * args.replicas_per_host if args.hosts else 4)
+    return SoakSpec(replicas=replicas, hosts=args.hosts, replicas_per_host=args.replicas_per_host,
+                    link_fault_s=args.link_fault, duration_s=args.duration, fault_every_s=args.fault_every,
+                    quorum_every=args.quorum_every, faults=[k.strip() for k in args.faults.split(",") if k.strip()],
+                    step_period_s=args.step_period, timeout_s=args.timeout, seed=args.seed,
+                    startup_budget_s=args.startup_budget,
+                    warm_spare=not args.cold_restart).validate()
+
+
 def run(args: argparse.Namespace) -> int:
     from ..config import load_config
     from ..soak.launch import soak
-    from ..soak.spec import SoakSpec
 
     config = load_config(env=os.environ, config_file=args.config)
     out = Path(args.out) if args.out else Path(config["out_dir"]) / "soak"
     existing = next(p for p in (out, *out.parents) if p.exists())
     if not existing.is_dir():
         raise UsageError(f"--out: {existing} exists and is not a directory")
-    replicas = args.replicas if args.replicas is not None else (
-        args.hosts * args.replicas_per_host if args.hosts else 4)
-    spec = SoakSpec(replicas=replicas, hosts=args.hosts, replicas_per_host=args.replicas_per_host,
-                    link_fault_s=args.link_fault, duration_s=args.duration, fault_every_s=args.fault_every,
-                    quorum_every=args.quorum_every, faults=[k.strip() for k in args.faults.split(",") if k.strip()],
-                    step_period_s=args.step_period, timeout_s=args.timeout, seed=args.seed,
-                    startup_budget_s=args.startup_budget,
-                    warm_spare=not args.cold_restart).validate()
+    spec = spec_from_args(args)
     try:
         record = soak(spec, out, os.environ)
     except KeyboardInterrupt:  # a signal: soak() wrote what there is, marked incomplete

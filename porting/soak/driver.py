@@ -239,7 +239,7 @@ class _Driver:
         gen, pid = pids[target]
         injected = time.time()
         if fault.kind == "kill":
-            os.kill(pid, signal.SIGKILL)
+            self._kill(target, gen, pid)
         else:
             path = control_path(self.out, target, gen)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -248,6 +248,9 @@ class _Driver:
                                        "t": injected, "delayed_s": round(injected - self.origin - fault.at_s, 3)})
         _sleep_until(time.time() + min(2.0, spec.fault_every_s / 4), self.supervisor)
         self.snapshot()
+
+    def _kill(self, target: int, gen: int, pid: int) -> None:
+        os.kill(pid, signal.SIGKILL)
 
     def inject_on_host(self, fault: Any, target: int, pids: Any) -> None:
         """A network fault on the host of ``target`` (or on the Lighthouse's host), held for

@@ -99,6 +99,8 @@ def _heal_problem(f: dict[str, Any], run: dict[str, Any]) -> str | None:
 
 def _address_of(run: dict[str, Any], replica: int) -> str:
     """The address replica ``replica`` serves on: its simulated host's, or loopback."""
+    if run.get("cluster"):
+        return str((run["cluster"].get("replica_address") or {}).get(str(replica)))
     layout = (run.get("hosts") or {}).get("layout")
     if not layout:
         return "127.0.0.1"
@@ -166,6 +168,8 @@ def _detected(spec: SoakSpec, result: dict[str, Any], run: dict[str, Any]) -> In
 def _loopback_only(spec: SoakSpec, result: dict[str, Any], run: dict[str, Any]) -> Invariant:
     if run.get("hosts"):
         return _hosts_isolated(run)
+    if run.get("cluster"):
+        return _on_allocation(run)
     net = run.get("network", {})
     links, addrs = net.get("links", []), net.get("addresses", [])
     exposed = sorted({a for snap in run.get("listener_snapshots", []) for a in snap["listeners"]
@@ -216,12 +220,26 @@ def _hosts_isolated(run: dict[str, Any]) -> Invariant:
                      f"{len(snaps)} snapshots, all on their host")
 
 
+def _on_allocation(run: dict[str, Any]) -> Invariant:
+    """On a cluster: every replica group ran on a node of the allocation, at that node's address,
+    and the Lighthouse URL names the Lighthouse node's address."""
+    cluster = run["cluster"]
+    bad = [f"replica {r}: never reported where it ran" for r, w in cluster["replicas"].items() if not w]
+    if not str(run.get("lighthouse", "")).startswith((f"http://{cluster['lighthouse_address']}:",
+                                                      str(cluster.get("lighthouse_service") or "\0"))):
+        bad.append(f"the Lighthouse URL {run.get('lighthouse')} is not on {cluster['lighthouse_address']}")
+    return Invariant("on_allocation_addresses", not bad, "; ".join(bad) or
+                     f"{cluster['scheduler']} job {cluster['job']}: Lighthouse on {cluster['lighthouse_node']} "
+                     f"({cluster['lighthouse_address']}), replica groups on " + ", ".join(
+                         f"r{r}@{w['node']}/{w['address']}" for r, w in cluster["replicas"].items()))
+
+
 def _no_split_brain(spec: SoakSpec, result: dict[str, Any], run: dict[str, Any]) -> Invariant:
     steps = result.get("steps", [])
     bad = split_brain(steps)
     return Invariant("no_split_brain", bool(steps) and not bad, "; ".join(bad[:10]) or
-                     f"each of {result.get('steps_committed', 0)} committed steps was committed under one quorum, by at "
-                     "most its participants")
+                     f"each of {result.get('steps_committed', 0)} committed steps was committed under one "
+                     "quorum, by at most its participants")
 
 
 def _loss_continuous(spec: SoakSpec, result: dict[str, Any], run: dict[str, Any]) -> Invariant:

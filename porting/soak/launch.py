@@ -117,6 +117,11 @@ def soak(spec: SoakSpec, out: Path, env: Mapping[str, str]) -> SoakRecord:
     return record
 
 
+def write_artifacts(record: SoakRecord, out: Path, env: Mapping[str, str]) -> None:
+    """soak.json, soak.png and soak.xml of ``record`` into ``out`` (atomically, each)."""
+    _write(record, out, env)
+
+
 def _write(record: SoakRecord, out: Path, env: Mapping[str, str]) -> None:
     from .junit import write_junit
     from .plot import write_plot

@@ -77,7 +77,8 @@ def _victim(injection: dict[str, Any], r: int, steps: list[dict[str, Any]], heal
         "detect_s": round(float(failure["detected"]) - t0, 3) if failure else None,
         "heal_source": None if heal is None else {
             "replica": heal["source_replica"], "gen": heal["source_gen"],
-            "via": (heal.get("transport") or {}).get("url"), "checksum_match": heal["checksum"] == heal["source_checksum"]},
+            "via": (heal.get("transport") or {}).get("url"),
+            "checksum_match": heal["checksum"] == heal["source_checksum"]},
     }
 
 
