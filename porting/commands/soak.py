@@ -22,6 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="replica groups on each simulated host (default 1)")
     parser.add_argument("--link-fault", type=float, default=5.0, metavar="SECONDS",
                         help="how long a partition, slow link or lost host lasts before it heals (default 5)")
+    parser.add_argument("--slow-rate", type=int, default=2000, metavar="KBIT",
+                        help="rate of the slow link each way, kbit/s (default 2000)")
     parser.add_argument("--duration", type=float, default=120.0, metavar="SECONDS",
                         help="training time after start-up (default 120)")
     parser.add_argument("--fault-every", type=float, default=20.0, metavar="SECONDS",
@@ -51,7 +53,8 @@ def spec_from_args(args: argparse.Namespace) -> SoakSpec:
     replicas = args.replicas if args.replicas is not None else (
         args.hosts * args.replicas_per_host if args.hosts else 4)
     return SoakSpec(replicas=replicas, hosts=args.hosts, replicas_per_host=args.replicas_per_host,
-                    link_fault_s=args.link_fault, duration_s=args.duration, fault_every_s=args.fault_every,
+                    link_fault_s=args.link_fault, slow_rate_kbit=args.slow_rate, duration_s=args.duration,
+                    fault_every_s=args.fault_every,
                     quorum_every=args.quorum_every, faults=[k.strip() for k in args.faults.split(",") if k.strip()],
                     step_period_s=args.step_period, timeout_s=args.timeout, seed=args.seed,
                     startup_budget_s=args.startup_budget,

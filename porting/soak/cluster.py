@@ -104,7 +104,20 @@ def replica(run_dir: Path, index: int, env: Mapping[str, str]) -> int:
         if rc == 0:
             break
         gen += 1
+    _write_host_shard(run_dir, spec, index, env)
     return 0
+
+
+def _write_host_shard(run_dir: Path, spec: SoakSpec, index: int, env: Mapping[str, str]) -> None:
+    """``RUN_DIR/hosts/rK.xml``: this host's shard of the run (see junit.shard_of)."""
+    from .junit import write_host_shard
+    from .trainer import steps_path
+
+    scheduler = "slurm" if env.get("SLURM_JOB_ID") else env.get("PORT_SOAK_SCHEDULER", "kubernetes")
+    job = env.get("SLURM_JOB_ID") or env.get("PORT_SOAK_RUN_ID") or ""
+    commits = sum(1 for e in read_jsonl(steps_path(run_dir, index)) if e.get("event") == "step" and e.get("committed"))
+    write_host_shard(run_dir / "hosts" / f"r{index}.xml", index, f"soak-{scheduler}-{job}",
+                     f"{index + 2}/{spec.replicas + 1}", read_jsonl(supervisor_log(run_dir, index)), commits, env)
 
 
 def _generation(run_dir: Path, spec: dict[str, Any], log: Path) -> int:

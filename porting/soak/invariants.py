@@ -192,6 +192,15 @@ def _in_subnet(addr: str) -> bool:
         return False
 
 
+def _link_local(addr: str) -> bool:
+    """IPv6 link-local (fe80::/10): the kernel gives one to every veth; it reaches only the same
+    link, here the soak's bridge."""
+    try:
+        return ipaddress.ip_address(addr.split("/")[0].split("%")[0]).is_link_local
+    except ValueError:
+        return False
+
+
 def _host_listener_ok(addr: str, own: str) -> bool:
     """A listener on a simulated host binds its address, loopback, or a wildcard (which, in a
     namespace holding only ``lo`` and the host's ``eth0``, is the same two)."""
@@ -205,18 +214,20 @@ def _hosts_isolated(run: dict[str, Any]) -> Invariant:
     net, hosts = run.get("network", {}), run["hosts"]["hosts"]
     bad = [f"soak namespace link {ln}" for ln in net.get("links", [])
            if ln != "lo" and ln != run["hosts"]["bridge"] and not ln.startswith("vh")]
-    bad += [f"soak namespace address {a}" for a in net.get("addresses", []) if not (_is_loopback(a) or _in_subnet(a))]
+    bad += [f"soak namespace address {a}" for a in net.get("addresses", [])
+            if not (_is_loopback(a) or _in_subnet(a) or _link_local(a))]
     for name, host in hosts.items():
         bad += [f"{name}: link {ln}" for ln in host["links"] if ln not in ("lo", "eth0")]
         bad += [f"{name}: address {a}" for a in host["addresses"]
-                if not (_is_loopback(a) or a.split("/")[0] == host["address"])]
+                if not (_is_loopback(a) or _link_local(a) or a.split("/")[0] == host["address"])]
     snaps = run.get("listener_snapshots", [])
     bad += sorted({f"soak namespace listener {a}" for s in snaps for a in s["listeners"] if not _is_loopback(a)})
     bad += sorted({f"{name}: listener {a}" for s in snaps for name, addrs in s.get("hosts", {}).items()
                    for a in addrs if not _host_listener_ok(a, hosts[name]["address"])})
     count = sum(len(a) for s in snaps for a in s.get("hosts", {}).values())
     return Invariant("hosts_isolated", bool(snaps) and not bad, "; ".join(bad[:10]) or
-                     f"{len(hosts)} hosts, each only lo + eth0 with its own address; {count} listeners over "
+                     f"{len(hosts)} hosts, each only lo + eth0 with its own address (and IPv6 link-local); "
+                     f"{count} listeners over "
                      f"{len(snaps)} snapshots, all on their host")
 
 

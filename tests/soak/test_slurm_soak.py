@@ -32,17 +32,34 @@ def _cluster_module():
 
 @pytest.fixture(scope="module")
 def slurm():
+    """The private cluster, daemons and clients alike inside a network namespace of the test's
+    own: the torchft servers of the tasks (which bind all interfaces) are reachable only there."""
     module = _cluster_module()
     missing = module.missing_tools()
     if missing:
         pytest.skip(f"Slurm/munge tools missing: {', '.join(missing)} (ci/setup installs slurm-wlm and munge)")
-    cluster = module.SlurmCluster(cpus=8)  # one CPU per task: 4 tasks, oversubscribing this node
+    if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode != 0:
+        pytest.skip("needs `unshare --net` (root) for the cluster's network namespace")
+    holder = subprocess.Popen(["unshare", "--net", "sh", "-c", "ip link set lo up && exec sleep infinity"])
+    netns = ["nsenter", f"--net=/proc/{holder.pid}/ns/net"]
+
+    class NamespacedCluster(module.SlurmCluster):
+        def _spawn(self, name, argv):
+            super()._spawn(name, [*netns, *argv])
+
+        def run(self, argv, check=True):
+            return super().run([*netns, *argv], check=check)
+
+    cluster = NamespacedCluster(cpus=8)  # one CPU per task: 4 tasks, oversubscribing this node
+    cluster.netns = netns
     try:
         yield cluster.start()
     finally:
         cluster.stop()
         left = cluster.leftovers()
         cluster.remove()
+        holder.kill()
+        holder.wait()
         assert not left, f"processes of the Slurm test cluster left running: {left}"
 
 
@@ -51,7 +68,8 @@ def test_soak_runs_across_slurm_tasks_and_heals_a_killed_replica_from_a_peer(slu
     results.mkdir()
     options = ["--duration", "40", "--fault-every", "20", "--faults", "kill", "--startup-budget", "240"]
     env = {**slurm.env(), "PYTHONPATH": str(REPO), "PORT_REPO": str(REPO), "PORT_RESULTS": str(results)}
-    done = subprocess.run(["sbatch", "--parsable", "--ntasks=4", f"--output={results}/slurm-%j.out", "--export=ALL",
+    done = subprocess.run([*slurm.netns, "sbatch", "--parsable", "--ntasks=4", f"--output={results}/slurm-%j.out",
+                           "--export=ALL",
                            str(REPO / "ci" / "slurm" / "soak.sbatch"), *options],
                           env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
