@@ -99,11 +99,16 @@ def replica(run_dir: Path, index: int, env: Mapping[str, str]) -> int:
     base = {"lighthouse": lighthouse, "out_dir": str(run_dir), "deadline": cap, "quorum_every": spec.quorum_every,
             "step_period": spec.step_period_s, "min_replicas": spec.min_replicas, "timeout_s": spec.timeout_s,
             "quorum_timeout_s": spec.startup_budget_s, "seed": spec.seed, "address": address, "replica": index}
-    while time.time() < current_deadline(run_dir, cap) - MIN_RESTART_S:
-        rc = _generation(run_dir, {**base, "generation": gen}, log)
-        if rc == 0:
-            break
-        gen += 1
+    spare = _spare(run_dir, index, 0)
+    try:
+        while time.time() < current_deadline(run_dir, cap) - MIN_RESTART_S:
+            child, spare = spare, _spare(run_dir, index, gen + 1)  # the next one warms up meanwhile
+            rc = _generation(child, run_dir, {**base, "generation": gen}, log)
+            if rc == 0:
+                break
+            gen += 1
+    finally:
+        process_group.stop_group(spare, grace_s=5)
     _write_host_shard(run_dir, spec, index, env)
     return 0
 
@@ -120,16 +125,28 @@ def _write_host_shard(run_dir: Path, spec: SoakSpec, index: int, env: Mapping[st
                      f"{index + 2}/{spec.replicas + 1}", read_jsonl(supervisor_log(run_dir, index)), commits, env)
 
 
-def _generation(run_dir: Path, spec: dict[str, Any], log: Path) -> int:
-    """One generation as a child process; a ``kill`` in its control file is a SIGKILL from here."""
-    argv = [sys.executable, "-m", "porting.soak.cluster", "generation", str(run_dir), json.dumps(spec)]
+def _spare(run_dir: Path, replica: int, n: int) -> subprocess.Popen[bytes]:
+    """A generation process started ahead: it pays the imports and the first step's one-off costs
+    (trainer.warm_up), then waits for its spec on stdin; a restart then costs no cold start."""
     logs = run_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "porting.soak.cluster", "generation", str(run_dir)]
+    with open(logs / f"r{replica}.g{n}.log", "ab") as out:
+        return process_group.spawn(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.PIPE)
+
+
+def _generation(child: subprocess.Popen[bytes], run_dir: Path, spec: dict[str, Any], log: Path) -> int:
+    """Hand ``spec`` to the waiting ``child`` and supervise it until it ends; a ``kill`` in its
+    control file is a SIGKILL from here (this task runs on the replica's own node)."""
     replica_, gen = int(spec["replica"]), int(spec["generation"])
     ctl = control_path(run_dir, replica_, gen)
-    with open(logs / f"r{replica_}.g{gen}.log", "ab") as out:
-        child = process_group.spawn(argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    _log(log, {"event": "launch", "replica": replica_, "gen": gen, "pid": child.pid, "warm_spare": False})
+    assert child.stdin is not None
+    try:
+        child.stdin.write((json.dumps(spec) + "\n").encode())
+        child.stdin.close()
+    except OSError:  # the spare died while warming up: it is logged as a failed generation below
+        pass
+    _log(log, {"event": "launch", "replica": replica_, "gen": gen, "pid": child.pid, "warm_spare": True})
     try:
         while child.poll() is None:
             if _control(ctl) == "kill":
@@ -154,10 +171,15 @@ def _control(path: Path) -> str:
         return ""
 
 
-def generation(run_dir: Path, spec_json: str) -> int:
-    from .trainer import InjectedFault, train
+def generation(run_dir: Path) -> int:
+    """A generation's process: warm up, then train with the spec read from stdin (one line)."""
+    from .trainer import InjectedFault, train, warm_up
 
-    spec = TrainerSpec.from_json(json.loads(spec_json))
+    warm_up()
+    line = sys.stdin.readline()
+    if not line.strip():
+        return 0  # a spare never needed: its supervisor closed stdin at the end
+    spec = TrainerSpec.from_json(json.loads(line))
     try:
         train(spec)
     except InjectedFault as exc:
@@ -295,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     if role == "spec":
         return write_spec(run_dir, args[2:])
     if role == "generation":
-        return generation(run_dir, args[2])
+        return generation(run_dir)
     if role == "task":
         rank = int(env.get("SLURM_PROCID", "-1"))
         if rank < 0:
