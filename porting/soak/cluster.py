@@ -55,7 +55,7 @@ def node_address(env: Mapping[str, str]) -> str:
     fields = dict(f.split("=", 1) for f in out.split() if "=" in f)
     addr = fields.get("NodeAddr") or node
     try:
-        return socket.getaddrinfo(addr, None, socket.AF_INET)[0][4][0]
+        return str(socket.getaddrinfo(addr, None, socket.AF_INET)[0][4][0])
     except OSError as exc:
         raise PlatformError(f"port soak cluster: node {node} address {addr!r} does not resolve: {exc}") from None
 

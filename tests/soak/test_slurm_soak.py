@@ -40,7 +40,12 @@ def slurm():
         pytest.skip(f"Slurm/munge tools missing: {', '.join(missing)} (ci/setup installs slurm-wlm and munge)")
     if subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode != 0:
         pytest.skip("needs `unshare --net` (root) for the cluster's network namespace")
-    holder = subprocess.Popen(["unshare", "--net", "sh", "-c", "ip link set lo up && exec sleep infinity"])
+    # besides lo, one addressed link: Slurm's daemons resolve their listen address with
+    # AI_ADDRCONFIG, which finds nothing in a namespace holding only loopback
+    holder = subprocess.Popen(["unshare", "--net", "sh", "-c",
+                               "ip link set lo up && ip link add name sv0 type veth peer name sv1 && "
+                               "ip addr add 10.78.0.1/24 dev sv0 && ip link set sv0 up && ip link set sv1 up && "
+                               "exec sleep infinity"])
     netns = ["nsenter", f"--net=/proc/{holder.pid}/ns/net"]
 
     class NamespacedCluster(module.SlurmCluster):
