@@ -86,7 +86,7 @@ def _invariants(raw):
     return result, {i.name: i for i in check(SoakSpec.from_json(raw["spec"]), result, raw["run"])}
 
 
-@pytest.mark.parametrize("kind", ["partition", "host_loss", "lighthouse_partition"])
+@pytest.mark.parametrize("kind", ["partition", "host_loss", "slow", "lighthouse_partition"])
 def test_a_clean_network_fault_passes_every_invariant(kind):
     result, inv = _invariants(host_history(kind=kind))
     assert {n: i.detail for n, i in inv.items() if not i.ok} == {}
