@@ -108,7 +108,10 @@ class SupervisorActor(Actor):
             procs, actor, pid = self._spawn(name)
         self._procs[replica], self._meshes[replica] = procs, name
         self._gen[replica], self._pid[replica] = generation, pid
-        spec = {**self._base, "replica": replica, "generation": generation, "sent": time.time()}
+        base = {k: v for k, v in self._base.items() if k != "placement"}
+        # with simulated hosts: the replica's host namespace and address (the same on a restart)
+        where = self._base.get("placement", {}).get(str(replica), {})
+        spec = {**base, **where, "replica": replica, "generation": generation, "sent": time.time()}
         actor.train.broadcast(spec)
         self._log({"event": "launch", "replica": replica, "gen": generation, "pid": pid, "mesh": name,
                    "warm_spare": spare is not None, "spawn_s": round(time.time() - began, 3)})

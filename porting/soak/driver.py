@@ -15,15 +15,17 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from ..atomic import write_json
 from ..errors import InputError
+from .hosts import LIGHTHOUSE_HOST, Layout, Network, enter
 from .metrics import read_jsonl
 from .procs import pid_alive
-from .spec import SoakSpec, heartbeat_timeout_s, join_timeout_s, make_schedule
+from .spec import HOST_FAULTS, SoakSpec, heartbeat_timeout_s, join_timeout_s, make_schedule
 from .trainer import control_path, deadline_path, steps_path
 
 RUN_SCHEMA = 1
@@ -88,23 +90,22 @@ def drive(out: Path) -> dict[str, Any]:
                            "listener_snapshots": [], "unhandled_faults": [], "errors": []}
     if os.environ.get("PORT_SOAK_NETNS") == "1":
         subprocess.run(["ip", "link", "set", "lo", "up"], check=True, timeout=10)
-    run["network"] = network_facts()
+    network = Network(Layout(spec.hosts, spec.replicas_per_host)) if spec.hosts else None
 
     import monarch.actor
-    from torchft.coordination import LighthouseServer
 
     def _unhandled(failure: Any) -> None:  # record, never KeyboardInterrupt the driver
         run["unhandled_faults"].append({"t": time.time(), "report": str(failure)[:600]})
 
     monarch.actor.unhandled_fault_hook = _unhandled
-
-    lighthouse = LighthouseServer(bind="127.0.0.1:0", min_replicas=spec.min_replicas,
-                                  join_timeout_ms=int(join_timeout_s(spec) * 1000), quorum_tick_ms=50,
-                                  heartbeat_timeout_ms=int(heartbeat_timeout_s(spec) * 1000))
-    # the Lighthouse advertises the hostname; inside the namespace only 127.0.0.1 is reachable
-    run["lighthouse"] = "http://127.0.0.1:" + lighthouse.address().rsplit(":", 1)[1]
-    driver = _Driver(out, spec, run)
+    lighthouse = None
+    driver = _Driver(out, spec, run, network)
     try:
+        if network is not None:
+            network.up()
+            run["hosts"] = network.facts()
+        run["network"] = network_facts()
+        lighthouse, run["lighthouse"] = start_lighthouse(spec, network)
         driver.launch()
         driver.wait_for_origin()
         for fault in schedule:
@@ -114,18 +115,51 @@ def drive(out: Path) -> dict[str, Any]:
         run["errors"].append(f"{type(exc).__name__}: {exc}"[:600])
     finally:
         driver.stop()
-        lighthouse.shutdown()
+        if lighthouse is not None:
+            lighthouse.shutdown()
+        if network is not None:
+            run["hosts_left"] = network.close()
     run["finished"] = time.time()
     run["reaped"] = _reap(out)
     return run
+
+
+def start_lighthouse(spec: SoakSpec, network: Network | None) -> tuple[Any, str]:
+    """The torchft Lighthouse on 127.0.0.1, or on the Lighthouse's own simulated host (created
+    from a thread that entered that host's namespace: its server threads stay there); with the
+    URL the replicas dial (the Lighthouse itself advertises the machine's hostname)."""
+    from torchft.coordination import LighthouseServer
+
+    options = {"min_replicas": spec.min_replicas, "join_timeout_ms": int(join_timeout_s(spec) * 1000),
+               "quorum_tick_ms": 50, "heartbeat_timeout_ms": int(heartbeat_timeout_s(spec) * 1000)}
+    host = "127.0.0.1" if network is None else Layout.address(LIGHTHOUSE_HOST)
+    made: dict[str, Any] = {}
+
+    def _start() -> None:
+        try:
+            if network is not None:
+                enter(network.netns(LIGHTHOUSE_HOST))
+            made["server"] = LighthouseServer(bind=f"{host}:0", **options)
+        except Exception as exc:  # handed to the caller's thread
+            made["error"] = exc
+
+    if network is None:
+        _start()
+    else:
+        starter = threading.Thread(target=_start, name="lighthouse-host")
+        starter.start()
+        starter.join()
+    if "error" in made:
+        raise made["error"]
+    return made["server"], f"http://{host}:" + made["server"].address().rsplit(":", 1)[1]
 
 
 class _Driver:
     """The replicas under a Monarch supervisor, and the faults injected into them; every step
     appends what it saw to ``run``."""
 
-    def __init__(self, out: Path, spec: SoakSpec, run: dict[str, Any]) -> None:
-        self.out, self.spec, self.run = out, spec, run
+    def __init__(self, out: Path, spec: SoakSpec, run: dict[str, Any], network: Network | None) -> None:
+        self.out, self.spec, self.run, self.network = out, spec, run, network
         self.supervisor: Any = None
         self.launched = time.time()
         self.origin = self.end = 0.0
@@ -141,6 +175,10 @@ class _Driver:
                 "quorum_every": spec.quorum_every, "step_period": spec.step_period_s,
                 "min_replicas": spec.min_replicas, "timeout_s": spec.timeout_s,
                 "quorum_timeout_s": spec.startup_budget_s, "seed": spec.seed}
+        if self.network is not None:
+            net, layout = self.network, self.network.layout
+            base["placement"] = {str(r): {"netns": net.netns(layout.host_of(r)), "address": layout.address(
+                layout.host_of(r))} for r in range(spec.replicas)}
         self.supervisor = this_proc().spawn("supervisor", SupervisorActor, base, spec.replicas,
                                             min_restart_s=3.0, warm_spare=spec.warm_spare)
         self.supervisor.start.call_one().get(timeout=spec.startup_budget_s)
@@ -166,7 +204,10 @@ class _Driver:
         self.snapshot()
 
     def snapshot(self) -> None:
-        self.run["listener_snapshots"].append({"t": time.time(), "listeners": listeners()})
+        snap: dict[str, Any] = {"t": time.time(), "listeners": listeners()}
+        if self.network is not None:
+            snap["hosts"] = self.network.listeners()
+        self.run["listener_snapshots"].append(snap)
 
     def _target(self, fault: Any) -> tuple[int, Any] | None:
         """A replica that is up and committing, starting with the scheduled one; (replica, pids)."""
@@ -192,16 +233,54 @@ class _Driver:
                                            "skipped": f"no replica committing for {spec.fault_every_s / 2:g} s"})
             return
         target, pids = found
+        if fault.kind in HOST_FAULTS:
+            self.inject_on_host(fault, target, pids)
+            return
         gen, pid = pids[target]
         injected = time.time()
         if fault.kind == "kill":
-            os.kill(pid, signal.SIGKILL)
+            self._kill(target, gen, pid)
         else:
             path = control_path(self.out, target, gen)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(fault.kind, encoding="utf-8")
         self.run["injections"].append({**fault.to_json(), "target": target, "gen": gen, "pid": pid,
                                        "t": injected, "delayed_s": round(injected - self.origin - fault.at_s, 3)})
+        _sleep_until(time.time() + min(2.0, spec.fault_every_s / 4), self.supervisor)
+        self.snapshot()
+
+    def _kill(self, target: int, gen: int, pid: int) -> None:
+        os.kill(pid, signal.SIGKILL)
+
+    def inject_on_host(self, fault: Any, target: int, pids: Any) -> None:
+        """A network fault on the host of ``target`` (or on the Lighthouse's host), held for
+        ``link_fault_s`` and then healed; the record names every replica on the host (victims)."""
+        assert self.network is not None
+        net, layout, spec = self.network, self.network.layout, self.spec
+        host = LIGHTHOUSE_HOST if fault.kind == "lighthouse_partition" else layout.host_of(target)
+        victims = layout.replicas_on(host)
+        record: dict[str, Any] = {**fault.to_json(), "target": target, "host": host, "victims": victims,
+                                  "gens": {str(r): pids[r][0] for r in victims},
+                                  "pids": {str(r): pids[r][1] for r in victims}}
+        injected = time.time()
+        if fault.kind == "slow":
+            net.slow(host, spec.slow_rate_kbit, queue_ms=200)
+        else:
+            net.partition(host)
+        if fault.kind == "host_loss":
+            for r in victims:
+                try:
+                    os.kill(pids[r][1], signal.SIGKILL)
+                except ProcessLookupError:  # already gone (recorded by supervision)
+                    pass
+        record.update(t=injected, delayed_s=round(injected - self.origin - fault.at_s, 3))
+        _sleep_until(injected + spec.link_fault_s, self.supervisor)
+        if fault.kind == "slow":
+            record["link"] = net.unslow(host)
+        else:
+            net.heal(host)
+        record["healed"] = time.time()
+        self.run["injections"].append(record)
         _sleep_until(time.time() + min(2.0, spec.fault_every_s / 4), self.supervisor)
         self.snapshot()
 
@@ -246,8 +325,16 @@ def _reap(out: Path) -> dict[str, Any]:
     return {"launched": pids, "stragglers_killed": stragglers}
 
 
+def _interrupt(signum: int, _frame: object) -> None:
+    """SIGTERM (the soak's process group being stopped) unwinds ``drive`` like Ctrl-C, so its
+    ``finally`` stops the replicas and removes the hosts; SIGKILL still leaves nothing, since the
+    namespace holders die with this process (PR_SET_PDEATHSIG)."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGTERM, _interrupt)
     out = Path(args[0])
     run = drive(out)
     write_json(out / "run.json", run)

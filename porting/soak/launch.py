@@ -84,7 +84,8 @@ def build_record(spec: SoakSpec, out: Path, driver_rc: int, wall_s: float) -> So
     invariants = check(spec, result, run)
     run_view: dict[str, Any] = {k: run.get(k) for k in ("origin", "end", "startup_s", "lighthouse", "network",
                                                          "listener_snapshots", "reaped", "errors",
-                                                         "unhandled_faults", "injections", "stopped_meshes")}
+                                                         "unhandled_faults", "injections", "stopped_meshes",
+                                                         "hosts", "hosts_left", "cluster")}
     run_view["wall_s"] = round(wall_s, 3)
     bounds = {"downtime_s": downtime_bound_s(spec), "detect_s": detect_bound_s(spec), "hold_s": hold_bound_s(spec),
               "join_timeout_s": join_timeout_s(spec), "heartbeat_timeout_s": heartbeat_timeout_s(spec)}
@@ -115,6 +116,11 @@ def soak(spec: SoakSpec, out: Path, env: Mapping[str, str]) -> SoakRecord:
     finally:
         outdir.record(out)
     return record
+
+
+def write_artifacts(record: SoakRecord, out: Path, env: Mapping[str, str]) -> None:
+    """soak.json, soak.png and soak.xml of ``record`` into ``out`` (atomically, each)."""
+    _write(record, out, env)
 
 
 def _write(record: SoakRecord, out: Path, env: Mapping[str, str]) -> None:

@@ -131,7 +131,8 @@ def _annotate_participants(steps: list[dict[str, Any]]) -> None:
 
 
 def analyse(raw: dict[str, Any]) -> dict[str, Any]:
-    from .spec import SoakSpec, hold_bound_s
+    from .netfaults import host_fault_timeline
+    from .spec import HOST_FAULTS, SoakSpec, hold_bound_s, rejoin_bound_s
 
     spec, run, supervisor = raw["spec"], raw["run"], raw["supervisor"]
     hold = hold_bound_s(SoakSpec.from_json(spec))
@@ -143,11 +144,15 @@ def analyse(raw: dict[str, Any]) -> dict[str, Any]:
     end = float(run.get("end") or (steps[-1]["t"] if steps else origin))
     _annotate_participants(steps)
     injections = [i for i in run.get("injections", []) if "target" in i]
-    faults = [fault_timeline(i, steps, heals, supervisor, origin, end, hold) for i in injections]
+    bounds = {"hold_s": hold, "rejoin_s": rejoin_bound_s(SoakSpec.from_json(spec))}
+    faults = [host_fault_timeline(i, steps, heals, supervisor, origin, end, bounds) if i["kind"] in HOST_FAULTS
+              else fault_timeline(i, steps, heals, supervisor, origin, end, hold) for i in injections]
 
     per_replica = []
     for r in range(replicas):
-        downs = [f["downtime_s"] for f in faults if f["replica"] == r]
+        downs = [f["downtime_s"] for f in faults if f["replica"] == r and "victims" not in f]
+        downs += [v["downtime_s"] for f in faults for v in f.get("victims", [])
+                  if v["replica"] == r and v["downtime_s"] is not None]
         per_replica.append({
             "replica": r, "faults": len(downs),
             "generations": 1 + sum(1 for e in supervisor if e.get("event") == "launch" and e.get("replica") == r
@@ -174,7 +179,7 @@ def analyse(raw: dict[str, Any]) -> dict[str, Any]:
                    "quorum_id": s["quorum_id"], "participants": s["participants"]} for s in steps],
         "steps_committed": len(ordered),
         "steps_lost": sum(1 for s in steps if not s["committed"]),
-        "replica_steps_missed": sum(f["steps_missed"] or 0 for f in faults),
+        "replica_steps_missed": sum(f.get("steps_missed") or 0 for f in faults),
         "checksums": {"steps_compared": len(agree), "mismatched_steps": mismatched[:20],
                       "mismatches": len(mismatched)},
         "downtime": {"max_s": max((f["downtime_s"] for f in faults), default=0.0),

@@ -11,7 +11,12 @@ from typing import Any
 
 from ..errors import UsageError
 
-FAULT_KINDS: tuple[str, ...] = ("kill", "raise", "collective")
+REPLICA_FAULTS: tuple[str, ...] = ("kill", "raise", "collective")
+# faults on the simulated network (need --hosts): a host's link down for ``link_fault_s`` then up;
+# its link rate-limited for ``link_fault_s``; the Lighthouse host's link down; every replica of a
+# host SIGKILLed at once with its link down for ``link_fault_s`` (the host is lost, then returns)
+HOST_FAULTS: tuple[str, ...] = ("partition", "slow", "lighthouse_partition", "host_loss")
+FAULT_KINDS: tuple[str, ...] = REPLICA_FAULTS + HOST_FAULTS
 SPEC_SCHEMA = 1
 
 
@@ -36,12 +41,16 @@ class SoakSpec:
     duration_s: float = 120.0
     fault_every_s: float = 20.0
     quorum_every: int = 5
-    faults: list[str] = field(default_factory=lambda: list(FAULT_KINDS))
+    faults: list[str] = field(default_factory=lambda: list(REPLICA_FAULTS))
     step_period_s: float = 0.1
     timeout_s: float = 10.0  # collectives / should_commit / checkpoint fetch inside torchft
     startup_budget_s: float = 90.0  # time allowed for all replicas to train their first step
     seed: int = 0
     warm_spare: bool = True  # restart onto a pre-started proc (imports done) instead of a cold one
+    hosts: int = 0  # 0: every replica in one namespace on loopback; N: N simulated hosts (hosts.py)
+    replicas_per_host: int = 1
+    link_fault_s: float = 5.0  # how long a partition / slow link / lost host lasts before it heals
+    slow_rate_kbit: int = 2000  # the slow link's rate each way
     schema: int = SPEC_SCHEMA
 
     def validate(self) -> SoakSpec:
@@ -69,6 +78,27 @@ class SoakSpec:
         bad = [k for k in self.faults if k not in FAULT_KINDS]
         if bad:
             raise UsageError(f"--faults: unknown fault kind {bad[0]!r} (known: {', '.join(FAULT_KINDS)})")
+        return self._validate_hosts()
+
+    def _validate_hosts(self) -> SoakSpec:
+        net = [k for k in self.faults if k in HOST_FAULTS]
+        if not self.hosts:
+            if net:
+                raise UsageError(f"--faults: {net[0]} is a network fault; it needs --hosts N (simulated hosts)")
+            return self
+        if not 2 <= self.hosts <= 8:
+            raise UsageError(f"--hosts: between 2 and 8 simulated hosts (a partitioned one and a live one), "
+                             f"got {self.hosts}")
+        if self.replicas_per_host < 1:
+            raise UsageError(f"--replicas-per-host: must be at least 1, got {self.replicas_per_host}")
+        if self.replicas != self.hosts * self.replicas_per_host:
+            raise UsageError(f"--replicas: {self.replicas} is not --hosts x --replicas-per-host "
+                             f"({self.hosts} x {self.replicas_per_host})")
+        if not 1 <= self.link_fault_s <= self.fault_every_s / 2:
+            raise UsageError(f"--link-fault: between 1 s and half of --fault-every ({self.fault_every_s / 2:g} s), "
+                             f"got {self.link_fault_s:g}")
+        if self.slow_rate_kbit < 64:
+            raise UsageError(f"--slow-rate: at least 64 kbit/s, got {self.slow_rate_kbit}")
         return self
 
     @property
@@ -110,6 +140,13 @@ def join_timeout_s(spec: SoakSpec) -> float:
 
 def heartbeat_timeout_s(spec: SoakSpec) -> float:
     return 1.5
+
+
+def rejoin_bound_s(spec: SoakSpec) -> float:
+    """Longest a partitioned (or lost) host's replicas may take, from the moment its link is back,
+    to commit again: reconnect to the Lighthouse (one heartbeat timeout), wait for the next quorum
+    (the join timeout), fetch a checkpoint from a live peer (the transfer timeout), and one step."""
+    return heartbeat_timeout_s(spec) + join_timeout_s(spec) + spec.timeout_s + spec.step_period_s
 
 
 def downtime_bound_s(spec: SoakSpec) -> float:

@@ -48,6 +48,8 @@ class TrainerSpec:
     seed: int = 0
     lr: float = 3e-3
     delivery_s: float | None = None  # how long the train message took to reach this proc (measured)
+    netns: str = ""  # the simulated host's network namespace to train in ("" = the proc's own)
+    address: str = "127.0.0.1"  # the address this replica's servers advertise (its host's)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -159,21 +161,22 @@ class _Log:
         self._fh.close()
 
 
-def _make_transport(timeout: timedelta, on_recv: Callable[[int, str, int], None]) -> Any:
+def _make_transport(timeout: timedelta, on_recv: Callable[[int, str, int], None], host: str) -> Any:
     from torchft.checkpointing import HTTPTransport
 
-    class LoopbackHTTPTransport(HTTPTransport):
-        """HTTPTransport that advertises 127.0.0.1 (not the hostname) and reports each fetch."""
+    class HostHTTPTransport(HTTPTransport):
+        """HTTPTransport that advertises ``host`` (127.0.0.1, or the simulated host's address; not
+        the machine's hostname) and reports each fetch."""
 
         def address(self) -> str:
             port = self._server.socket.getsockname()[1]
-            return f"http://127.0.0.1:{port}/checkpoint/"
+            return f"http://{host}:{port}/checkpoint/"
 
         def recv_checkpoint(self, src_rank: int, metadata: str, step: int, timeout: timedelta) -> Any:
             on_recv(src_rank, metadata, step)
             return super().recv_checkpoint(src_rank, metadata, step, timeout)
 
-    return LoopbackHTTPTransport(timeout=timeout, num_chunks=0)
+    return HostHTTPTransport(timeout=timeout, num_chunks=0)
 
 
 def warm_up() -> float:
@@ -200,6 +203,12 @@ def train(spec: TrainerSpec) -> dict[str, Any]:
 
     imported = time.time()
     torch.set_num_threads(1)
+    if spec.netns:  # before any torchft socket or thread exists: they all live on the simulated host
+        from .hosts import enter
+
+        enter(spec.netns)
+        # gloo picks its address from the hostname (loopback here) unless told which interface
+        os.environ["GLOO_SOCKET_IFNAME"] = "eth0"
     replica = _Replica(spec)
     replica.log.write({"event": "start", "t": time.time(), **replica.me, "delivery_s": spec.delivery_s,
                        "entered": entered, "imported": imported})
@@ -263,15 +272,15 @@ class _Replica:
         timeout = timedelta(seconds=spec.timeout_s)
         # kept on the replica: the store's server lives as long as this object (the manager's
         # connection to it must outlive this call)
-        self.store = store = TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
+        self.store = store = TCPStore(spec.address, 0, is_master=True, wait_for_workers=False)
         return Manager(
             pg=ProcessGroupGloo(timeout=timeout), load_state_dict=self.load_state_dict,
             state_dict=self.state_dict, min_replica_size=spec.min_replicas, use_async_quorum=False,
             timeout=timeout, quorum_timeout=timedelta(seconds=spec.quorum_timeout_s), connect_timeout=timeout,
-            rank=0, world_size=1, store_addr="127.0.0.1", store_port=store.port,
-            lighthouse_addr=spec.lighthouse, replica_id=f"replica_{spec.replica}", hostname="127.0.0.1",
+            rank=0, world_size=1, store_addr=spec.address, store_port=store.port,
+            lighthouse_addr=spec.lighthouse, replica_id=f"replica_{spec.replica}", hostname=spec.address,
             heartbeat_interval=timedelta(milliseconds=100),
-            checkpoint_transport=_make_transport(timeout, self.on_recv),
+            checkpoint_transport=_make_transport(timeout, self.on_recv, spec.address),
         )
 
     def step(self, manager: Any, need_quorum: bool) -> bool:

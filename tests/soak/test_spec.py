@@ -71,5 +71,18 @@ def test_bad_specs_are_usage_errors_naming_the_argument(kwargs, fragment):
     assert fragment in str(info.value)
 
 
-def test_fault_kinds_are_the_documented_three():
-    assert FAULT_KINDS == ("kill", "raise", "collective")
+def test_fault_kinds_are_the_documented_ones():
+    assert FAULT_KINDS == ("kill", "raise", "collective", "partition", "slow", "lighthouse_partition", "host_loss")
+    assert SoakSpec().faults == ["kill", "raise", "collective"]
+
+
+@pytest.mark.parametrize("changes, arg", [
+    ({"faults": ["partition"]}, "--faults"),  # a network fault without simulated hosts
+    ({"hosts": 1, "replicas": 2, "replicas_per_host": 2, "faults": ["partition"]}, "--hosts"),
+    ({"hosts": 2, "replicas": 5, "replicas_per_host": 2}, "--replicas"),
+    ({"hosts": 2, "replicas": 2, "replicas_per_host": 1, "link_fault_s": 11.0}, "--link-fault"),
+    ({"hosts": 2, "replicas": 2, "replicas_per_host": 1, "link_fault_s": 0.5}, "--link-fault"),
+])
+def test_host_options_that_cannot_work_are_refused(changes, arg):
+    with pytest.raises(UsageError, match=arg):
+        SoakSpec(**{"duration_s": 40, "fault_every_s": 20, **changes}).validate()
