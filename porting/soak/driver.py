@@ -1,6 +1,7 @@
 """The soak driver: runs inside the network namespace that ``porting.soak.launch`` creates.
 
-It brings ``lo`` up, starts the torchft Lighthouse on 127.0.0.1, spawns the Monarch supervisor
+It brings ``lo`` up (with ``--hosts``: creates the simulated hosts, hosts.py), starts the torchft
+Lighthouse on 127.0.0.1 (or on its own host), spawns the Monarch supervisor
 (which spawns one replica group per proc), injects the scheduled faults, snapshots the listening
 sockets, stops everything, checks every process it started is gone, and writes ``run.json``.
 Every wait is bounded by the spec's times; nothing here analyses the results (see metrics.py).

@@ -32,6 +32,7 @@ import ctypes
 import os
 import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,7 +146,7 @@ class Network:
                 pass
             if holder.poll() is not None:
                 raise PlatformError(f"port soak --hosts: the namespace holder of {self.layout.name(host)} exited")
-            subprocess.run(["sleep", "0.01"], check=False)
+            time.sleep(0.01)
         ns = self.netns(host)
         veth = f"vh{host}"
         _ip(["ip", "link", "add", "name", veth, "type", "veth", "peer", "name", "eth0", "netns", str(holder.pid)])

@@ -143,3 +143,17 @@ def test_split_brain_and_loss_jumps_on_small_inputs():
     assert loss_discontinuities([[0, 10.0, 0.0], [1, 9.0, 0.1], [2, 8.0, 0.2]]) == []
     assert loss_discontinuities([[0, 10.0, 0.0], [2, 9.0, 0.1]]) == ["steps 1..1 missing"]
     assert loss_discontinuities([[0, 10.0, 0.0], [1, 9.0, 0.1], [2, 25.0, 0.2]])
+
+
+def test_a_network_fault_is_one_junit_case_named_by_its_host():
+    from porting.soak.junit import build_xml, host_fault_ok
+
+    raw = host_history()
+    result, inv = _invariants(raw)
+    record = {**result, "run": raw["run"], "bounds": {"downtime_s": 5.0},
+              "invariants": [i.to_json() for i in inv.values()]}
+    xml = build_xml(record, {"port.platform": "cpu"})
+    assert 'name="fault[0-partition-host1]"' in xml and "<failure" not in xml
+    broken = analyse(host_history(never_back=True))["faults"][0]
+    ok, detail = host_fault_ok(broken, 5.0)
+    assert not ok and "replica 0" in detail
