@@ -433,7 +433,9 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
 
 
 def _split_args(args: str) -> list[str]:
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in args:
         depth += ch in "([{"
         depth -= ch in ")]}"
