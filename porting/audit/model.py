@@ -344,8 +344,8 @@ def header_functions(path: str) -> dict[str, Scope]:
     from .mask import mask
 
     text = read(path)
-    if not text or "(" not in text:
-        return {}
+    if not text or not any(word in text for word in (*_WARP_OP_WORDS, "warpSize", "_tile", "_partition", "cub::")):
+        return {}  # no function here works on the warp (its callers' own warp use is still judged)
     code = mask(text, "c").code
     derived = warp.Derivation(code)
     hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
