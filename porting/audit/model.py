@@ -33,25 +33,8 @@ Hit = warp.Hit
 # a warp operation: intrinsic shuffles, votes, ballots, warp syncs, warp reductions/matches
 _WARP_OP = re.compile(r"__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(|__ballot(?:_sync)?\s*\("
                       r"|__(?:any|all|uni)(?:_sync)?\s*\(|__syncwarp\s*\(|__reduce_\w+_sync\s*\(|__match_\w+_sync\s*\(|\.shfl(?:_up|_down|_xor)?\s*\(")
-# a callee defined elsewhere (another header) whose name says it works on the warp
-
-
-def _name_before(code: str, paren: int) -> str:
-    """The identifier before a ``(`` (over blanks and one level of template arguments), or ""."""
-    j = paren - 1
-    while j >= 0 and code[j] in " \t":
-        j -= 1
-    if j >= 0 and code[j] == ">":
-        k = code.rfind("<", max(0, j - 120), j)
-        if k < 0 or any(c in code[k + 1:j] for c in ";{}()"):
-            return ""
-        j = k - 1
-        while j >= 0 and code[j] in " \t":
-            j -= 1
-    end = j + 1
-    while j >= 0 and (code[j].isalnum() or code[j] == "_"):
-        j -= 1
-    return code[j + 1:end]
+# a call `name(` or `name<T>(` (the name is then looked up among the known functions)
+_IDENT_CALL = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>\s*)?\(")
 _WARP_OP_WORDS = ("__shfl", "__ballot", "__any", "__all", "__uni", "__syncwarp", "__reduce_", "__match_", ".shfl")
 
 
@@ -81,7 +64,7 @@ _TILE_NAMED = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*([A-Za-z_
 # defined as 32 in the translation unit are not judged either way.
 _HW_NAME = re.compile(r"(?i)hw_|hardware|physical|wavefront")
 _TILE32 = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32\s*>")
-_SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl)\s*\(")
+_SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl)\s*\(")  # matched at a `__shfl` found by str.find
 _LANE32_VAR = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;]*?(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\b")
 _WARP_COUNT_SHIFT = re.compile(r"1[uU]?\s*<<\s*\(\s*[^()]*/\s*warpSize\s*\)")
 _LOOP16 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
@@ -96,6 +79,7 @@ class Scope:
     by_warpsize: bool = False  # the warp measured by warpSize here
     logical32: bool = False  # a 32-lane assumption here (filled from warp.py's hits)
     tile32: bool = False
+    src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
     calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
 
 
@@ -157,24 +141,16 @@ class WarpModel:
 
     def calls_of(self, s: Scope) -> set[str]:
         """The functions ``s`` calls among those known (the file's and its headers'), and calls
-        to functions named for the warp that are defined nowhere we read."""
+        to functions named for the warp that are defined nowhere we read (computed when first
+        asked, from the text the scope was cut from: a header's scope reads the header)."""
         if s.calls is None:
-            self._all_calls()
-        return s.calls or set()
-
-    def _all_calls(self) -> None:
-        """Every scope's calls, from one walk over the file's ``(`` (str.find)."""
-        for s in self.scopes:
             s.calls = set()
-        code, known = self.code, self.by_name.keys()
-        at = code.find("(")
-        while at >= 0:
-            name = _name_before(code, at)
-            if name and (name in known or _WARP_NAMED.search(name)):
-                s = self.at(at)
-                if s.name and name != s.name and s.calls is not None:
+            code = s.src or self.code
+            for m in _IDENT_CALL.finditer(code, s.lo, s.hi) if s.name else ():
+                name = m.group(1)
+                if name != s.name and (name in self.by_name or _WARP_NAMED.search(name)):
                     s.calls.add(name)
-            at = code.find("(", at + 1)
+        return s.calls
 
     def at(self, offset: int) -> Scope:
         lo, hi = 0, len(self.scopes) - 1
@@ -368,14 +344,14 @@ def header_functions(path: str) -> dict[str, Scope]:
     from .mask import mask
 
     text = read(path)
-    if not text or "(" not in text:
-        return {}
+    if not text or not any(word in text for word in (*_WARP_OP_WORDS, "warpSize", "_tile", "_partition", "cub::")):
+        return {}  # no function here works on the warp (its callers' own warp use is still judged)
     code = mask(text, "c").code
     derived = warp.Derivation(code)
     hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
     model = WarpModel(code, derived, hits)
     for s in model.by_name.values():
-        model.calls_of(s)  # now: an including file's model reads these scopes, not this header's text
+        s.src = code  # an including file's model reads these scopes' calls from the header's text
     return dict(model.by_name)
 
 
@@ -414,11 +390,15 @@ def _tile_loop(code: str, at: int, s: Scope) -> bool:
 def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
     if "__shfl" not in code:
         return
-    for m in _SHFL_FIXED.finditer(code):
-        args = _split_args(warp._call_args(code, m.end() - 1))
-        want = 3 if m.group(1) == "__shfl_sync" else 2  # (mask,) value, source lane: no width
+    for at in _sites(code, ("__shfl",), _SHFL_FIXED, back=1):
+        m = _SHFL_FIXED.match(code, at)
+        if m is None:
+            continue
         s = model.at(m.start())
-        if len(args) != want or not model.logical(s) or s.tile32:
+        if s.tile32 or not model.logical(s):
+            continue
+        args = _split_args(warp._call_args(code, m.end() - 1))
+        if len(args) != (3 if m.group(1) == "__shfl_sync" else 2):  # (mask,) value, source lane: no width
             continue
         src = args[-1]
         if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", args[-2]):
@@ -433,7 +413,9 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
 
 
 def _split_args(args: str) -> list[str]:
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in args:
         depth += ch in "([{"
         depth -= ch in ")]}"
@@ -466,12 +448,16 @@ def _name_before_params(code: str, lo: int, brace: int) -> str:
     between = code[close + 1:brace].strip() if close >= 0 else "?"
     if close < 0 or not (between in ("", "const", "noexcept", "override") or between.startswith(("->", ":"))):
         return ""
-    depth, i = 0, close
-    while i >= lo:
-        depth += (code[i] == ")") - (code[i] == "(")
-        if depth == 0:
-            break
-        i -= 1
+    i = code.rfind("(", lo, close)
+    if i < 0:
+        return ""
+    if code.find(")", i, close) >= 0:  # parentheses inside the parameter list: match them one by one
+        depth, i = 0, close
+        while i >= lo:
+            depth += (code[i] == ")") - (code[i] == "(")
+            if depth == 0:
+                break
+            i -= 1
     j = i - 1
     while j >= lo and code[j] in " \t\n":
         j -= 1

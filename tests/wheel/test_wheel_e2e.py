@@ -39,9 +39,10 @@ TOP_LEVEL_SKIP = {".git", ".venv", "build", "dist", "port-out", ".whl", ".gl", "
 ANYWHERE_SKIP = {"__pycache__", "target", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis"}
 
 CUDA_KERNEL = """#include <cuda_runtime.h>
-__global__ void lane_sum(int* out) {
-  int lane = threadIdx.x % 32;  // a wave64 hazard for port audit
-  atomicAdd(out, lane);
+__global__ void lane_sum(int* out, int v) {
+  int lane = threadIdx.x % 32;  // lanes by 32, warps by warpSize: a wave64 hazard for port audit
+  v += __shfl_xor_sync(~0ull, v, 1);
+  if (lane == 0) atomicAdd(&out[threadIdx.x / warpSize], v);
 }
 int devices() { int n = 0; return cudaGetDeviceCount(&n) == cudaSuccess ? n : -1; }
 """
