@@ -250,6 +250,13 @@ def _path_green(parity: dict[str, Any], path: str | None) -> str:
     return f"{label} red ({bad} failing{'' if complete else ', incomplete'})"
 
 
+def _elsewhere(verdict: dict[str, Any]) -> str:
+    """`` [evidence made elsewhere: COLUMN (signed (key K) | no manifest | ...)]`` for the verdict line."""
+    shown = [f"{e['column']} ({e['provenance'].replace('made elsewhere: ', '')})"
+             for e in verdict.get("evidence", []) if "made elsewhere" in e.get("provenance", "")]
+    return f" [evidence made elsewhere: {', '.join(shown)}]" if shown else ""
+
+
 def _reference_files(reference_dir: str | None, junit_dir: Path) -> list[Path]:
     """The JUnit files of ``--reference DIR``; a bad DIR is a UsageError before any stage runs."""
     from .errors import UsageError
@@ -441,6 +448,7 @@ class _Pipeline:
             cols = ", ".join(f"{c['key']}: {data['totals'][c['key']]['*']['passed']} passed" for c in data["columns"])
             say("done", f"path {record.path or '?'}; {len(data['tests'])} tests ({cols or 'no runs'}); "
                 f"verdict: {data['verdict']['status'].upper()}" + (" (PARTIAL)" if data.get("partial") else "")
+                + _elsewhere(data["verdict"])
                 + f" ({'; '.join(data['verdict']['reasons'][:3]) or 'all parity rules hold'}); "
                 + _path_green(data, record.path))
         else:
