@@ -31,6 +31,9 @@ SCHEMA = 1
 # Exit codes a stage may return without the stage itself having broken: 1 means "ran and
 # found problems" (audit findings, hipify failures, failing tests) and is reported as such.
 OK_CODES = {0: "ok", 1: "problems"}
+# The report's exit codes that are verdicts (porting.report.verdict.EXIT_CODES): certified, not
+# certified, no evidence, incomplete, certified on external evidence only.
+VERDICT_EXITS = (0, 1, 3, 4, 5)
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b")
 
 
@@ -432,7 +435,7 @@ class _Pipeline:
         parity = self.out / "parity.json"
         rep = run_stage("report", args, self.fresh("logs/report.log"), self.progress, self.timeout,
                         cwd=str(self.base), summarize=lambda r: _summarize_report(r, parity),
-                        ok_codes={0: "ok", 1: "ok", 3: "ok"})
+                        ok_codes=dict.fromkeys(VERDICT_EXITS, "ok"))
         self.record.stages.append(rep)
         return rep
 
@@ -441,7 +444,7 @@ class _Pipeline:
 
         record, say = self.record, self.progress.say
         parity = self.out / "parity.json"
-        if parity.is_file() and rep.rc in (0, 1, 2, 3):
+        if parity.is_file() and rep.rc in (*VERDICT_EXITS, 2):
             data = _json_file(parity)
             record.verdict = data["verdict"]
             record.exit_code = rep.rc
