@@ -31,6 +31,9 @@ SCHEMA = 1
 # Exit codes a stage may return without the stage itself having broken: 1 means "ran and
 # found problems" (audit findings, hipify failures, failing tests) and is reported as such.
 OK_CODES = {0: "ok", 1: "problems"}
+# The report's exit codes that are verdicts (porting.report.verdict.EXIT_CODES): certified, not
+# certified, no evidence, incomplete, certified on external evidence only.
+VERDICT_EXITS = (0, 1, 3, 4, 5)
 _EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b")
 
 
@@ -250,6 +253,13 @@ def _path_green(parity: dict[str, Any], path: str | None) -> str:
     return f"{label} red ({bad} failing{'' if complete else ', incomplete'})"
 
 
+def _elsewhere(verdict: dict[str, Any]) -> str:
+    """`` [evidence made elsewhere: COLUMN (signed (key K) | no manifest | ...)]`` for the verdict line."""
+    shown = [f"{e['column']} ({e['provenance'].replace('made elsewhere: ', '')})"
+             for e in verdict.get("evidence", []) if "made elsewhere" in e.get("provenance", "")]
+    return f" [evidence made elsewhere: {', '.join(shown)}]" if shown else ""
+
+
 def _reference_files(reference_dir: str | None, junit_dir: Path) -> list[Path]:
     """The JUnit files of ``--reference DIR``; a bad DIR is a UsageError before any stage runs."""
     from .errors import UsageError
@@ -425,7 +435,7 @@ class _Pipeline:
         parity = self.out / "parity.json"
         rep = run_stage("report", args, self.fresh("logs/report.log"), self.progress, self.timeout,
                         cwd=str(self.base), summarize=lambda r: _summarize_report(r, parity),
-                        ok_codes={0: "ok", 1: "ok", 3: "ok"})
+                        ok_codes=dict.fromkeys(VERDICT_EXITS, "ok"))
         self.record.stages.append(rep)
         return rep
 
@@ -434,13 +444,14 @@ class _Pipeline:
 
         record, say = self.record, self.progress.say
         parity = self.out / "parity.json"
-        if parity.is_file() and rep.rc in (0, 1, 2, 3):
+        if parity.is_file() and rep.rc in (*VERDICT_EXITS, 2):
             data = _json_file(parity)
             record.verdict = data["verdict"]
             record.exit_code = rep.rc
             cols = ", ".join(f"{c['key']}: {data['totals'][c['key']]['*']['passed']} passed" for c in data["columns"])
             say("done", f"path {record.path or '?'}; {len(data['tests'])} tests ({cols or 'no runs'}); "
                 f"verdict: {data['verdict']['status'].upper()}" + (" (PARTIAL)" if data.get("partial") else "")
+                + _elsewhere(data["verdict"])
                 + f" ({'; '.join(data['verdict']['reasons'][:3]) or 'all parity rules hold'}); "
                 + _path_green(data, record.path))
         else:

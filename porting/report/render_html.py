@@ -27,6 +27,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
 #verdict{font-size:1.5em;font-weight:bold;padding:.5em .8em;border-radius:6px;display:inline-block}
 .v-certified{background:#d7f5d7}.v-not-certified{background:#f9d6d5}.v-no-evidence{background:#e6e6e6}
+.v-incomplete{background:#fbf0c4}.v-certified-on-external-evidence{background:#fde2c4}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top}
 th{background:#f3f3f3}td.n{text-align:right}
 .s-passed{background:#e4f6e4}.s-failed,.s-error{background:#fbe0df}.s-skipped,.s-missing{background:#f1f1f1}

@@ -141,3 +141,11 @@ def test_certify_end_to_end_on_a_small_project(tmp_path):
                                                   "test_matrix.test_small::test_ok[2]"]
     assert "verdict: NO EVIDENCE" in proc.stdout and "CPU path green" in proc.stdout
     assert f"artifacts in {out}" in proc.stdout
+
+
+def test_certify_takes_every_verdict_exit_of_the_report_as_a_verdict():
+    """Incomplete (4) and external-only (5) are verdicts, not a broken report stage."""
+    from porting.certify import VERDICT_EXITS
+    from porting.report.verdict import EXIT_CODES
+
+    assert sorted(VERDICT_EXITS) == sorted(EXIT_CODES.values())

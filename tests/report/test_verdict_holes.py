@@ -174,3 +174,14 @@ def test_a_test_skipped_on_rocm_is_incomplete_not_certified(write_junit, jx):
     assert [(n.test_id, n.status) for n in v.not_executed] == [("tests.actor.m::gpu", "skipped")]
     from porting.report.verdict import decide
     assert decide(report(paths).matrix, today=TODAY, min_executed=0.5).status == "certified"
+
+
+@pytest.mark.parametrize("percent,rc", [("100", 4), ("50", 0), ("150", 2), ("-1", 2)])
+def test_the_executed_share_is_configured(write_junit, jx, tmp_path, capsys, monkeypatch, percent, rc):
+    cases = [("tests.actor.m::a", "passed"), ("tests.actor.m::gpu", "skipped")]
+    paths = [write_junit("cpu.xml", jx.CPU, cases, run_id="c"), write_junit("rocm.xml", jx.ROCM, cases, run_id="r")]
+    monkeypatch.setenv("PORT_REPORT_MIN_EXECUTED_PERCENT", percent)
+    got, _, err = cli(capsys, *paths, "--out", tmp_path / "o")
+    assert got == rc
+    if rc == 2:
+        assert "report.min_executed_percent" in err and err.count("\n") == 1

@@ -56,6 +56,7 @@ def test_certify_merges_the_reference_and_says_where_it_came_from(tools, project
     assert (run["host"], run["run_id"], run["runner"]) == ("cuda-node-17", "gh-8812-1", "github-actions")
     assert run["timestamp"].startswith("2026-11-30T21:04:05")
     assert parity["partial"] is True  # stages omitted: never certified
+    assert "[evidence made elsewhere: cuda-13.0/sm_90 (no manifest)]" in proc.stdout  # on the verdict line
     md = (out / "parity.md").read_text()
     assert "cuda-node-17" in md and "github-actions: https://github.com/o/r/actions/runs/8812" in md
     assert hashlib.sha256((ref / "matrix-gh-8812-1-shard1of1.xml").read_bytes()).hexdigest() == before
@@ -80,3 +81,27 @@ def test_a_bad_reference_is_one_line_and_nothing_runs(tools, project, tmp_path, 
     assert "detect" not in proc.stdout  # no stage started
     if "overlap" in match:
         assert (ref / "keep.xml").is_file()  # certify's clean-up of its JUnit directory never ran
+
+
+@pytest.mark.slow
+def test_hole5_a_forged_rocm_reference_never_certifies_a_cpu_machine(tools, project, tmp_path):
+    """Issue 23, hole 5: DIR holds one hand-written JUnit claiming a ROCm GPU run. On this CPU-only
+    machine certify says the ROCm evidence was made elsewhere, unsigned, and never exits 0;
+    with --require-signed it is refused outright."""
+    proj, ref = project
+    forged = (CUDA_JUNIT.replace('name="port.platform" value="cuda"', 'name="port.platform" value="rocm"')
+              .replace('name="port.path" value="cuda"', 'name="port.path" value="native-hip"')
+              .replace('name="port.cuda_version" value="13.0"', 'name="port.rocm_version" value="7.0.2"')
+              .replace('value="sm_90"', 'value="gfx942"'))
+    assert 'value="rocm"' in forged and "gfx942" in forged
+    (ref / "matrix-gh-8812-1-shard1of1.xml").write_text(forged)
+    out = tmp_path / "out"
+    proc = tools.port("certify", "--out", str(out), "--reference", str(ref), "--skip", "build", "--skip", "matrix",
+                      cwd=proj)
+    assert proc.returncode not in (0, 5) and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
+    assert "[evidence made elsewhere: rocm-7.0.2/gfx942 (no manifest)]" in proc.stdout
+    assert tools.read_parity(out)["verdict"]["status"] != "certified"
+    proc = tools.port("certify", "--out", str(out), "--reference", str(ref), "--skip", "build", "--skip", "matrix",
+                      "--require-signed", cwd=proj)
+    assert proc.returncode not in (0, 5), proc.stdout + proc.stderr
+    assert "evidence refused: no manifest" in (out / "parity.md").read_text()
