@@ -136,7 +136,8 @@ def main() -> None:
     # first, while this process is small: Linux carries a parent's peak RSS into a forked child
     memory = memory_rows([int(x) for x in args.memory.split(",") if x], args.runs)
     for cases, ours, plain in memory:
-        print(f"peak RSS, {args.runs} x {cases} cases: port report {ours:.0f} MiB, junitparser baseline {plain:.0f} MiB")
+        print(f"peak RSS, {args.runs} x {cases} cases: port report {ours:.0f} MiB, "
+              f"junitparser baseline {plain:.0f} MiB")
     if args.memory_only:
         return
 
