@@ -9,7 +9,9 @@ result is the ratio of medians of wall time, and of CPU time (user + system of t
 process: less disturbed by other work on a shared machine); goal: <= 2x. A third series, `python -c "import argparse,
 json"`, shows the floor of a command line that parses arguments and prints JSON.
 `--collect-env` adds `python -m torch.utils.collect_env` (the torch tool for the same question).
-Usage: bench/bench_detect.py [--runs 21] [--collect-env] [--json FILE]
+`--before DIR` adds the same command run on another copy of the package (e.g. `git archive OLD porting`
+unpacked in DIR), to show a change in the same run.
+Usage: bench/bench_detect.py [--runs 21] [--collect-env] [--before DIR] [--json FILE]
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _once(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    if cmd[0].startswith("PYTHONPATH="):  # this series runs another copy of the package
+        env = {**env, "PYTHONPATH": cmd[0].split("=", 1)[1]}
+        cmd = cmd[1:]
     """Wall seconds and CPU seconds (user + system, from wait4) of one whole process."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
@@ -50,6 +55,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=21)
     ap.add_argument("--collect-env", action="store_true", help="also time python -m torch.utils.collect_env")
+    ap.add_argument("--before", metavar="DIR", help="also time port detect with this copy of the package")
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -60,6 +66,8 @@ def main() -> int:
         "port detect --json": [*port, "detect", "--json"],
         "python -c 'import argparse, json'": [sys.executable, "-c", "import argparse, json"],
     }
+    if args.before:
+        cmds["port detect --json (before)"] = [f"PYTHONPATH={args.before}", *port, "detect", "--json"]
     if args.collect_env:
         cmds["python -m torch.utils.collect_env"] = [sys.executable, "-m", "torch.utils.collect_env"]
     interleaved(cmds, 2, env)  # warm: page cache, bytecode, the tool-version cache

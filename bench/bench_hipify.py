@@ -127,7 +127,7 @@ def main() -> int:
             "plain_e2e", "plain_fn", "ours_e2e", "ours_fn", "warm_e2e", "warm_fn", "audit_fn", "audit_fn_1job",
             "plain_cpu", "ours_cpu")}
         identical = True
-        for rep in range(args.reps):
+        for _rep in range(args.reps):
             for d in ("plain", "ours", "ours_fn"):
                 shutil.rmtree(work / d, ignore_errors=True)
             wall, fn = run([py, "-c", PLAIN, str(src), str(work / "plain")])

@@ -121,6 +121,7 @@ def memory_rows(sizes: list[int], runs: int) -> list[tuple[int, float, float]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--memory", default="", metavar="N,M", help="peak RSS at these case counts per run")
+    ap.add_argument("--memory-only", action="store_true", help="only the --memory rows")
     ap.add_argument("--child", choices=("report", "plain"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     ap.add_argument("files", nargs="*", help=argparse.SUPPRESS)
@@ -131,6 +132,13 @@ def main() -> None:
     args = ap.parse_args()
     if args.child:
         _peak_rss_child(args.child, args.files, args.out)
+        return
+    # first, while this process is small: Linux carries a parent's peak RSS into a forked child
+    memory = memory_rows([int(x) for x in args.memory.split(",") if x], args.runs)
+    for cases, ours, plain in memory:
+        print(f"peak RSS, {args.runs} x {cases} cases: port report {ours:.0f} MiB, "
+              f"junitparser baseline {plain:.0f} MiB")
+    if args.memory_only:
         return
 
     from porting.report import build_report, write_artifacts
@@ -167,9 +175,6 @@ def main() -> None:
     for name, (wall, cpu) in rows:
         print(f"{name:50} {wall:8.3f} {cpu:8.3f} {wall / t_plain[0]:18.2f} {cpu / t_plain[1]:17.2f}")
     print("artifacts: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sorted(sizes.items())))
-    memory = memory_rows([int(x) for x in args.memory.split(",") if x], args.runs)
-    for cases, ours, plain in memory:
-        print(f"peak RSS, {args.runs} x {cases} cases: port report {ours:.0f} MiB, junitparser baseline {plain:.0f} MiB")
     if args.json:
         Path(args.json).write_text(json.dumps({
             "runs": args.runs, "cases": args.cases, "junit_bytes": size, "repeat": args.repeat,

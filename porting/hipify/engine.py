@@ -232,12 +232,14 @@ def check_launches_terminate(text: str) -> None:
     when a ``<<<`` has no ``>>>`` after it (a shift-like ``<<<`` in real code, a truncated file)
     that is position 2 and the loop never ends, growing a list until memory runs out. hipify
     searches a copy where comments and strings are masked, so a ``>>>`` there does not count,
-    and a ``<<<`` there does not either: the check runs on a copy with comments and literals
-    blanked (``porting.audit.mask``, which follows the same C lexical rules).
+    and a ``<<<`` there does not either: the check runs on the very copy hipify searches (its
+    namespace regex applied, then its own masking rules, ``launches.mask_comments``; a C
+    lexer's rules differ: a ``'<<<'`` character literal is not masked by hipify, and loops it).
     """
-    from ..audit.mask import mask  # comments and literals blanked, positions kept
+    from .launches import mask_comments
 
-    code = mask(text).code
+    hp = hipify_module()
+    code = mask_comments(hp.RE_KERNEL_LAUNCH.sub(lambda m: f"{m.group(1)}{m.group(2)}::", text))
     last = code.rfind("<<<")
     if last >= 0 and code.find(">>>", last) < 0:
         where = "" if text.find(">>>", text.rfind("<<<")) < 0 else " outside comments and strings"

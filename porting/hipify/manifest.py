@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,9 @@ class FileEntry:
     output_size: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v not in (None, "", 0, False) or k in ("source", "status")}
+        # the fields as they are (asdict's deep copy of facts and replacements is not needed to
+        # serialise them, and cost as much as the encoding)
+        return {k: v for k, v in vars(self).items() if v not in (None, "", 0, False) or k in ("source", "status")}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> FileEntry:

@@ -68,3 +68,18 @@ def test_unknown_hipify_shape_uses_hipify_unchanged() -> None:
     module = types.ModuleType("fake_hipify_python")
     module.processKernelLaunches = processKernelLaunches  # type: ignore[attr-defined]
     assert fast_process_kernel_launches(module) is processKernelLaunches
+
+
+def test_a_launch_hipify_sees_in_a_character_literal_is_caught(tmp_path, hx) -> None:
+    """hipify's masker blanks comments and "strings", not 'characters': a `'<<<'` literal with
+    no `>>>` after it loops plain hipify forever. The termination check reads the text as hipify
+    does, so the file is reported, not hung on (a C lexer would have masked the literal)."""
+    from porting.hipify import convert_tree
+
+    src = hx.write_tree(tmp_path / "src", {
+        "char.cu": "__global__ void k() {}\nint shift = '<<<';\n",
+        "fine.cu": "__global__ void k() {}\nvoid g() { k<<<1, 1>>>(); }\nint tag = '>>>';\n",
+    })
+    by = convert_tree(src, tmp_path / "out", jobs=1).by_source()
+    assert by["char.cu"].status == "failed" and "never finish" in by["char.cu"].why
+    assert by["fine.cu"].status == "converted"
