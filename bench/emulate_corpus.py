@@ -11,6 +11,8 @@ the emulator was improved on, "eval" (odd) the half reported untouched.
     .venv/bin/python bench/emulate_corpus.py --samples DIR [--static] [--half tune|eval|all]
         [--timeout 120] [--out DIR] [--json results.json]
 
+--summarize A.json B.json merges runs (a later file wins per program) and prints the verdict
+rate per half, the refusals grouped by class and every divergence.
 --static only runs the refusal scan (porting.emulate.refuse) and groups refusals by feature;
 without it each program goes through `port emulate --json` and is counted by exit status:
 0 same / 1 diverged (judged), 2 refused or not built, 3 inconclusive (timeout).
@@ -77,6 +79,42 @@ def run_one(name: str, sources: list[Path], out: Path, timeout: int) -> dict:
     return record
 
 
+_FEATURE = re.compile(r":\d+: (.*?), which port emulate does not emulate")
+_LACKS = re.compile(r"uses (\w+), which port emulate's runtime does not provide")
+_HEADER = re.compile(r"includes <([^>]+)>, which port emulate does not provide")
+
+
+def reason(record: dict) -> str:
+    """A refusal's class: the feature named, the API or header the runtime lacks, or the kind
+    of failure."""
+    msg = record["message"]
+    for pattern, label in ((_FEATURE, "{}"), (_LACKS, "runtime lacks {}"), (_HEADER, "header <{}>")):
+        m = pattern.search(msg)
+        if m:
+            return label.format(m.group(1))
+    if "does not compile" in msg:
+        return "does not compile"
+    if "fails at every width" in msg:
+        return "fails at every width"
+    return msg[:80]
+
+
+def summarize(records: list[dict]) -> None:
+    by_name = {r["program"]: r for r in records}  # a later record of a program replaces an earlier one
+    for h in ("tune", "eval", "all"):
+        rs = [r for r in by_name.values() if h == "all" or r["half"] == h]
+        tally = collections.Counter(r["outcome"] for r in rs)
+        judged = tally["same"] + tally["diverged"]
+        print(f"{h}: {len(rs)} programs, verdict for {judged} ({100 * judged / max(len(rs), 1):.0f}%): "
+              + ", ".join(f"{o} {tally[o]}" for o in ("same", "diverged", "inconclusive", "refused")))
+    print("refusals by class (all):")
+    for why, n in collections.Counter(reason(r) for r in by_name.values() if r["outcome"] == "refused").most_common():
+        print(f"{n:4d}  {why}")
+    for r in sorted(by_name.values(), key=lambda r: r["program"]):
+        if r["outcome"] in ("diverged", "inconclusive"):
+            print(f"{r['outcome']}: {r['program']} ({r['half']}): {r.get('differences')}"[:400])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=Path, required=True)
@@ -86,7 +124,12 @@ def main() -> int:
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--out", type=Path, default=Path("/tmp/emulate-corpus"))
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--summarize", type=Path, nargs="+", metavar="JSON",
+                    help="merge earlier --json result files (a later one wins per program) and print the tally")
     args = ap.parse_args()
+    if args.summarize:
+        summarize([r for f in args.summarize for r in json.loads(f.read_text())])
+        return 0
     progs = [(n, s) for n, s in programs(args.samples)
              if (args.half == "all" or half(n) == args.half) and (not args.only or n in args.only)]
     if args.static:
@@ -103,6 +146,8 @@ def main() -> int:
             rec = run_one(name, sources, args.out, args.timeout)
             records.append(rec)
             print(f"{rec['half']:4s} {rec['outcome']:12s} {name}: {rec['message'][:150]}", flush=True)
+            if args.json:  # after every program: a long run stopped early keeps what it measured
+                args.json.write_text(json.dumps(records, indent=1))
         tally = collections.Counter((r["half"], r["outcome"]) for r in records)
         for h in ("tune", "eval"):
             n = sum(v for (hh, _), v in tally.items() if hh == h)

@@ -64,6 +64,7 @@ struct Runtime {
   char* runner_stack = nullptr;
   int runner_thread = -1;      // the thread on the runner's stack now, -1 when it is free
   bool runner_waited = false;  // that thread suspended: the threads after it have their own fibers
+  int runner_last = -1;        // the last thread the runner started (threads before it are done)
   Fiber runner;                // only its stack and initial context are used
   // stacks are reused: a fiber that ran to completion hands its stack to the next one
   std::vector<char*> free_stacks;
@@ -216,6 +217,7 @@ void resume(Runtime& r, Fiber& f) {
   Runtime& r = rt();
   for (;;) {
     Fiber& f = r.fibers[r.runner_thread];
+    r.runner_last = r.runner_thread;
     f.state = READY;
     r.cur = &f;
     threadIdx = f.tid;
@@ -235,7 +237,9 @@ bool runner_enabled() {
   return on;
 }
 
-void run_on_runner(Runtime& r, int t) {
+// Returns the last thread it started: every thread from t up to it has run, and all but that
+// one are done (it may be waiting).
+int run_on_runner(Runtime& r, int t) {
   if (r.runner_stack == nullptr) r.runner_stack = take_stack(r);
   r.runner.stack = r.runner_stack;
   context_init(r.runner, runner_entry);
@@ -243,6 +247,7 @@ void run_on_runner(Runtime& r, int t) {
   r.runner_waited = false;
   context_switch(r.sched, r.runner);
   r.cur = &r.sched;
+  return r.runner_last;
 }
 
 Fiber& current(Runtime& r) {
@@ -474,8 +479,12 @@ void run_block(Runtime& r) {
     int live = 0;
     for (int t = 0; t < n; ++t) {
       Fiber& f = r.fibers[t];
-      if (f.state == NEW && r.runner_thread < 0 && runner_enabled()) run_on_runner(r, t);
-      else if (f.state == NEW || f.state == READY) resume(r, f);
+      if (f.state == NEW && r.runner_thread < 0 && runner_enabled()) {
+        t = run_on_runner(r, t);  // the threads it ran before t are done: no need to look at them
+        live += r.fibers[t].state != DONE;
+        continue;
+      }
+      if (f.state == NEW || f.state == READY) resume(r, f);
       live += f.state != DONE;
     }
     if (live == 0) return;
