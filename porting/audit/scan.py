@@ -51,7 +51,7 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[tuple[str, st
         # the one walker: regular files only, no symlink out of the tree, loops reported
         files, skipped = source_files([p], skip_dir=lambda d: d in SKIP_DIRS)
         problems += skipped
-        out += [(f, lang) for f in files if (lang := language_for(f)) is not None]
+        out += [(f, found) for f in files if (found := language_for(f)) is not None]
     return out, problems
 
 
