@@ -68,7 +68,7 @@ def _installed(name: str, dist_name: str, registries: Path) -> Suite:
         raise InputError(f"--suite {name}: {dist_name} is not installed (pip install {dist_name})") from None
     files = [str(f) for f in (dist.files or [])]
     registry = registries / f"{name}.toml"
-    common = dict(distribution=dist_name, version=dist.version, registry=registry if registry.is_file() else None)
+    reg = registry if registry.is_file() else None
     site = Path(str(dist.locate_file(""))).resolve()
     if name == "monarch":
         if "tests/conftest.py" not in files:
@@ -76,11 +76,13 @@ def _installed(name: str, dist_name: str, registries: Path) -> Suite:
         tests = site / "tests"
         return Suite(name=name, root=site, paths=(tests,), python_path=(tests,),
                      env={"HYPERACTOR_MESH_ADMIN_ADDR": LOOPBACK_ADMIN},
-                     ini=("asyncio_mode=auto", "asyncio_default_fixture_loop_scope=function"), **common)
+                     ini=("asyncio_mode=auto", "asyncio_default_fixture_loop_scope=function"),
+                     registry=reg, distribution=dist_name, version=dist.version)
     tests_ft = sorted(site / f for f in files if f.startswith("torchft/") and f.endswith("_test.py"))
     if not tests_ft:
         raise InputError(f"--suite torchft: {dist_name} {dist.version} ships no torchft/*_test.py")
-    return Suite(name=name, root=site, paths=tuple(tests_ft), **common)
+    return Suite(name=name, root=site, paths=tuple(tests_ft), registry=reg, distribution=dist_name,
+                 version=dist.version)
 
 
 def missing_plugins() -> list[str]:
