@@ -11,6 +11,8 @@ the result:
 * the suite's directory is on PYTHONPATH (Monarch's conftest imports ``crash_recovery_plugin``
   as a top-level module, and so do the procs it spawns);
 * no bytecode or cache is written into site-packages (a run writes its output directory only);
+* one hash seed for the run (PYTHONHASHSEED=0 unless set): xdist workers must collect the same
+  test ids, and torchft names parametrized tests from sets of strings;
 * pytest-asyncio in ``auto`` mode with function-scoped loops (what upstream's CI configures in
   its pyproject; the wheel ships no ini file);
 * Monarch's listeners bind loopback: ``HYPERACTOR_MESH_ADMIN_ADDR`` is set to a loopback
@@ -108,4 +110,8 @@ def environment(suite: Suite, env: dict[str, str] | os._Environ[str]) -> dict[st
         old = env.get("PYTHONPATH")
         out["PYTHONPATH"] = os.pathsep.join([*map(str, suite.python_path), *([old] if old else [])])
     out["PYTHONDONTWRITEBYTECODE"] = "1"
+    # xdist workers must collect the same ids in the same order; torchft builds test names
+    # from sets of strings, whose order follows the per-process hash seed.
+    if "PYTHONHASHSEED" not in env:
+        out["PYTHONHASHSEED"] = "0"
     return out

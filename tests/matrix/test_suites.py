@@ -51,6 +51,7 @@ def test_environment_keeps_what_the_caller_set(tmp_path):
     fresh = suites.environment(suite, {"PYTHONPATH": "/x"})
     assert fresh["HYPERACTOR_MESH_ADMIN_ADDR"] == "127.0.0.1:0"
     assert fresh["PYTHONPATH"].split(":") == [str(tmp_path), "/x"]
+    assert fresh["PYTHONHASHSEED"] == "0"  # xdist workers collect the same set-ordered ids
     assert "HYPERACTOR_MESH_ADMIN_ADDR" not in suites.environment(suite, {"HYPERACTOR_MESH_ADMIN_ADDR": "[::1]:0"})
 
 
