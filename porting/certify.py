@@ -293,13 +293,15 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
             stage_timeout: float = 1200.0, progress: Progress | None = None,
             report_args: list[str] | None = None, cwd: str | None = None,
             skip: Collection[str] = (), reference_dir: str | None = None,
-            matrix_args: list[str] | None = None) -> CertifyRecord:
+            matrix_args: list[str] | None = None, suites: list[str] | None = None) -> CertifyRecord:
     """Run the pipeline; return the record (also written to OUT/certify.json).
 
     ``skip``: stages not to run (``--skip``); an omitted stage makes the report partial, since
     certify can then not vouch for the evidence end to end. ``reference_dir``: JUnit of a
     reference run made elsewhere, read (never written) by the report next to this run's.
-    ``matrix_args``: passed to `port matrix` (e.g. ``--matrix-dir``: other packs than the shipped ones)."""
+    ``matrix_args``: passed to `port matrix` (e.g. ``--matrix-dir``: other packs than the shipped ones).
+    ``suites``: projects' own test suites run after the packs (`port matrix --suite NAME`), their
+    JUnit beside the packs' so the report judges them with the same rules."""
     from .errors import UsageError
 
     progress = progress or Progress()
@@ -322,6 +324,7 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         run.sources(sources)
         run.build()
         run.matrix(matrix_args or [])
+        run.suites(suites or [])
         rep = run.report(reference, report_args or [])
         run.record.elapsed = time.monotonic() - start
         run.finish(rep)
@@ -410,6 +413,20 @@ class _Pipeline:
             matrix_args = [*matrix_args, "--run-id", self.run_id]
         self.stage("matrix", [*self.common, "--junit", str(self.junit_dir), *matrix_args], "matrix.log",
                    summarize=lambda r: f"{len(_junit_files(self.junit_dir))} JUnit file(s)")
+
+    def suites(self, names: list[str]) -> None:
+        """Each upstream suite as its own stage (``suite NAME``); says so when none was asked for."""
+        if not names:
+            self.progress.say("suites", "not run (a project's own tests run with --suite monarch, torchft or DIR)")
+            return
+        if "matrix" in self.skip:
+            self.skipped("suites", "omitted with the matrix (--skip matrix)")
+            return
+        for name in names:
+            tag = Path(name).name or "suite"
+            args = [*self.common, "--junit", str(self.junit_dir), "--suite", name]
+            self.stage(f"suite {tag}", args, f"suite-{tag}.log",
+                       command=[sys.executable, "-m", "porting", "matrix", *args])
 
     def incomplete_reasons(self) -> list[str]:
         stages = self.record.stages

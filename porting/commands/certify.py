@@ -26,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="reference platform, passed to `port report --reference` (default auto)")
     parser.add_argument("--matrix-dir", metavar="DIR", default=None,
                         help="matrix packs to run instead of the shipped test_matrix/ (passed to `port matrix`)")
+    parser.add_argument("--suite", action="append", default=[], metavar="NAME|DIR",
+                        help="also run a project's own test suite after the packs (repeatable; `port matrix "
+                             "--suite`): monarch, torchft or a directory")
     parser.add_argument("--skip", action="append", default=[], metavar="STAGE",
                         choices=("detect", "audit", "hipify", "build", "matrix"),
                         help="do not run STAGE (repeatable); the report is then marked partial")
@@ -62,5 +65,5 @@ def run(args: argparse.Namespace) -> int:
     record = certify(config["out_dir"], list(config["sources"]), config_file=args.config,
                      stage_timeout=args.stage_timeout, progress=Progress(interval=args.progress_interval),
                      report_args=report_args, skip=set(args.skip), reference_dir=args.reference,
-                     matrix_args=matrix_args)
+                     matrix_args=matrix_args, suites=list(args.suite))
     return record.exit_code

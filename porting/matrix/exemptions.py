@@ -4,8 +4,9 @@ Each ``[[exemption]]`` names: ``id``, ``pattern`` (an fnmatch pattern over pytes
 or a list of them),
 ``platforms`` (``cuda`` / ``rocm`` / ``cpu``; an exemption applies only there), ``action``
 (``skip``, or ``xfail`` which is strict: an unexpected pass fails), ``reason``, ``tracking``
-(a link) and ``expires`` (a TOML date). An expired exemption fails the run; one that matches
-no collected test is reported.
+(a link) and ``expires`` (a TOML date); optional ``rdma`` (a list of RDMA backends,
+``ibverbs`` / ``tcp`` / ``none``: it applies only where detection found one of them). An
+expired exemption fails the run; one that matches no collected test is reported.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ SCHEMA = 1
 ACTIONS = ("skip", "xfail")
 PLATFORMS = ("cuda", "rocm", "cpu")
 _KEYS = {"id", "pattern", "platforms", "action", "reason", "tracking", "expires"}
+_OPTIONAL = {"rdma"}
+RDMA_BACKENDS = ("ibverbs", "tcp", "none")
 
 
 @dataclass(frozen=True)
@@ -36,13 +39,14 @@ class Exemption:
     tracking: str
     expires: dt.date
     patterns: tuple[str, ...] = ()  # the fnmatch patterns; default: (pattern,)
+    rdma: tuple[str, ...] = ()  # RDMA backends it applies to; () = any
 
     def __post_init__(self) -> None:
         if not self.patterns:
             object.__setattr__(self, "patterns", (self.pattern,))
 
-    def applies_to(self, platform: str) -> bool:
-        return platform in self.platforms
+    def applies_to(self, platform: str, rdma: str | None = None) -> bool:
+        return platform in self.platforms and (rdma is None or not self.rdma or rdma in self.rdma)
 
     def matches(self, nodeid: str) -> bool:
         return any(fnmatch.fnmatchcase(nodeid, p) for p in self.patterns)
@@ -56,15 +60,15 @@ class Registry:
     path: Path | None
     exemptions: list[Exemption] = field(default_factory=list)
 
-    def for_platform(self, platform: str) -> list[Exemption]:
-        return [e for e in self.exemptions if e.applies_to(platform)]
+    def for_platform(self, platform: str, rdma: str | None = None) -> list[Exemption]:
+        return [e for e in self.exemptions if e.applies_to(platform, rdma)]
 
     def expired(self, platform: str, today: dt.date) -> list[Exemption]:
         return [e for e in self.for_platform(platform) if e.expired(today)]
 
-    def match(self, nodeid: str, platform: str, today: dt.date) -> Exemption | None:
-        """The first live exemption for this test on this platform."""
-        for e in self.for_platform(platform):
+    def match(self, nodeid: str, platform: str, today: dt.date, rdma: str | None = None) -> Exemption | None:
+        """The first live exemption for this test on this platform (and RDMA backend)."""
+        for e in self.for_platform(platform, rdma):
             if not e.expired(today) and e.matches(nodeid):
                 return e
         return None
@@ -81,9 +85,10 @@ def _entry(raw: Any, index: int, where: str) -> Exemption:
         raise ConfigError(f"{label}: must be a table")
     if isinstance(raw.get("id"), str):
         label = f"{where}: exemption '{raw['id']}'"
-    unknown = sorted(set(raw) - _KEYS)
+    unknown = sorted(set(raw) - _KEYS - _OPTIONAL)
     if unknown:
-        raise ConfigError(f"{label}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_KEYS))})")
+        known = ", ".join(sorted(_KEYS | _OPTIONAL))
+        raise ConfigError(f"{label}: unknown key(s) {', '.join(unknown)} (known: {known})")
     missing = sorted(k for k in _KEYS if k not in raw)
     if missing:
         raise ConfigError(f"{label}: missing key(s) {', '.join(missing)}")
@@ -112,9 +117,13 @@ def _entry(raw: Any, index: int, where: str) -> Exemption:
             raise ConfigError(f"{label}: 'expires' must be a date (YYYY-MM-DD), got {expires!r}") from None
     if not isinstance(expires, dt.date):
         raise ConfigError(f"{label}: 'expires' must be a date (YYYY-MM-DD)")
+    rdma = raw.get("rdma", [])
+    if (not isinstance(rdma, list) or ("rdma" in raw and not rdma)
+            or not all(isinstance(r, str) and r in RDMA_BACKENDS for r in rdma)):
+        raise ConfigError(f"{label}: 'rdma' must be a non-empty list of {', '.join(RDMA_BACKENDS)}")
     return Exemption(id=raw["id"], pattern=" | ".join(patterns), platforms=tuple(platforms),
                      action=raw["action"], reason=raw["reason"], tracking=raw["tracking"], expires=expires,
-                     patterns=tuple(patterns))
+                     patterns=tuple(patterns), rdma=tuple(rdma))
 
 
 def parse(data: dict[str, Any], where: str) -> Registry:

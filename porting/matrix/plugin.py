@@ -239,7 +239,7 @@ class MatrixState:
             reason = self._unmet(item)
             if reason:
                 item.add_marker(pytest.mark.skip(reason=reason))
-            exemption = self.registry.match(item.nodeid, platform, self.today)
+            exemption = self.registry.match(item.nodeid, platform, self.today, self.facts.rdma_backend)
             if exemption is not None:
                 item.user_properties.append((EXEMPTION, exemption.id))
                 why = (f"exemption {exemption.id}: {exemption.reason} "

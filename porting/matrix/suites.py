@@ -11,6 +11,8 @@ the result:
 * the suite's directory is on PYTHONPATH (Monarch's conftest imports ``crash_recovery_plugin``
   as a top-level module, and so do the procs it spawns);
 * no bytecode or cache is written into site-packages (a run writes its output directory only);
+* one hash seed for the run (PYTHONHASHSEED=0 unless set): xdist workers must collect the same
+  test ids, and torchft names parametrized tests from sets of strings;
 * pytest-asyncio in ``auto`` mode with function-scoped loops (what upstream's CI configures in
   its pyproject; the wheel ships no ini file);
 * Monarch's listeners bind loopback: ``HYPERACTOR_MESH_ADMIN_ADDR`` is set to a loopback
@@ -68,7 +70,7 @@ def _installed(name: str, dist_name: str, registries: Path) -> Suite:
         raise InputError(f"--suite {name}: {dist_name} is not installed (pip install {dist_name})") from None
     files = [str(f) for f in (dist.files or [])]
     registry = registries / f"{name}.toml"
-    common = dict(distribution=dist_name, version=dist.version, registry=registry if registry.is_file() else None)
+    reg = registry if registry.is_file() else None
     site = Path(str(dist.locate_file(""))).resolve()
     if name == "monarch":
         if "tests/conftest.py" not in files:
@@ -76,11 +78,13 @@ def _installed(name: str, dist_name: str, registries: Path) -> Suite:
         tests = site / "tests"
         return Suite(name=name, root=site, paths=(tests,), python_path=(tests,),
                      env={"HYPERACTOR_MESH_ADMIN_ADDR": LOOPBACK_ADMIN},
-                     ini=("asyncio_mode=auto", "asyncio_default_fixture_loop_scope=function"), **common)
+                     ini=("asyncio_mode=auto", "asyncio_default_fixture_loop_scope=function"),
+                     registry=reg, distribution=dist_name, version=dist.version)
     tests_ft = sorted(site / f for f in files if f.startswith("torchft/") and f.endswith("_test.py"))
     if not tests_ft:
         raise InputError(f"--suite torchft: {dist_name} {dist.version} ships no torchft/*_test.py")
-    return Suite(name=name, root=site, paths=tuple(tests_ft), **common)
+    return Suite(name=name, root=site, paths=tuple(tests_ft), registry=reg, distribution=dist_name,
+                 version=dist.version)
 
 
 def missing_plugins() -> list[str]:
@@ -106,4 +110,8 @@ def environment(suite: Suite, env: dict[str, str] | os._Environ[str]) -> dict[st
         old = env.get("PYTHONPATH")
         out["PYTHONPATH"] = os.pathsep.join([*map(str, suite.python_path), *([old] if old else [])])
     out["PYTHONDONTWRITEBYTECODE"] = "1"
+    # xdist workers must collect the same ids in the same order; torchft builds test names
+    # from sets of strings, whose order follows the per-process hash seed.
+    if "PYTHONHASHSEED" not in env:
+        out["PYTHONHASHSEED"] = "0"
     return out

@@ -602,12 +602,7 @@ def test_zero_timeout_fails_before_any_transfer(owners):
 
 
 @pytest.mark.parametrize("how", ["killed", "stopped"])
-def test_dead_owner_raises(fault_log, facts, request, how):
-    if facts.rdma_backend in ("tcp", "none"):
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            f"RDMA backend {facts.rdma_backend}: Monarch's TCP transport reports an owner that is gone "
-            "(proc killed, or its mesh stopped) only as a time-out, which this case does not accept"),
-            raises=AssertionError))
+def test_dead_owner_raises(fault_log, how):
     import torch
     from monarch.actor import this_host
 
@@ -630,8 +625,8 @@ def test_dead_owner_raises(fault_log, facts, request, how):
             texts.append(str(info.value))
         # A time-out is not a dead-owner error: the op must fail because the owner is gone.
         # Monarch's TCP backend only times out (monarch 0.7.0: "tcp read chunk timed out"), so
-        # this case is a strict xfail there (see the marker); if it starts detecting the loss,
-        # the XPASS fails the run and the marker goes.
+        # this case is a strict xfail there (exemption MX-RDMA-DEAD-OWNER in exemptions.toml, for
+        # the tcp/none backends only); if it starts detecting the loss, the XPASS fails the run.
         for text in texts:
             assert "timed out" not in text.lower(), f"a time-out, not a dead-owner error: {text}"
             assert "rdma" in text.lower(), text

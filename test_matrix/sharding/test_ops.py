@@ -5,6 +5,7 @@ single-process reference (exact for integers, dtype tolerances otherwise)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -50,11 +51,23 @@ def test_pointwise_partial(rank_pool, mesh, names, op):
     rank_pool.run(cases.pointwise_partial, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op)
 
 
-# Distinct per pattern (another mm strategy) and per mkn (uneven shards change the strategy
-# torch picks); the dtypes only change data and are looped inside the case.
-@pytest.mark.parametrize("mkn", [(8, 6, 4), (7, 5, 3)], ids=["even", "uneven"])
-@pytest.mark.parametrize("pattern", list(cases.MATMUL))
-@pytest.mark.parametrize("mesh", MESHES_1D)
+def _matmul_params():
+    """Distinct per pattern (another mm strategy), per mesh and per mkn where a Shard is
+    involved (uneven shards change the strategy torch picks). RxR has no shard: every mesh and
+    shape takes the same replicated local mm, so it runs once."""
+    out = []
+    for mesh, pattern, (mkn_id, mkn) in itertools.product(MESHES_1D, cases.MATMUL, MATMUL_MKN.items()):
+        if pattern == "RxR" and (mesh.id != "1d-4" or mkn_id != "even"):
+            continue
+        out.append(pytest.param(mesh.values[0], pattern, mkn, id=f"{mesh.id}-{pattern}-{mkn_id}", marks=mesh.marks))
+    return out
+
+
+MATMUL_MKN = {"even": (8, 6, 4), "uneven": (7, 5, 3)}
+
+
+# The dtypes only change data and are looped inside the case.
+@pytest.mark.parametrize("mesh,pattern,mkn", _matmul_params())
 def test_matmul(rank_pool, mesh, pattern, mkn):
     rank_pool.run(cases.matmul, ranks=helpers.mesh_ranks(mesh), mesh=mesh, pattern=pattern, mkn=mkn)
 
@@ -92,14 +105,26 @@ def _gpu_path(facts):
     return facts.properties.get("port.path") if facts.platform in ("cuda", "rocm") else None
 
 
-# Distinct per memory kind, per shard dim (another stride walk in the kernels) and per shape
-# (even, uneven, and tiny: a rank past the last chunk holds an empty shard); the dtypes only
-# change the element width the kernels copy and are looped inside the case.
+def _native_shard_params():
+    """Distinct per shard dim (another stride walk in the kernels) and per shape: even,
+    uneven, and tiny where a rank past the last chunk holds an empty shard, which needs more
+    ranks than rows (1d-4; on 1d-2 "tiny" is one more uneven split and is not kept)."""
+    out = []
+    for mesh, dim, (shape_id, shape) in itertools.product(MESHES_1D, [0, 1], NATIVE_SHAPES.items()):
+        if shape_id == "tiny" and mesh.id != "1d-4":
+            continue
+        out.append(pytest.param(mesh.values[0], dim, shape, id=f"{mesh.id}-{dim}-{shape_id}", marks=mesh.marks))
+    return out
+
+
+NATIVE_SHAPES = {"even": (8, 12), "uneven": (7, 5), "tiny": (3, 2)}
+
+
+# Distinct per memory kind too; the dtypes only change the element width the kernels copy
+# and are looped inside the case.
 @pytest.mark.component("native")
 @pytest.mark.parametrize("memory", MEMORY)
-@pytest.mark.parametrize("shape", [(8, 12), (7, 5), (3, 2)], ids=["even", "uneven", "tiny"])
-@pytest.mark.parametrize("dim", [0, 1])
-@pytest.mark.parametrize("mesh", MESHES_1D)
+@pytest.mark.parametrize("mesh,dim,shape", _native_shard_params())
 def test_native_shard_matches_dtensor(native_libs, facts, rank_pool, mesh, dim, shape, memory):
     native_libs(memory)  # skips with the reason if the build for this placement is absent
     out = rank_pool.run(cases.native_shard, ranks=helpers.mesh_ranks(mesh), mesh=mesh, dim=dim, shape=shape,

@@ -46,8 +46,8 @@ def _one_d_params():
     out = []
     for mesh, src, dst in itertools.product(MESHES_1D, ONE_D, ONE_D):
         sharded = "S" in src[0] + dst[0]
-        if _refused([src], [dst]) or (not sharded and mesh != "1d-4"):
-            continue
+        if _refused([src], [dst]) or (not sharded and mesh != "1d-4") or src == dst:
+            continue  # src == dst: torch's one no-op branch for every placement (test_redistribute_1d_noop)
         shapes = [[name] for name in SHAPES] if sharded else [list(SHAPES)]
         dtypes = [[dt] for dt in DTYPES] if src.startswith("P") else [DTYPES]
         for shape, dtype in itertools.product(shapes, dtypes):
@@ -62,6 +62,15 @@ def _one_d_params():
 def test_redistribute_1d(rank_pool, mesh, src, dst, shape, dtype):
     out = rank_pool.run(cases.redistribute, ranks=helpers.mesh_ranks(mesh), mesh=mesh, src=[src], dst=[dst],
                         shapes=[SHAPES[s] for s in shape], dtypes=dtype)
+    assert set(out) == {"ok"}, out
+
+
+@pytest.mark.parametrize("mesh", [helpers.mesh_param("1d-4")])
+def test_redistribute_1d_noop(rank_pool, mesh):
+    """Source == target for every 1-D placement: DTensor.redistribute returns before planning
+    (the local tensor is reused, no collective); one case holds all six, with uneven shards."""
+    out = rank_pool.run(cases.redistribute_same, ranks=helpers.mesh_ranks(mesh), mesh=mesh,
+                        layouts=[[p] for p in ONE_D])
     assert set(out) == {"ok"}, out
 
 

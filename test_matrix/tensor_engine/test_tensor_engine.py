@@ -161,9 +161,15 @@ def test_torch_ops_run_on_each_worker_with_its_rank(dm):
 
 
 def test_client_knows_shape_and_dtype_before_any_fetch(dm):
+    """Inside the mesh a factory call gives a handle to tensors that live on the workers (a
+    monarch.common.tensor.Tensor, not a local torch tensor, which would pass the metadata
+    checks on its own); its shape and dtype come from the client's fake propagation, with no
+    value fetched (test_torch_ops_run_on_each_worker_with_its_rank checks fetched values)."""
     import torch
+    from monarch.common.tensor import Tensor as RemoteTensor
 
     x = torch.zeros(5, 3, dtype=torch.float64).t()
+    assert isinstance(x, RemoteTensor) and type(x) is not torch.Tensor, type(x)
     assert tuple(x.shape) == (3, 5) and x.dtype == torch.float64
 
 

@@ -72,3 +72,7 @@ def test_matrix_keeps_the_floor_of_cases_executed_on_a_cpu_host(tmp_path):
     # Device placements and NCCL ranks are collected on every host and skipped there: a GPU
     # run must execute strictly more cases than a CPU run.
     assert len(runs) < len(items), "no case is reserved for a GPU host"
+    # Issue 27: at least 30 rocm_device cases (test_matrix/device/, all marked so), collected
+    # on every host and skipped with detection's reason where there is no GPU.
+    device = [i for i in items if i["id"].startswith("test_matrix/device/")]
+    assert len(device) >= 30 and not any(i["runs"] for i in device), device

@@ -88,6 +88,8 @@ def test_missing_file_is_an_empty_registry(tmp_path):
     (("schema = 1", "schema = 2"), "schema must be 1"),
     (("id = \"A\"", "id = \"A\"\ncolour = 1"), "unknown key(s) colour"),
     (("pattern = [\"*::test_two\", \"*::test_three\"]", "pattern = []"), "'pattern' must be"),
+    (("id = \"A\"", "id = \"A\"\nrdma = [\"roce\"]"), "'rdma' must be"),
+    (("id = \"A\"", "id = \"A\"\nrdma = []"), "'rdma' must be"),
 ])
 def test_invalid_registry_names_file_and_entry(tmp_path, change, message):
     text = GOOD.replace(*change, 1)
@@ -126,7 +128,8 @@ INLINE = "{" + ", ".join(f"{k} = {v}" for k, v in FIELDS.items()) + "}"
 @pytest.mark.parametrize("text,message", [
     (f'exemption = [{INLINE}, "x"]\n', "exemption #2: must be a table"),
     (entry() + "size = 2\ncolour = 1\n",
-     "exemption 'A': unknown key(s) colour, size (known: action, expires, id, pattern, platforms, reason, tracking)"),
+     "exemption 'A': unknown key(s) colour, size "
+     "(known: action, expires, id, pattern, platforms, rdma, reason, tracking)"),
     (entry(reason=None, tracking=None), "exemption 'A': missing key(s) reason, tracking"),
     (entry(pattern='["*", "  "]'), "exemption 'A': 'pattern' must be a non-empty string or list of strings"),
     (entry(reason='" "'), "exemption 'A': 'reason' must be a non-empty string"),
@@ -211,3 +214,14 @@ def test_a_missing_user_registry_is_blamed_on_where_it_was_named(tmp_path, how, 
     with pytest.raises(ConfigError) as info:
         ex.registry_files(config)
     assert str(info.value) == f"{where.format(project=project)}: matrix.exemptions: {missing}: no such file"
+
+
+def test_an_rdma_restricted_exemption_applies_only_on_those_backends():
+    e = ex.Exemption(id="R", pattern="*::t", platforms=("cpu", "rocm"), action="xfail", reason="r",
+                     tracking="t", expires=dt.date(2030, 1, 1), rdma=("tcp", "none"))
+    reg = ex.Registry(path=None, exemptions=[e])
+    today = dt.date(2029, 1, 1)
+    assert reg.match("a::t", "rocm", today, "tcp") is e
+    assert reg.match("a::t", "rocm", today, "ibverbs") is None  # an ibverbs host runs it unexempted
+    assert reg.match("a::t", "cuda", today, "tcp") is None
+    assert reg.match("a::t", "cpu", today) is e  # a reader that does not know the backend (the report)

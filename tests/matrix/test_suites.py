@@ -51,6 +51,7 @@ def test_environment_keeps_what_the_caller_set(tmp_path):
     fresh = suites.environment(suite, {"PYTHONPATH": "/x"})
     assert fresh["HYPERACTOR_MESH_ADMIN_ADDR"] == "127.0.0.1:0"
     assert fresh["PYTHONPATH"].split(":") == [str(tmp_path), "/x"]
+    assert fresh["PYTHONHASHSEED"] == "0"  # xdist workers collect the same set-ordered ids
     assert "HYPERACTOR_MESH_ADMIN_ADDR" not in suites.environment(suite, {"HYPERACTOR_MESH_ADMIN_ADDR": "[::1]:0"})
 
 
@@ -144,3 +145,35 @@ def test_progress_ends_with_a_line_and_formats_hours():
     p.add("b", "skipped", 2.0)
     assert p.add("c", "passed", 3.0).endswith("2 passed, 0 failed, 1 skipped; about 0s left")
     assert format_duration(3 * 3600 + 125) == "3h02m"
+
+
+# ---- port certify --suite ------------------------------------------------------------------
+
+def _pipeline(tmp_path, skip=()):
+    import io
+
+    from porting.certify import Progress, _Pipeline
+
+    stream = io.StringIO()
+    return _Pipeline(tmp_path / "out", tmp_path, None, Progress(stream=stream), 600.0, skip), stream
+
+
+def test_certify_says_when_no_suite_ran(tmp_path):
+    run, stream = _pipeline(tmp_path)
+    run.suites([])
+    assert "suites: not run" in stream.getvalue() and run.record.stages == []
+
+
+def test_certify_runs_a_suite_as_its_own_stage_with_progress(tmp_path):
+    suite = tmp_path / "mysuite"
+    suite.mkdir()
+    (suite / "test_one.py").write_text("def test_a():\n    pass\n\ndef test_b():\n    assert 1 == 2\n")
+    run, stream = _pipeline(tmp_path)
+    run.suites([str(suite)])
+    [stage] = run.record.stages
+    assert stage.name == "suite mysuite" and stage.status == "problems", (stage, stream.getvalue())
+    junit = list((tmp_path / "out" / "junit").glob("matrix-*.xml"))
+    assert len(junit) == 1
+    text = junit[0].read_text()
+    assert 'name="port.collected" value="2"' in text and 'name="port.complete" value="true"' in text
+    assert "2/2 tests done: 1 passed, 1 failed, 0 skipped" in Path(stage.log).read_text()
