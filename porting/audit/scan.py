@@ -51,7 +51,10 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[tuple[str, st
         # the one walker: regular files only, no symlink out of the tree, loops reported
         files, skipped = source_files([p], skip_dir=lambda d: d in SKIP_DIRS)
         problems += skipped
-        out += [(f, lang) for f in files if (lang := language_for(f)) is not None]
+        for f in files:
+            file_lang = language_for(f)
+            if file_lang is not None:
+                out.append((f, file_lang))
     return out, problems
 
 
