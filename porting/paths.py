@@ -189,9 +189,9 @@ class OutputDir:
             self.refuse(path, exc)
             raise
         except NotADirectoryError:
-            exc = PathRefused(path, "is not a directory")
-            self.refuse(path, exc)
-            raise exc from None
+            refused = PathRefused(path, "is not a directory")
+            self.refuse(path, refused)
+            raise refused from None
         return os.path.join(self.root, *parts)
 
     def unlink(self, path: object) -> bool:

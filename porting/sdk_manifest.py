@@ -70,13 +70,12 @@ def tree_digest(hashes: dict[str, str]) -> str:
 
 def build(sdk: str) -> dict:
     """The manifest of ``sdk`` as it is now (every file hashed)."""
-    entries = {}
+    entries: dict[str, dict] = {}
+    hashes: dict[str, str] = {}
     for rel, st in sorted(_files(sdk).items()):
-        regular = stat.S_ISREG(st.st_mode)
-        entries[rel] = {"sha256": _sha256(os.path.join(sdk, rel)) if regular else "not a regular file",
-                        "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-    return {"schema": SCHEMA, "tree_sha256": tree_digest({r: e["sha256"] for r, e in entries.items()}),
-            "files": entries}
+        hashes[rel] = _sha256(os.path.join(sdk, rel)) if stat.S_ISREG(st.st_mode) else "not a regular file"
+        entries[rel] = {"sha256": hashes[rel], "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    return {"schema": SCHEMA, "tree_sha256": tree_digest(hashes), "files": entries}
 
 
 def load(sdk: str) -> dict | None:

@@ -79,16 +79,19 @@ class ScanResult:
                 "skipped": self.skipped, "unreadable": self.unreadable}
 
 
-def rust_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """The ``.rs`` files under ``paths`` (files given directly are kept), sorted, no duplicates."""
+def rust_files(paths: Iterable[str | os.PathLike[str]], problems: list[str] | None = None) -> list[Path]:
+    """The ``.rs`` files under ``paths`` (files given directly are kept), sorted, no duplicates;
+    a ``.rs`` entry the walker would not return (broken or outward symlink, FIFO) goes to ``problems``."""
     out: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_file():
             out.add(path)
         elif path.is_dir():  # the one walker: regular files only, no symlink out of the tree
-            files, _ = source_files([path], skip_dir=lambda d: d in _SKIP_DIRS or d.startswith("."))
+            files, skipped = source_files([path], skip_dir=lambda d: d in _SKIP_DIRS or d.startswith("."))
             out.update(Path(f) for f in files if f.endswith(".rs"))
+            if problems is not None:  # the scan is incomplete: said, never read
+                problems += [p for p in skipped if p.split(": ", 1)[0].endswith(".rs")]
         else:
             raise InputError(f"{path}: no such file or directory")
     return sorted(out)
@@ -247,7 +250,7 @@ def scan(paths: Iterable[str | os.PathLike[str]], table: AliasTable,
     excluded = {Path(p).resolve() for p in exclude}
     candidates: dict[tuple[str, str, int], Use] = {}
     defined: set[str] = set(allow)
-    for path in rust_files(paths):
+    for path in rust_files(paths, result.unreadable):
         label = str(path)
         if path.resolve() in excluded:
             result.skipped.append(label)

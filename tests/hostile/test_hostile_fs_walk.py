@@ -69,7 +69,8 @@ def test_aliases_scan(hostile, tmp_path, hp):
     assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
     data = json.loads(proc.stdout)
     assert data["files"] == 1 and "cudaMalloc" in data["used"]  # lib.rs; not leak.rs, not the FIFO y.rs
-    assert "leak.rs" not in proc.stdout
+    # the outward link is reported (the scan is incomplete), never read
+    assert any("leak.rs" in u and "not followed" in u for u in data["unreadable"])
     _no_secret(text=proc.stdout + proc.stderr)
 
 
