@@ -29,6 +29,8 @@ SCHEMAS = {"detect-1": "schemas/detect-1.schema.json", "parity": "report/parity.
            "fix-1": "schemas/fix-1.schema.json"}
 # `port emulate`'s C++ runtime: package data (pyproject.toml), so a wheel carries it as is.
 EMULATE_RUNTIME = "emulate/runtime"
+# its translation units (emu_internal.h says which concern each holds), compiled into one object
+EMULATE_RUNTIME_SOURCES = ("emu_launch.cpp", "emu_scheduler.cpp", "emu_warp.cpp", "emu_host_api.cpp")
 
 
 class AssetError(PortError):
@@ -92,11 +94,12 @@ def cmake_dir() -> Path:
 
 
 def emulate_runtime_dir() -> Path:
-    """emu_runtime.h/.cpp and the shim include/ directory that `port emulate` compiles against."""
+    """emu_runtime.h, the runtime's sources and the shim include/ directory `port emulate` compiles against."""
     path = package_dir() / EMULATE_RUNTIME
-    if not (path / "emu_runtime.h").is_file():
-        raise AssetError(f"{path}: rocm-port installation lacks port emulate's runtime (emu_runtime.h); "
-                         "reinstall the wheel or use a full checkout")
+    for name in ("emu_runtime.h", *EMULATE_RUNTIME_SOURCES):
+        if not (path / name).is_file():
+            raise AssetError(f"{path}: rocm-port installation lacks port emulate's runtime ({name}); "
+                             "reinstall the wheel or use a full checkout")
     return path
 
 

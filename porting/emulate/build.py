@@ -4,8 +4,9 @@ The program's sources and the local headers the preprocessor reads for them (``g
 width, so an include in a dead ``#if`` branch is not followed; only files in the source tree) are
 rewritten (porting.emulate.rewrite) into a mirror under
 the output directory, at the same relative layout, so relative includes still resolve. Each
-width compiles with ``g++ -include emu_runtime.h -DEMU_WARP=W`` against the runtime object,
-which is compiled once per (runtime content, compiler, flags, width) and cached by that hash;
+width compiles with ``g++ -include emu_runtime.h -DEMU_WARP=W`` against the runtime object (the
+runtime's .cpp files partially linked into one, ``-r``), which is compiled once per (runtime
+content, compiler, flags, width) and cached by that hash;
 a program binary is cached the same way, so an unchanged program is not recompiled. The two
 widths compile in parallel, each compiler in its own process group.
 """
@@ -27,7 +28,6 @@ from ..sources import classify
 from ..walk import read_regular, why_unreadable
 from .rewrite import rewrite
 
-_RUNTIME_SOURCE = "emu_runtime.cpp"
 MAX_FILES = 2000
 
 
@@ -197,8 +197,11 @@ class _Job:
 
 def _runtime_job(tool: Toolchain, warp: int, cache: Path) -> _Job:
     out = cache / f"runtime-{runtime_digest(tool, warp)}-w{warp}.o"
-    source = assets.emulate_runtime_dir() / _RUNTIME_SOURCE
-    cmd = [tool.cxx, *tool.base_flags(warp), *_include_flags([]), "-c", str(source)]
+    runtime = assets.emulate_runtime_dir()
+    sources = [runtime / name for name in assets.EMULATE_RUNTIME_SOURCES]
+    # one object however many files the runtime has: -r links them into a relocatable object
+    # (no start files, no libraries: the program's link adds those)
+    cmd = [tool.cxx, *tool.base_flags(warp), *_include_flags([]), "-r", "-nostdlib", *map(str, sources)]
     return _Job(warp, out, None if out.is_file() else cmd + ["-o"])
 
 

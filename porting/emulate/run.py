@@ -21,8 +21,8 @@ from pathlib import Path
 from ..process_group import spawn, stop_group
 from . import sandbox
 
-EXIT_FAULT = 3          # emu_runtime.cpp: a kernel trapped (bad warp mask, __trap, ...)
-EXIT_UNSUPPORTED = 4    # emu_runtime.cpp: the program needs something not emulated
+EXIT_FAULT = 3          # emu_internal.h: a kernel trapped (bad warp mask, __trap, ...)
+EXIT_UNSUPPORTED = 4    # emu_internal.h: the program needs something not emulated
 MAX_MASKED_SHOWN = 50
 # Run-to-run volatile text masked by default (--no-default-mask turns it off; docs/emulate.md
 # lists them): a number with a time unit, a rate (GB/s, GFLOP/s, items/s), and the number after
@@ -86,7 +86,7 @@ class Launch:
     args: list[str]
     argv0: str                     # the same at every width (not the per-width binary's path)
     sandbox: str | None            # the bwrap executable, None for --no-sandbox
-    env: dict[str, str] = field(default_factory=dict)  # EMU_MASK_FAULTS / EMU_SYNC (emu_runtime.cpp)
+    env: dict[str, str] = field(default_factory=dict)  # EMU_MASK_FAULTS / EMU_SYNC (emu_warp.cpp)
 
 
 def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Path | None,

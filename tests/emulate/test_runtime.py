@@ -103,6 +103,14 @@ def test_half_and_bfloat16(emulate_program):
                                      " big 2048.0\n")
 
 
+
+def test_half_and_bfloat16_pairs_construct_from_two_values(emulate_program):
+    """`half2 value(0.f, 0.f)` (cuda-samples' fp16ScalarProduct), half2(h, h), {f, f}, the bf16
+    pair, a zero pair from {}; 256 products of 0.25*(i%4)*2 + 1*0.5*(i%2) through __hfma2 sum to 256."""
+    result = emulate_program(RUNTIME / "half2_constructors.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "dot 256.0 bf16 1.5 -2.0 zero 0.0 0.0\n"
+
 def test_host_threads_launch_in_turn_and_host_files_keep_their_own_helpers(emulate_program):
     src = Path(__file__).parent / "programs" / "hostthreads"
     result = emulate_program(src / "main.cu", src / "helpers.cpp")

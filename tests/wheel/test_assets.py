@@ -88,3 +88,17 @@ def test_matrix_defaults_to_the_shipped_packs_with_their_parent_as_rootdir(tmp_p
     assert out[0] == str(assets.matrix_dir())
     assert f"--rootdir={assets.root()}" in out
     assert f"--port-exemptions={assets.exemptions_file()}" in out
+
+
+def test_emulate_runtime_names_the_file_an_installation_lacks(tmp_path, monkeypatch):
+    # a copy of the runtime without one of the translation units build.py links: a one-line
+    # error naming it, not an undefined-symbol failure of every program's link
+    runtime = tmp_path / assets.EMULATE_RUNTIME
+    shutil.copytree(assets.emulate_runtime_dir(), runtime)
+    missing = assets.EMULATE_RUNTIME_SOURCES[-1]
+    (runtime / missing).unlink()
+    monkeypatch.setattr(assets, "package_dir", lambda: tmp_path)
+    with pytest.raises(assets.AssetError, match=missing):
+        assets.emulate_runtime_dir()
+    (runtime / missing).write_text("")
+    assert assets.emulate_runtime_dir() == runtime

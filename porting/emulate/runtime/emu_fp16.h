@@ -48,8 +48,19 @@ struct __nv_bfloat16 {
   EMU_INL __nv_bfloat16(unsigned i) : bits(emu::float_to_bf16_bits((float)i)) {}
   EMU_INL operator float() const { return emu::bf16_bits_to_float(bits); }
 };
-struct alignas(4) __half2 { __half x, y; };
-struct alignas(4) __nv_bfloat162 { __nv_bfloat16 x, y; };
+// CUDA's pairs construct from two values (`half2 value(0.f, 0.f)`, cuda-samples' fp16ScalarProduct):
+// C++17 has no parenthesized aggregate initialization, so they declare the constructor; the
+// defaulted ones keep them trivial (trivially copyable through warp shuffles, zero when {}).
+struct alignas(4) __half2 {
+  __half x, y;
+  __half2() = default;
+  EMU_INL __half2(const __half& a, const __half& b) : x(a), y(b) {}
+};
+struct alignas(4) __nv_bfloat162 {
+  __nv_bfloat16 x, y;
+  __nv_bfloat162() = default;
+  EMU_INL __nv_bfloat162(const __nv_bfloat16& a, const __nv_bfloat16& b) : x(a), y(b) {}
+};
 typedef __half half;
 typedef __half2 half2;
 typedef __nv_bfloat16 nv_bfloat16;

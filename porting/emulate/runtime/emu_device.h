@@ -1,0 +1,149 @@
+// rocm-port `port emulate`, part of emu_runtime.h (programs include that umbrella header):
+// the fiber scheduler's entry points, launch templates, barriers, fences and warp collectives
+// (defined in emu_scheduler.cpp, emu_warp.cpp and emu_launch.cpp).
+#pragma once
+#include "emu_host_api.h"
+
+// ---- device side: the fiber scheduler's entry points ----------------------------------------
+namespace emu {
+// a lane mask as the program's API returns it: HIP's is 64 bits at any width, CUDA's 32
+#if defined(EMU_HIP)
+using lanemask_t = unsigned long long;
+#else
+using lanemask_t = std::conditional_t<EMU_WARP == 64, unsigned long long, unsigned int>;
+#endif
+enum Op : int {
+  SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_XOR, BALLOT, ANY, ALL, ACTIVEMASK, SYNCWARP,
+  MATCH_ANY, MATCH_ALL, RED_ADD, RED_MIN, RED_MAX, RED_AND, RED_OR, RED_XOR, LANE_ID
+};
+// One lane's arrival at a warp collective; the scheduler fills `out` once every active lane
+// of the warp has arrived (the call site is the return address of arrive()).
+struct Arrival {
+  const char* name;
+  int op;
+  int synced;                   // a *_sync form: `mask` names the participating lanes
+  unsigned long long mask;
+  const void* in;               // this lane's operand (it lives on the lane's own stack)
+  int size;
+  int is_signed;
+  int arg;                      // source lane / delta / xor mask
+  int width;
+  void* out;
+  int pred_out;
+  const void* site;
+};
+void arrive(Arrival* a);
+extern unsigned char dynamic_shared[];
+[[noreturn]] void fault(const char* what);
+[[noreturn]] void unsupported(const char* what);
+unsigned long long clock_ticks();
+
+struct LaunchConfig {
+  dim3 grid, block;
+  size_t shmem;
+  cudaStream_t stream;
+};
+EMU_INL LaunchConfig config(dim3 g, dim3 b, size_t sh = 0, cudaStream_t s = nullptr) { return LaunchConfig{g, b, sh, s}; }
+void run_grid(const LaunchConfig& c, void (*invoke)(void*), void* ctx);
+
+// A launch: the arguments are evaluated and copied once on the host (as a GPU launch does);
+// every thread then calls the kernel with its own copies of them.
+template <class F, class... A> void launch(const LaunchConfig& c, F f, A&&... a) {
+  struct Ctx { F f; std::tuple<std::decay_t<A>...> args; };
+  Ctx ctx{f, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)};
+  run_grid(c, [](void* p) { Ctx* x = static_cast<Ctx*>(p); std::apply(x->f, x->args); }, &ctx);
+}
+template <class... P, std::size_t... I>
+cudaError_t launch_packed(void (*f)(P...), const LaunchConfig& c, void** args, std::index_sequence<I...>) {
+  launch(c, [f](auto&&... a) { f(a...); }, *static_cast<std::decay_t<P>*>(args[I])...);
+  return cudaGetLastError();
+}
+
+template <class T> EMU_INL T exchange(const char* name, int op, int synced, unsigned long long mask, const T& v, int arg, int width) {
+  static_assert(std::is_trivially_copyable<T>::value, "warp shuffles move trivially copyable values");
+  typename std::aligned_storage<sizeof(T), alignof(T)>::type out;
+  Arrival a{name, op, synced, mask, &v, (int)sizeof(T), std::is_signed<T>::value, arg, width, &out, 0, nullptr};
+  arrive(&a);
+  return *reinterpret_cast<T*>(&out);
+}
+EMU_INL unsigned long long vote(const char* name, int op, int synced, unsigned long long mask, int pred) {
+  unsigned long long out = 0;
+  Arrival a{name, op, synced, mask, &pred, (int)sizeof(int), 1, 0, EMU_WARP, &out, 0, nullptr};
+  arrive(&a);
+  return out;
+}
+template <class T> EMU_INL T reduce(const char* name, int op, unsigned long long mask, T v) {
+  T out = 0;
+  Arrival a{name, op, 1, mask, &v, (int)sizeof(T), std::is_signed<T>::value, 0, EMU_WARP, &out, 0, nullptr};
+  arrive(&a);
+  return out;
+}
+constexpr unsigned long long kFull = EMU_WARP == 64 ? ~0ull : 0xffffffffull;
+}  // namespace emu
+
+// ---- barriers, fences -----------------------------------------------------------------------
+void __syncthreads();
+int __syncthreads_count(int pred);
+int __syncthreads_and(int pred);
+int __syncthreads_or(int pred);
+EMU_INL void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+EMU_INL void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+EMU_INL void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+EMU_INL void __trap() { emu::fault("__trap() called"); }
+EMU_INL void __brkpt() { emu::fault("__brkpt() called"); }
+EMU_INL void __nanosleep(unsigned int) {}
+EMU_INL long long clock64() { return (long long)emu::clock_ticks(); }
+EMU_INL long long __clock64() { return (long long)emu::clock_ticks(); }
+EMU_INL long long wall_clock64() { return (long long)emu::clock_ticks(); }
+EMU_INL unsigned long long __globaltimer() { return emu::clock_ticks(); }
+
+// ---- warp collectives -----------------------------------------------------------------------
+template <class T> EMU_INL T __shfl_sync(unsigned long long m, T v, int src, int w = warpSize) { return emu::exchange("__shfl_sync", emu::SHFL_IDX, 1, m, v, src, w); }
+template <class T> EMU_INL T __shfl_up_sync(unsigned long long m, T v, unsigned int d, int w = warpSize) { return emu::exchange("__shfl_up_sync", emu::SHFL_UP, 1, m, v, (int)d, w); }
+template <class T> EMU_INL T __shfl_down_sync(unsigned long long m, T v, unsigned int d, int w = warpSize) { return emu::exchange("__shfl_down_sync", emu::SHFL_DOWN, 1, m, v, (int)d, w); }
+template <class T> EMU_INL T __shfl_xor_sync(unsigned long long m, T v, int x, int w = warpSize) { return emu::exchange("__shfl_xor_sync", emu::SHFL_XOR, 1, m, v, x, w); }
+template <class T> EMU_INL T __shfl(T v, int src, int w = warpSize) { return emu::exchange("__shfl", emu::SHFL_IDX, 0, 0, v, src, w); }
+template <class T> EMU_INL T __shfl_up(T v, unsigned int d, int w = warpSize) { return emu::exchange("__shfl_up", emu::SHFL_UP, 0, 0, v, (int)d, w); }
+template <class T> EMU_INL T __shfl_down(T v, unsigned int d, int w = warpSize) { return emu::exchange("__shfl_down", emu::SHFL_DOWN, 0, 0, v, (int)d, w); }
+template <class T> EMU_INL T __shfl_xor(T v, int x, int w = warpSize) { return emu::exchange("__shfl_xor", emu::SHFL_XOR, 0, 0, v, x, w); }
+// CUDA returns a 32-bit mask; HIP returns 64 bits on a 64-lane wavefront.
+EMU_INL emu::lanemask_t __ballot_sync(unsigned long long m, int p) { return (emu::lanemask_t)emu::vote("__ballot_sync", emu::BALLOT, 1, m, p); }
+EMU_INL emu::lanemask_t __ballot(int p) { return (emu::lanemask_t)emu::vote("__ballot", emu::BALLOT, 0, 0, p); }
+EMU_INL int __any_sync(unsigned long long m, int p) { return (int)emu::vote("__any_sync", emu::ANY, 1, m, p); }
+EMU_INL int __all_sync(unsigned long long m, int p) { return (int)emu::vote("__all_sync", emu::ALL, 1, m, p); }
+EMU_INL int __any(int p) { return (int)emu::vote("__any", emu::ANY, 0, 0, p); }
+EMU_INL int __all(int p) { return (int)emu::vote("__all", emu::ALL, 0, 0, p); }
+EMU_INL int __uni_sync(unsigned long long m, int p) { return __all_sync(m, p) || !__any_sync(m, p); }
+EMU_INL emu::lanemask_t __activemask() { return (emu::lanemask_t)emu::vote("__activemask", emu::ACTIVEMASK, 0, 0, 1); }
+EMU_INL void __syncwarp(unsigned long long m = emu::kFull) { emu::vote("__syncwarp", emu::SYNCWARP, 1, m, 1); }
+template <class T> EMU_INL emu::lanemask_t __match_any_sync(unsigned long long m, T v) {
+  unsigned long long out = 0;
+  emu::Arrival a{"__match_any_sync", emu::MATCH_ANY, 1, m, &v, (int)sizeof(T), 0, 0, EMU_WARP, &out, 0, nullptr};
+  emu::arrive(&a);
+  return (emu::lanemask_t)out;
+}
+template <class T> EMU_INL emu::lanemask_t __match_all_sync(unsigned long long m, T v, int* pred) {
+  unsigned long long out = 0;
+  emu::Arrival a{"__match_all_sync", emu::MATCH_ALL, 1, m, &v, (int)sizeof(T), 0, 0, EMU_WARP, &out, 0, nullptr};
+  emu::arrive(&a);
+  *pred = a.pred_out;
+  return (emu::lanemask_t)out;
+}
+EMU_INL unsigned __reduce_add_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_add_sync", emu::RED_ADD, m, v); }
+EMU_INL int __reduce_add_sync(unsigned long long m, int v) { return emu::reduce("__reduce_add_sync", emu::RED_ADD, m, v); }
+EMU_INL unsigned __reduce_min_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_min_sync", emu::RED_MIN, m, v); }
+EMU_INL int __reduce_min_sync(unsigned long long m, int v) { return emu::reduce("__reduce_min_sync", emu::RED_MIN, m, v); }
+EMU_INL unsigned __reduce_max_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_max_sync", emu::RED_MAX, m, v); }
+EMU_INL int __reduce_max_sync(unsigned long long m, int v) { return emu::reduce("__reduce_max_sync", emu::RED_MAX, m, v); }
+EMU_INL unsigned __reduce_and_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_and_sync", emu::RED_AND, m, v); }
+EMU_INL unsigned __reduce_or_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_or_sync", emu::RED_OR, m, v); }
+EMU_INL unsigned __reduce_xor_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_xor_sync", emu::RED_XOR, m, v); }
+// HIP's lane queries (no collective needed: the lane follows from the linear thread id).
+EMU_INL unsigned __lane_id() {
+  return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % EMU_WARP;
+}
+EMU_INL emu::lanemask_t __lanemask_eq() { return (emu::lanemask_t)(1ull << __lane_id()); }
+EMU_INL emu::lanemask_t __lanemask_lt() { return (emu::lanemask_t)((1ull << __lane_id()) - 1); }
+EMU_INL emu::lanemask_t __lanemask_le() { return (emu::lanemask_t)(((1ull << __lane_id()) - 1) | (1ull << __lane_id())); }
+EMU_INL emu::lanemask_t __lanemask_gt() { return (emu::lanemask_t)(emu::kFull & ~(((1ull << __lane_id()) - 1) | (1ull << __lane_id()))); }
+EMU_INL emu::lanemask_t __lanemask_ge() { return (emu::lanemask_t)(emu::kFull & ~((1ull << __lane_id()) - 1)); }

@@ -1,0 +1,88 @@
+// rocm-port `port emulate`: what the runtime's translation units share; programs never see it.
+//
+// The runtime is compiled once per warp width into one relocatable object (porting/emulate/build.py
+// links every emu_*.cpp here with `-r`): emu_launch.cpp (launches, the grid loop, fault exits),
+// emu_scheduler.cpp (fibers, context switching, the block scheduler, barriers), emu_warp.cpp (warp
+// collectives) and emu_host_api.cpp (memory, streams, events, errors, device properties).
+#pragma once
+#include "emu_runtime.h"
+
+#include <vector>
+
+#if defined(__x86_64__) && !defined(EMU_UCONTEXT)
+#define EMU_ASM_SWITCH 1
+#else
+#include <ucontext.h>
+#endif
+
+namespace emu {
+constexpr int kMaxThreads = 1024;
+constexpr int kExitFault = 3;        // a kernel trapped (bad mask, __trap, assert): as a GPU fault
+constexpr int kExitUnsupported = 4;  // the program needs something the emulator does not model
+
+// the dynamic __shared__ memory of the running block (`extern __shared__ T x[]` points here)
+constexpr size_t kDynamicSharedBytes = 256 * 1024;
+extern unsigned char dynamic_shared[kDynamicSharedBytes];
+
+enum State : unsigned char { NEW, READY, AT_BARRIER, AT_WARP, DONE };
+
+struct Fiber {
+#ifdef EMU_ASM_SWITCH
+  void* sp = nullptr;
+#else
+  ucontext_t uc;
+#endif
+  char* stack = nullptr;
+  uint3 tid{};
+  State state = NEW;
+  Arrival* arrival = nullptr;
+  int bar_pred = 0;
+};
+
+struct Runtime {
+  // the launch being run
+  void (*invoke)(void*) = nullptr;
+  void* ctx = nullptr;
+  int nthreads = 0;
+  bool in_kernel = false;
+  std::vector<Fiber> fibers = std::vector<Fiber>(kMaxThreads);
+  Fiber* cur = nullptr;
+  Fiber sched;
+  int bar_count = 0, bar_arrived = 0;
+  // the runner (run_on_runner): threads that never wait run one after another on one stack
+  char* runner_stack = nullptr;
+  int runner_thread = -1;      // the thread on the runner's stack now, -1 when it is free
+  bool runner_waited = false;  // that thread suspended: the threads after it have their own fibers
+  int runner_last = -1;        // the last thread the runner started (threads before it are done)
+  Fiber runner;                // only its stack and initial context are used
+  // stacks are reused: a fiber that ran to completion hands its stack to the next one
+  std::vector<char*> free_stacks;
+  size_t stack_bytes = 0;
+  size_t page = 0;
+  std::vector<const void*> warned_sites;
+  std::vector<const void*> finding_sites;  // call sites a finding was reported at (once each)
+  cudaError_t last_error = cudaSuccess;
+  cudaDeviceProp prop{};
+  unsigned device_flags = 0;
+};
+
+// one per process: an inline function's static is a single object across translation units
+inline Runtime& rt() {
+  static Runtime r;
+  return r;
+}
+
+// ends the process with `code`, naming the running thread when a kernel is running (emu_launch.cpp)
+[[noreturn]] void die(int code, const char* kind, const char* what);
+[[noreturn]] void faultf(const char* fmt, ...);
+
+// the block scheduler (emu_scheduler.cpp)
+void init_stacks(Runtime& r);
+void run_block(Runtime& r);
+Fiber& current(Runtime& r);
+void suspend(State s);
+
+// the warp collectives (emu_warp.cpp): completes the collectives the lanes of warp w wait at;
+// false when none waits
+bool resolve_warp(Runtime& r, int w);
+}  // namespace emu

@@ -1,0 +1,97 @@
+// rocm-port `port emulate`: a launch runs the blocks of the grid one after another on the calling
+// OS thread (emu_scheduler.cpp runs each block); the fault exits of the runtime.
+#include "emu_internal.h"
+
+#include <chrono>
+#include <cstdarg>
+#include <mutex>
+
+uint3 threadIdx;
+uint3 blockIdx;
+dim3 blockDim;
+dim3 gridDim;
+
+namespace emu {
+alignas(256) unsigned char dynamic_shared[kDynamicSharedBytes];
+
+[[noreturn]] void die(int code, const char* kind, const char* what) {
+  std::fflush(stdout);
+  Runtime& r = rt();
+  if (r.in_kernel && r.cur != nullptr && r.cur != &r.sched) {
+    std::fprintf(stderr, "emu: %s: %s [warp %d: block (%u,%u,%u) thread (%u,%u,%u)]\n", kind, what, EMU_WARP,
+                 blockIdx.x, blockIdx.y, blockIdx.z, r.cur->tid.x, r.cur->tid.y, r.cur->tid.z);
+  } else {
+    std::fprintf(stderr, "emu: %s: %s [warp %d]\n", kind, what, EMU_WARP);
+  }
+  std::fflush(stderr);
+  std::_Exit(code);
+}
+
+[[noreturn]] void faultf(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  die(kExitFault, "error", buf);
+}
+
+namespace {
+bool valid_config(const LaunchConfig& c) {
+  const dim3& b = c.block;
+  const dim3& g = c.grid;
+  if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0) return false;
+  if (b.x > 1024 || b.y > 1024 || b.z > 64 || (size_t)b.x * b.y * b.z > kMaxThreads) return false;
+  return g.y <= 65535 && g.z <= 65535 && g.x <= 2147483647u;
+}
+
+thread_local bool t_launching = false;
+std::mutex& launch_lock() {
+  static std::mutex m;
+  return m;
+}
+}  // namespace
+
+void run_grid(const LaunchConfig& c, void (*invoke)(void*), void* ctx) {
+  Runtime& r = rt();
+  // Host threads that launch at once (pthreads, OpenMP) take turns: there is one scheduler and
+  // one set of thread coordinates. A launch from the OS thread already running a kernel is a
+  // launch from device code.
+  if (t_launching) unsupported("a kernel launch from device code (dynamic parallelism)");
+  std::lock_guard<std::mutex> hold(launch_lock());
+  struct Launching {
+    Launching() { t_launching = true; }
+    ~Launching() { t_launching = false; }
+  } launching;
+  if (!valid_config(c)) { r.last_error = cudaErrorInvalidConfiguration; return; }
+  if (c.shmem > sizeof dynamic_shared) { r.last_error = cudaErrorInvalidValue; return; }
+  init_stacks(r);
+  r.invoke = invoke;
+  r.ctx = ctx;
+  r.nthreads = (int)(c.block.x * c.block.y * c.block.z);
+  blockDim = c.block;
+  gridDim = c.grid;
+  int t = 0;
+  for (unsigned z = 0; z < c.block.z; ++z)
+    for (unsigned y = 0; y < c.block.y; ++y)
+      for (unsigned x = 0; x < c.block.x; ++x) r.fibers[t++].tid = uint3{x, y, z};
+  r.in_kernel = true;
+  for (unsigned z = 0; z < c.grid.z; ++z)
+    for (unsigned y = 0; y < c.grid.y; ++y)
+      for (unsigned x = 0; x < c.grid.x; ++x) {
+        blockIdx = uint3{x, y, z};
+        run_block(r);
+      }
+  r.in_kernel = false;
+  threadIdx = uint3{0, 0, 0};
+  blockIdx = uint3{0, 0, 0};
+}
+
+void fault(const char* what) { die(kExitFault, "error", what); }
+void unsupported(const char* what) { die(kExitUnsupported, "unsupported", what); }
+unsigned long long clock_ticks() {
+  return (unsigned long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace emu
+
