@@ -15,6 +15,7 @@ defines neither, so it is CUDA-side too; its ``#else`` is what ROCm compiles. Ru
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 NEUTRAL, HIP, CUDA = 0, 1, 2
@@ -42,6 +43,18 @@ class VersionCheck:
     directive: str  # "if", "ifdef", ...
     hip_aware: bool = False  # the condition also tests a HIP macro: ROCm's branch was chosen on purpose
 
+
+
+def _at_line_start(pattern: re.Pattern[str], code: str) -> Iterator[tuple[int, re.Match[str]]]:
+    """(1-based line, match) of ``pattern``'s matches that only blanks precede on their line: a
+    '#' inside a line (token pasting, a stray character) is not a directive."""
+    line, pos = 1, 0
+    for m in pattern.finditer(code):
+        if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
+            continue
+        line += code.count("\n", pos, m.start())
+        pos = m.start()
+        yield line, m
 
 def _polarity(directive: str, cond: str) -> tuple[int, int]:
     """(side of the branch a directive opens, side that a later #elif/#else branch implies)."""
@@ -80,15 +93,9 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
     checks: list[VersionCheck] = []
     # per open #if: [side of the current branch, side a later branch implies, 1 if the chain tests HIP]
     stack: list[list[int]] = []
-    line = 1
-    pos = 0
     events: list[tuple[int, int]] = []  # (line, side from this line on)
     directive_sides: list[tuple[int, int]] = []
-    for m in _DIRECTIVE.finditer(code):
-        if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
-            continue  # '#' inside a line (token pasting, a stray character): not a directive
-        line += code.count("\n", pos, m.start())
-        pos = m.start()
+    for line, m in _at_line_start(_DIRECTIVE, code):
         kind, cond = m.group(1), m.group(2)
         if kind in ("if", "ifdef", "ifndef", "elif"):
             # an #elif of a chain that tested HIP first (#if HIP ... #elif CUDART_VERSION) is CUDA-only
@@ -129,12 +136,7 @@ def feature_ranges(code: str) -> list[tuple[int, int, str]]:
         return out
     # per open #if: [macro or "", line its defined-only branch opened (0: none open), negated test]
     stack: list[list] = []
-    line, pos = 1, 0
-    for m in _DIRECTIVE.finditer(code):
-        if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
-            continue
-        line += code.count("\n", pos, m.start())
-        pos = m.start()
+    for line, m in _at_line_start(_DIRECTIVE, code):
         kind, cond = m.group(1), m.group(2)
         if kind in ("if", "ifdef", "ifndef"):
             one = _ONE_MACRO.match(cond)
@@ -163,12 +165,7 @@ def define_sides(code: str, side: bytearray) -> tuple[set[str], set[str]]:
     other: set[str] = set()
     if "define" not in code:
         return cuda, other
-    line, pos = 1, 0
-    for m in _DEFINE.finditer(code):
-        if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
-            continue
-        line += code.count("\n", pos, m.start())
-        pos = m.start()
+    for line, m in _at_line_start(_DEFINE, code):
         (cuda if side[line] == CUDA else other).add(m.group(1))
     return cuda, other
 
@@ -233,13 +230,8 @@ def never_compiled(code: str, raw: str) -> bytearray:
     live = set(_DEFINE.findall(code))
     dead = {name for name in _COMMENTED_DEFINE.findall(raw) if name not in live}
     stack: list[list[int]] = []  # per open #if: [branch never compiled, a later #else never compiled]
-    line, pos = 1, 0
     events: list[tuple[int, int]] = []
-    for m in _DIRECTIVE.finditer(code):
-        if code[code.rfind("\n", 0, m.start()) + 1:m.start()].strip(" \t"):
-            continue
-        line += code.count("\n", pos, m.start())
-        pos = m.start()
+    for line, m in _at_line_start(_DIRECTIVE, code):
         kind, cond = m.group(1), m.group(2)
         if kind in ("if", "ifdef", "ifndef"):
             stack.append(list(_never_polarity(kind, cond, dead)))
