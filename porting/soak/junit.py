@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..atomic import write_text
 from ..junit_contract import SCHEMA
+
+if TYPE_CHECKING:
+    from junitparser import TestCase, TestSuite
 
 
 def fault_ok(fault: dict[str, Any], downtime_bound: float) -> tuple[bool, str]:
@@ -39,39 +42,50 @@ def host_fault_ok(fault: dict[str, Any], downtime_bound: float) -> tuple[bool, s
     return ok, detail
 
 
+def _case(name: str, classname: str, ok: bool, detail: str, seconds: float = 0.0) -> TestCase:
+    """One soak check as a JUnit case of component ``soak``: passed with its detail on stdout, or
+    failed with it as the message."""
+    from junitparser import Failure, Properties, Property, TestCase
+
+    tc = TestCase(name, classname=classname, time=max(0.0, seconds))
+    props = Properties()
+    props.add_property(Property("component", "soak"))
+    tc.append(props)
+    if ok:
+        tc.system_out = detail
+    else:
+        tc.result = [Failure(detail)]
+    return tc
+
+
+def _xml_text(suite: TestSuite) -> str:
+    from junitparser import JUnitXml
+
+    xml = JUnitXml("port soak")
+    xml.add_testsuite(suite)
+    text = xml.tostring()
+    return text.decode("utf-8") if isinstance(text, bytes) else str(text)
+
+
 def build_xml(record: dict[str, Any], properties: Mapping[str, str]) -> str:
-    from junitparser import Failure, JUnitXml, Properties, Property, TestCase, TestSuite
+    from junitparser import TestSuite
 
     suite = TestSuite("soak")
     for name, value in properties.items():
         suite.add_property(name, value)
     bound = float(record["bounds"]["downtime_s"])
 
-    def case(name: str, classname: str, ok: bool, detail: str, seconds: float = 0.0) -> TestCase:
-        tc = TestCase(name, classname=classname, time=max(0.0, seconds))
-        props = Properties()
-        props.add_property(Property("component", "soak"))
-        tc.append(props)
-        if ok:
-            tc.system_out = detail
-        else:
-            tc.result = [Failure(detail)]
-        return tc
-
     for fault in record.get("faults", []):
         ok, detail = fault_ok(fault, bound)
         where = f"host{fault['host']}" if "victims" in fault else f"replica{fault['replica']}"
-        suite.add_testcase(case(f"fault[{fault['id']}-{fault['kind']}-{where}]", "soak.faults",
-                                ok, detail, float(fault.get("rejoin_s") or fault["downtime_s"] or 0.0)))
+        suite.add_testcase(_case(f"fault[{fault['id']}-{fault['kind']}-{where}]", "soak.faults",
+                                 ok, detail, float(fault.get("rejoin_s") or fault["downtime_s"] or 0.0)))
     for skipped in [i for i in record["run"].get("injections", []) if "skipped" in i]:
-        suite.add_testcase(case(f"fault[{skipped['id']}-{skipped['kind']}-replica{skipped['replica']}]",
-                                "soak.faults", False, f"not injected: {skipped['skipped']}"))
+        suite.add_testcase(_case(f"fault[{skipped['id']}-{skipped['kind']}-replica{skipped['replica']}]",
+                                 "soak.faults", False, f"not injected: {skipped['skipped']}"))
     for inv in record.get("invariants", []):
-        suite.add_testcase(case(inv["name"], "soak.invariants", inv["ok"], inv["detail"]))
-    xml = JUnitXml("port soak")
-    xml.add_testsuite(suite)
-    text = xml.tostring()
-    return text.decode("utf-8") if isinstance(text, bytes) else str(text)
+        suite.add_testcase(_case(inv["name"], "soak.invariants", inv["ok"], inv["detail"]))
+    return _xml_text(suite)
 
 
 def shard_of(record: dict[str, Any]) -> dict[str, str]:
@@ -110,7 +124,7 @@ def write_host_shard(path: str | os.PathLike[str], replica: int, run_id: str, sh
                      supervisor: list[dict[str, Any]], commits: int, env: Mapping[str, str] | None = None) -> None:
     """The JUnit shard of one replica group's host in a cluster soak: its generations all
     ended (none left running), the last at the run's end (status 0), and it committed steps."""
-    from junitparser import Failure, JUnitXml, Properties, Property, TestCase, TestSuite
+    from junitparser import TestSuite
 
     launches = [e for e in supervisor if e.get("event") == "launch"]
     exits = {e["pid"]: e for e in supervisor if e.get("event") == "exit"}
@@ -128,16 +142,5 @@ def write_host_shard(path: str | os.PathLike[str], replica: int, run_id: str, sh
     for name, value in suite_properties(record, env, {"run_id": run_id, "shard": shard}).items():
         suite.add_property(name, value)
     for name, ok, detail in checks:
-        tc = TestCase(f"replica{replica}-{name}", classname="soak.hosts", time=0.0)
-        props = Properties()
-        props.add_property(Property("component", "soak"))
-        tc.append(props)
-        if ok:
-            tc.system_out = detail
-        else:
-            tc.result = [Failure(detail)]
-        suite.add_testcase(tc)
-    xml = JUnitXml("port soak")
-    xml.add_testsuite(suite)
-    text = xml.tostring()
-    write_text(path, text.decode("utf-8") if isinstance(text, bytes) else str(text))
+        suite.add_testcase(_case(f"replica{replica}-{name}", "soak.hosts", ok, detail))
+    write_text(path, _xml_text(suite))
