@@ -1,9 +1,11 @@
 """`port certify`: run every stage as a subprocess, show progress, end with the verdict.
 
 detect -> audit + hipify the sources -> build for the chosen path -> test matrix (JUnit)
--> report. Each stage is ``python -m porting <stage> ...`` so that a crash is contained:
-a stage that is missing, crashes or times out is recorded, and the report is marked
-partial with the reason (so it can never be certified). This module only orchestrates.
+-> report; audit and hipify run on a thread beside build and matrix (porting.overlap), their
+results recorded in this order all the same, each with when it started and how long it took.
+Each stage is ``python -m porting <stage> ...`` so that a crash is contained: a stage that is
+missing, crashes or times out is recorded, and the report is marked partial with the reason
+(so it can never be certified). This module only orchestrates.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .cli import COMMANDS
+from .overlap import Beside
 from .process_group import spawn, stop_group
 from .registry import platform_of_path
 
@@ -43,6 +46,7 @@ class StageResult:
     command: list[str]
     status: str  # ok / problems / failed / timeout / missing / omitted (--skip) / skipped (nothing to do)
     rc: int | None = None
+    started: float = 0.0  # seconds after certify started (stages beside the matrix overlap it)
     elapsed: float = 0.0
     log: str = ""
     summary: str = ""
@@ -83,9 +87,15 @@ class Progress:
         self.stream = stream or sys.stdout
         self.interval = interval
         self.start = time.monotonic()
+        self._lock = threading.Lock()  # stages beside the matrix report from their own thread
+
+    def now(self) -> float:
+        return round(time.monotonic() - self.start, 3)
 
     def say(self, stage: str, message: str) -> None:
-        print(f"[certify {_clock(time.monotonic() - self.start)}] {stage}: {message}", file=self.stream, flush=True)
+        with self._lock:
+            print(f"[certify {_clock(time.monotonic() - self.start)}] {stage}: {message}", file=self.stream,
+                  flush=True)
 
 
 def stage_available(name: str) -> bool:
@@ -137,7 +147,7 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
     explicit = command is not None
     if command is None:
         command = [sys.executable, "-m", "porting", name, *args]
-    result = StageResult(name, command, "skipped", log=str(log_path))
+    result = StageResult(name, command, "skipped", log=str(log_path), started=progress.now())
     if not explicit and not stage_available(name):
         result.status = "missing"
         result.summary = f"`port {name}` is not available in this installation"
@@ -146,6 +156,7 @@ def run_stage(name: str, args: list[str], log_path: Path, progress: Progress, ti
     log_path.parent.mkdir(parents=True, exist_ok=True)
     progress.say(name, "start: " + (" ".join(command) if explicit else f"port {name} " + " ".join(args)))
     start = time.monotonic()
+    result.started = progress.now()
     rc, timed_out, pump = _supervise(name, command, log_path, stdout_path, cwd, progress, timeout)
     result.elapsed = round(time.monotonic() - start, 3)
     result.rc, result.last_line = rc, pump.last
@@ -321,10 +332,16 @@ def certify(out_dir: str | os.PathLike[str], sources: list[str], config_file: st
         run = _Pipeline(out, Path(cwd or ".").resolve(), config_file, progress, stage_timeout, skip)
         start = time.monotonic()
         run.detect()
-        run.sources(sources)
-        run.build()
-        run.matrix(matrix_args or [])
-        run.suites(suites or [])
+        side = run.sources_beside(sources)  # audit + hipify overlap build, matrix and suites
+        try:
+            run.build()
+            side.check()  # a side stage that raised ends certify before the matrix, as in sequence
+            run.matrix(matrix_args or [])
+            run.suites(suites or [])
+        except BaseException:
+            run.join_beside(side, reraise=False)  # its children die with the command (process_group)
+            raise
+        run.join_beside(side)
         rep = run.report(reference, report_args or [])
         run.record.elapsed = time.monotonic() - start
         run.finish(rep)
@@ -345,6 +362,7 @@ class _Pipeline:
         self.record = CertifyRecord(out_dir=str(out))
         self.run_id = uuid.uuid4().hex  # the report reads only this run's JUnit (and the reference)
         self.junit_dir = Path(self.outdir.path("junit/x.xml")).parent  # refuses a symlinked junit/
+        self._beside_at, self._beside_sink = 0, list[StageResult]()  # sources_beside: where, what
 
     def fresh(self, rel: str) -> Path:
         """A file in OUT that a stage creates with a plain open(): no symlinked directory on the
@@ -353,18 +371,21 @@ class _Pipeline:
         self.outdir.unlink(rel)
         return path
 
-    def stage(self, name: str, args: list[str], log: str, **kw: Any) -> StageResult:
+    def stage(self, name: str, args: list[str], log: str, sink: list[StageResult] | None = None,
+              **kw: Any) -> StageResult:
+        """Run one stage; its result goes to ``sink`` (a stage beside the matrix) or the record."""
         if name in self.skip:
             self.progress.say(name, "omitted (--skip)")
-            result = StageResult(name, [], "omitted", summary="omitted by --skip")
+            result = StageResult(name, [], "omitted", started=self.progress.now(), summary="omitted by --skip")
         else:
             result = run_stage(name, args, self.fresh(f"logs/{log}"), self.progress, self.timeout,
                                cwd=str(self.base), **kw)
-        self.record.stages.append(result)
+        (self.record.stages if sink is None else sink).append(result)
         return result
 
-    def skipped(self, name: str, why: str) -> None:
-        self.record.stages.append(StageResult(name, [], "skipped", summary=why))
+    def skipped(self, name: str, why: str, sink: list[StageResult] | None = None) -> None:
+        result = StageResult(name, [], "skipped", started=self.progress.now(), summary=why)
+        (self.record.stages if sink is None else sink).append(result)
         self.progress.say(name, f"skipped: {why}")
 
     def detect(self) -> None:
@@ -378,21 +399,33 @@ class _Pipeline:
             except ValueError:
                 self.record.path = None
 
-    def sources(self, sources: list[str]) -> None:
+    def sources(self, sources: list[str], sink: list[StageResult] | None = None) -> None:
         from .hipify import MANIFEST_NAME
 
         src_dirs = [s for s in sources if (self.base / s).is_dir()]
         if not src_dirs:
             for name in ("audit", "hipify"):
-                self.skipped(name, f"no source dir ({', '.join(sources)})")
+                self.skipped(name, f"no source dir ({', '.join(sources)})", sink)
         for src in src_dirs:
             tag = src.replace("/", "_").strip("_") or "src"
             audit_json = self.fresh(f"audit/{tag}.json")
             audit_json.parent.mkdir(parents=True, exist_ok=True)
             self.stage("audit", [*self.common, str(self.base / src), "--format", "json"], f"audit-{tag}.log",
-                       stdout_path=audit_json, summarize=lambda r, p=audit_json: _summarize_audit(r, p))
+                       sink, stdout_path=audit_json, summarize=lambda r, p=audit_json: _summarize_audit(r, p))
             hip_out = Path(self.outdir.path(f"hipified/{tag}/{MANIFEST_NAME}")).parent  # refuses symlinked dirs
-            self.stage("hipify", [*self.common, str(self.base / src), "--out", str(hip_out)], f"hipify-{tag}.log")
+            self.stage("hipify", [*self.common, str(self.base / src), "--out", str(hip_out)], f"hipify-{tag}.log",
+                       sink)
+
+    def sources_beside(self, sources: list[str]) -> Beside:
+        """Audit and hipify on a thread beside build and matrix (neither reads what they write);
+        ``join_beside`` puts their results where they stood when the stages ran in sequence."""
+        self._beside_at, self._beside_sink = len(self.record.stages), []
+        return Beside("certify-sources", lambda: self.sources(sources, self._beside_sink))
+
+    def join_beside(self, side: Beside, reraise: bool = True) -> None:
+        side.join(reraise)
+        at = self._beside_at
+        self.record.stages[at:at] = self._beside_sink
 
     def build(self) -> None:
         if self.record.path or "build" in self.skip:
