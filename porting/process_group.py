@@ -94,7 +94,21 @@ def stop_group(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
     if proc.poll() is None:
         proc.kill()
         proc.wait(timeout=grace_s)
+    _await_gone(proc.pid, grace_s)
     _LIVE.discard(proc.pid)
+
+
+def _await_gone(pgid: int, limit_s: float) -> None:
+    """Wait (at most ``limit_s``) until no process of the group is left: a SIGKILL is only queued
+    by kill(), and on a loaded machine a forked child can still be running when the command
+    returns. An exited member the init process has not reaped yet still counts; hence the bound."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.01)
 
 
 def spawn(argv: Sequence[str], **popen: Any) -> subprocess.Popen:

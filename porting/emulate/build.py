@@ -67,6 +67,7 @@ def read_files(sources: list[Path], include_dirs: list[Path], defines: list[str]
     an ``#include`` inside ``#if 0`` is not read), other than system headers and the emulator's
     own. Each must lie in the source tree, the sources' directories and the ``-I`` directories:
     what is copied into OUT and compiled is then what the user pointed at."""
+    _refuse_special_includes(sources, include_dirs)
     roots = sorted({s.resolve().parent for s in sources} | {d.resolve() for d in include_dirs})
     runtime = assets.emulate_runtime_dir().resolve()
     found: dict[Path, None] = {s.resolve(): None for s in sources}
@@ -93,6 +94,37 @@ def read_files(sources: list[Path], include_dirs: list[Path], defines: list[str]
         if len(found) > MAX_FILES:
             raise InputError(f"{sources[0]}: includes more than {MAX_FILES} local files")
     return list(found)
+
+
+_INCLUDE_LINE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]([^">\n]+)[">]', re.M)
+
+
+def _refuse_special_includes(sources: list[Path], include_dirs: list[Path]) -> None:
+    """Refuse, before the preprocessor runs, an ``#include`` naming a FIFO, socket or device in
+    the program's own directories: the preprocessor would open it and block until the time-out.
+    The includes are followed textually (every branch, the sources' and -I directories), each
+    file read through the one bounded reader; a FIFO reached another way (a macro include) still
+    ends at the preprocessing time-out."""
+    todo = [s.resolve() for s in sources]
+    seen: set[Path] = set()
+    while todo and len(seen) <= MAX_FILES:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        data = read_regular(path)
+        if data is None:
+            raise InputError(f"{path}: {why_unreadable(path)}")
+        for name in _INCLUDE_LINE.findall(data.decode("utf-8", errors="replace")):
+            for d in (path.parent, *include_dirs):
+                candidate = d / name
+                if not os.path.exists(candidate) or candidate.is_dir():
+                    continue
+                if not candidate.is_file():
+                    raise InputError(f"{candidate}: included by {path.name} but not a regular file "
+                                     "(a FIFO, socket or device): not read")
+                todo.append(candidate.resolve())
+                break
 
 
 def _make_deps(text: str) -> list[str]:

@@ -20,7 +20,9 @@ NO_SDK = (f"no compile-only ROCm 7 SDK toolchain: no clang++ new enough for gfx9
 FALLBACK = "no GPU platform can build and run here -> cpu (the CPU fallback)"
 ROCM = "ROCm 7.0.2 at /opt/rocm-7.0.2 (from /opt/rocm-7.0.2/.info/version)"
 HIPCC, ROCM_HEADERS = "/opt/rocm-7.0.2/bin/hipcc", "/opt/rocm-7.0.2/include (ROCm 7.0.2)"
-SDK_HEADERS = "/home/u/.cache/rocm-port/rocm7-sdk/triton-3.9.0/include (from triton-x.whl, sha256 abababababab)"
+# the fake SDK (conftest) carries a manifest as `port sdk fetch` leaves it: its tree digest is of its files
+SDK_HEADERS = ("/home/u/.cache/rocm-port/rocm7-sdk/triton-3.9.0/include (from triton-x.whl, sha256 abababababab, "
+               "tree sha256 b72ee7f9f6c3 verified)")
 SDK_REASON = ("compile-only: clang++-22 with the ROCm 7.1.25424 SDK headers (no ROCm runtime, nothing built with "
               "it runs)")
 COMPILE_ONLY_HIP = "compile-only toolchains: native-hip, hipified-cuda (`port build --path P` still uses them)"

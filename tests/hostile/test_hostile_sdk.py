@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from porting import sdk_fetch, sdk_manifest
+from porting import sdk_fetch, sdk_manifest, sdk_pin
 from porting.cli import main
 from porting.errors import InputError
 from porting.probe.rocm_sdk import probe_rocm_sdk
@@ -39,7 +39,7 @@ def fetched(tmp_path, monkeypatch):
     sdk, _ = sdk_fetch.fetch(cache / "triton-3.9.0", tmp_path / "t.whl", pin=pin)
     pin = sdk_fetch.Pin(pin.version, pin.wheel, pin.sha256, json.loads((sdk / "MANIFEST.json").read_text())
                         ["tree_sha256"])
-    monkeypatch.setattr(sdk_fetch, "PIN", pin)
+    monkeypatch.setattr(sdk_pin, "PIN", pin)  # the probe reads the pin from porting.sdk_pin
     return sdk, pin, {"HOME": str(tmp_path / "home"), "PATH": ""}
 
 
