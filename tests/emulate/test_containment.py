@@ -137,7 +137,19 @@ def test_a_symlink_planted_in_out_is_refused(capsys, tmp_path, link):
     assert list(elsewhere.iterdir()) == []
 
 
-def test_an_include_of_a_fifo_stops_at_the_preprocessing_time_limit(capsys, tmp_path, monkeypatch):
+def test_an_include_of_a_fifo_is_refused_before_the_preprocessor_opens_it(capsys, tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "pipe.h")
+    src = tmp_path / "fifo.cu"
+    src.write_text('#include "pipe.h"\nint main() { return 0; }\n')
+    code, _, err = port(capsys, "emulate", str(src), "--out", str(tmp_path / "emu"))
+    assert code == 2
+    assert "pipe.h: included by fifo.cu but not a regular file" in err
+
+
+def test_a_macro_include_of_a_fifo_stops_at_the_preprocessing_time_limit(capsys, tmp_path, monkeypatch):
+    """A FIFO named through a macro is not seen by the textual check: the time limit ends it."""
     import os
 
     from porting.emulate import build
@@ -145,7 +157,7 @@ def test_an_include_of_a_fifo_stops_at_the_preprocessing_time_limit(capsys, tmp_
     monkeypatch.setattr(build, "PREPROCESS_TIMEOUT", 2.0)
     os.mkfifo(tmp_path / "pipe.h")
     src = tmp_path / "fifo.cu"
-    src.write_text('#include "pipe.h"\nint main() { return 0; }\n')
+    src.write_text('#define PIPE "pipe.h"\n#include PIPE\nint main() { return 0; }\n')
     code, _, err = port(capsys, "emulate", str(src), "--out", str(tmp_path / "emu"))
     assert code == 2
     assert "the preprocessor did not finish in 2 s" in err
