@@ -463,6 +463,8 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
         kind = model.constant_rule(code, wm, name, none="") if wm is not None and name in own_widths else ""
         if kind == "warp32-logical":
             rule, message, suggestion = kind, f"{name} = 32: {model.NOTE}", model.NOTE_FIX
+        if kind == model.MATRIX:
+            continue  # split the block into wmma warps only: a library port, not lane math
         found = _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
         if kind:
             yield found  # judged by this file's own warp functions

@@ -67,6 +67,10 @@ _TILE32 = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32\s*>")
 _SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl)\s*\(")  # matched at a `__shfl` found by str.find
 _LANE32_VAR = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;]*?(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\b")
 _WARP_COUNT_SHIFT = re.compile(r"1[uU]?\s*<<\s*\(\s*[^()]*/\s*warpSize\s*\)")
+# wmma / mma: fragments are spread over a hardware warp (64 lanes on CDNA, rocWMMA), not over
+# 32-lane halves, so neither "consistent at 64" nor the lane-math warnings describe this code; the
+# width is not what fails (nvcuda::wmma has no ROCm build; that is a library port)
+_MMA = re.compile(r"wmma::|\bmma_sync\s*\(")
 _LOOP16 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
 
 
@@ -79,6 +83,7 @@ class Scope:
     by_warpsize: bool = False  # the warp measured by warpSize here
     logical32: bool = False  # a 32-lane assumption here (filled from warp.py's hits)
     tile32: bool = False
+    mma: bool = False  # warp matrix operations here (wmma fragments belong to hardware warps)
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
     calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
 
@@ -111,6 +116,8 @@ class WarpModel:
                 s.tile32 = True
             elif _HW_NAME.search(m.group(1)):
                 s.by_warpsize = True
+        for at in _sites(code, ("wmma::", "mma_sync"), _MMA):
+            self.at(at).mma = True
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
             self.at(m.start()).tile32 = True
         for s in self.scopes:
@@ -195,6 +202,9 @@ class WarpModel:
         scopes = self._closure(s)
         return any(c.by_warpsize for c in scopes) and any(c.logical32 for c in scopes)
 
+    def matrix(self, s: Scope) -> bool:
+        return any(c.mma for c in self._closure(s))
+
     def logical(self, s: Scope) -> bool:
         return any(c.logical32 for c in self._closure(s)) or s.tile32
 
@@ -214,12 +224,12 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
             kind = constant_rule(code, model, warp._assigned_name(code, at), none="")
             if kind == "warp-size-literal":
                 yield (at, rule, message, fix, symbol)
-            elif kind:
+            elif kind and kind != MATRIX:
                 yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                        NOTE_FIX, symbol)
             continue
-        if not model.uses_warp(s) and not s.tile32:
-            continue  # `% 32` / `>> 5` in a function with no warp operation: data layout
+        if not model.uses_warp(s) and not s.tile32 or model.matrix(s):
+            continue  # `% 32` / `>> 5` in a function with no warp operation: data layout; or wmma
         if message.startswith("'1 <<") and _WARP_COUNT_SHIFT.match(code, at):
             continue  # 1 << (blockDim.x / warpSize): a bit per warp of the block, not a lane bit
         if s.tile32 and "thread_rank" in code[code.rfind("\n", 0, at):at] or _tile_loop(code, at, s):
@@ -231,6 +241,7 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
             yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                    NOTE_FIX, symbol)
     yield from _fixed_lanes(code, model)
+    yield from tiles_by_warpsize(model)
     yield from launches(model)
     yield from shared_arrays(model)
     for s in model.scopes:
@@ -239,6 +250,32 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                    f"but {name} works on 32-lane warps (shuffle offsets from 16): each call covers half a "
                    "wavefront, so per-warp results are partial", f"make {name} loop from warpSize / 2 (or "
                    f"index this function's warps by 32); {warp.EMULATE}", name)
+
+
+_BY_WARPSIZE_OP = re.compile(r"(?:/|%)\s*\(?\s*warpSize\b")
+
+
+def tiles_by_warpsize(model: WarpModel) -> Iterator[Hit]:
+    """warp-width-mixed in a function working on explicit 32-lane tiles (``tiled_partition<32>``)
+    that counts its per-warp slots or lanes by ``warpSize``: at 64, two tiles share the slot
+    ``threadIdx.x / warpSize`` (one result lost) and ``blockDim.x / warpSize`` counts half the
+    tiles. Tiles of a width named for the hardware, or tiles counted by 32 or by
+    ``meta_group_rank()``, are consistent and not reported."""
+    code = model.code
+    if "warpSize" not in code or "_tile" not in code and "_partition" not in code:
+        return
+    for s in model.scopes:
+        if not s.tile32 or not s.by_warpsize or not s.name:
+            continue
+        for m in _BY_WARPSIZE_OP.finditer(code, s.lo, s.hi):
+            operand = warp._left_operand(code, m.start()).rsplit("[", 1)[-1]
+            if not model.derived.at(operand, m.start()):
+                continue  # `n / warpSize`: a size, not a thread's tile
+            yield (m.start(), "warp-width-mixed", f"this function works on 32-lane tiles (tiled_partition<32>) but "
+                   f"counts them with '{operand.strip()} {code[m.start()]} warpSize' (64 on gfx942/gfx950): two tiles "
+                   "share one slot and half the slots stay unused, so per-tile results are lost",
+                   f"index by the tile (tile.meta_group_rank(), meta_group_size()) or by 32; {warp.EMULATE}",
+                   "warpSize")
 
 
 _MUL32 = re.compile(r"(?<![\w.])32\s*[*/]|[*/]\s*\(?\s*32(?![\w.])")
@@ -296,6 +333,33 @@ def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
         if end > j + 1:
             yield j + 1, code[j + 1:end], code[at + 3:close]
         at = code.find("<<<", close + 3)
+
+
+_SMALL_BLOCK = re.compile(r"\(?\s*(?:dim3\s*[({]\s*)?(\d+)[uU]?\s*(?:,\s*1\s*){0,2}[)}]?\s*\)?")
+
+
+def _one_warp_blocks(model: WarpModel, s: Scope) -> bool:
+    """Is the kernel ``s`` launched in this file, and every launch found with a block of at most
+    32 threads (a literal, ``dim3(32)``, or a name last assigned one before the launch)?"""
+    code = model.code
+    if "<<<" not in code or not s.name:
+        return False
+    blocks = [(start, _split_args(args)[1:2]) for start, name, args in _launch_sites(code) if name == s.name]
+    if not blocks:
+        return False
+    for start, block in blocks:
+        value = block[0] if block else ""
+        if _SMALL_BLOCK.fullmatch(value) is None:
+            host = model.at(start)
+            last = None
+            for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]) \
+                    if re.fullmatch(r"[A-Za-z_]\w*", value) else ():
+                last = a
+            value = last.group(1).strip() if last is not None else ""
+        small = _SMALL_BLOCK.fullmatch(value)
+        if small is None or int(small.group(1)) > 32:
+            return False
+    return True
 
 
 def _count32(code: str, arg: str, lo: int, hi: int) -> int | None:
@@ -370,13 +434,19 @@ def constant_rule(code: str, model: WarpModel, name: str, none: str = "warp-size
     when one of them mixes it with the hardware width, ``none`` when no function here uses it on
     the warp (the default keeps a header's constant that only its includers use)."""
     users: dict[int, Scope] = {}
+    matrix = False
     for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"(?!\w)", code) if name else ():
         s = model.at(m.start())
-        if s.name and model.uses_warp(s):
+        if s.name and model.matrix(s):
+            matrix = True
+        elif s.name and model.uses_warp(s):
             users[id(s)] = s
     if any(model.mixed(s) for s in users.values()):
         return "warp-size-literal"
-    return "warp32-logical" if users else none
+    return "warp32-logical" if users else MATRIX if matrix else none
+
+
+MATRIX = "wmma"  # constant_rule: a width constant used only by wmma functions (not judged)
 
 
 def _tile_loop(code: str, at: int, s: Scope) -> bool:
@@ -403,6 +473,8 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         src = args[-1]
         if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", args[-2]):
             continue  # a literal broadcast: the same value in both halves
+        if _one_warp_blocks(model, s):
+            continue  # every launch found runs one 32-thread warp per block: lanes 32-63 do not exist
         lane32 = {v.group(1) for v in _LANE32_VAR.finditer(code, s.lo, s.hi)}
         if model.derived.at(src, m.start()) and not lane32.intersection(warp._WORDS.findall(src)):
             continue  # an absolute lane (threadIdx.x ^ 1): the same lane at 64
