@@ -79,11 +79,14 @@ def _polarity(directive: str, cond: str) -> tuple[int, int]:
         return HIP, NEUTRAL if rest_open else CUDA
     if signs == {False}:
         return CUDA, NEUTRAL if rest_open else HIP
-    if not signs and VERSION_MACRO.search(cond) and "!" not in cond and "||" not in cond:
-        if rocm_value(cond) in (1, UNKNOWN):
-            # `#if __CUDA_ARCH__ < 700`: 0 < 700, true on ROCm, which compiles it (or a -D decides)
-            return NEUTRAL, NEUTRAL
-        return CUDA, NEUTRAL  # `#if __CUDA_ARCH__ >= 800`: false on ROCm, which compiles the #else
+    if not signs and VERSION_MACRO.search(cond):
+        # the preprocessor's truth on ROCm, where these macros are 0: `#if __CUDA_ARCH__ >= 800` is
+        # false (ROCm compiles the #else), `#if CUDART_VERSION < 9000` true (the #else is CUDA-only)
+        value = rocm_value(cond)
+        if value is not None:
+            return {1: (NEUTRAL, CUDA), 0: (CUDA, NEUTRAL)}.get(value, (NEUTRAL, NEUTRAL))
+        if "!" not in cond and "||" not in cond:
+            return CUDA, NEUTRAL
     return NEUTRAL, NEUTRAL
 
 
@@ -269,7 +272,8 @@ def _never_polarity(kind: str, cond: str, dead: set[str]) -> tuple[int, int]:
 # the CUDA macros ROCm's compiler never defines and hipify leaves as they are (CUDA_VERSION and
 # __CUDACC__ are renamed by hipify, so their tests are not judged here)
 _UNDEFINED_ON_ROCM = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "CUDART_VERSION", "__NVCC__",
-                                "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDA_ARCH_SPECIFIC__"})
+                                "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDA_ARCH_SPECIFIC__",
+                                "__NVPTX__", "__PTX__"})  # the PTX target's macros: never an AMD target
 _PP_TOKEN = re.compile(r"\s*(?:(\d+)[uUlL]*|(defined)\b|([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!()?:~&|^]))")
 
 

@@ -22,7 +22,7 @@ Scopes are top-level functions as warp.Derivation cuts them (from a top-level ``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -71,6 +71,8 @@ _WARP_COUNT_SHIFT = re.compile(r"1[uU]?\s*<<\s*\(\s*[^()]*/\s*warpSize\s*\)")
 # 32-lane halves, so neither "consistent at 64" nor the lane-math warnings describe this code; the
 # width is not what fails (nvcuda::wmma has no ROCm build; that is a library port)
 _MMA = re.compile(r"wmma::|\bmma_sync\s*\(")
+_VOTE = re.compile(r"__(?:all|any)(?:_sync)?\s*\(")
+LANE_BIT = "'1 <<"  # how warp.lane_math's lane-bit hits begin
 _LOOP16 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
 
 
@@ -84,6 +86,8 @@ class Scope:
     logical32: bool = False  # a 32-lane assumption here (filled from warp.py's hits)
     tile32: bool = False
     mma: bool = False  # warp matrix operations here (wmma fragments belong to hardware warps)
+    vote: bool = False  # __all / __any here: a vote spans the whole wavefront, not a 32-lane half
+    fixed: bool = False  # a fixed-lane shuffle hazard here (shfl-fixed-lane)
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
     calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
 
@@ -94,7 +98,8 @@ class WarpModel:
 
     def __init__(self, code: str, derived: warp.Derivation, hits: list[Hit],
                  external: dict[str, Scope] | None = None, external_32: frozenset[str] = frozenset(),
-                 own_32: set[str] | None = None, widths: set[str] | None = None) -> None:
+                 own_32: set[str] | None = None, widths: set[str] | None = None,
+                 cuda_only: Callable[[int], bool] | None = None) -> None:
         self.code = code
         self.derived = derived
         self.scopes: list[Scope] = []
@@ -118,6 +123,9 @@ class WarpModel:
                 s.by_warpsize = True
         for at in _sites(code, ("wmma::", "mma_sync"), _MMA):
             self.at(at).mma = True
+        for at in _sites(code, ("__all", "__any"), _VOTE):
+            if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
+                self.at(at).vote = True
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
             self.at(m.start()).tile32 = True
         for s in self.scopes:
@@ -125,8 +133,9 @@ class WarpModel:
             if s.name and s.name not in own:  # the file's own definition wins over a header's
                 own.add(s.name)
                 self.by_name[s.name] = s
-        for at, _rule, _msg, _fix, _sym in hits:
-            self.at(at).logical32 = True
+        for at, _rule, msg, _fix, _sym in hits:
+            if not msg.startswith(LANE_BIT):  # a lane bit is about the mask's width, not the warp's
+                self.at(at).logical32 = True
         # the 16..1 loops of a warp function count even when warp.py saw no hit (cooperative tiles)
         for at, head in warp._shuffle_loops(code, warp._ANY_SHFL).items() if "shfl" in code else ():
             if _LOOP16.search(head):
@@ -205,6 +214,12 @@ class WarpModel:
     def matrix(self, s: Scope) -> bool:
         return any(c.mma for c in self._closure(s))
 
+    def consistent(self, s: Scope) -> bool:
+        """May the note "32-lane logical warps, consistent at 64" be said of ``s``? Not where a
+        vote spans the wavefront (two logical warps vote together) or a fixed-lane shuffle reads the
+        other half."""
+        return not any(c.vote or c.fixed for c in self._closure(s))
+
     def logical(self, s: Scope) -> bool:
         return any(c.logical32 for c in self._closure(s)) or s.tile32
 
@@ -218,29 +233,36 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
     """warp.py's 32-lane hits, judged per function (see the module docstring), and the shuffles
     from a fixed source lane inside 32-lane logical warps."""
     code = model.code
+    fixed = list(_fixed_lanes(code, model))
+    for hit in fixed:
+        model.at(hit[0]).fixed = True
     for at, rule, message, fix, symbol in hits:
         s = model.at(at)
+        if message.startswith(LANE_BIT) and s.name:
+            if _WARP_COUNT_SHIFT.match(code, at):
+                continue  # 1 << (blockDim.x / warpSize): a bit per warp of the block, not a lane bit
+            if any(c.by_warpsize for c in model._closure(s)):
+                yield (at, rule, message, fix, symbol)  # lanes counted by warpSize reach 63: a 32-bit shift fails
+                continue
         if not s.name:  # `constexpr int warps = threads / 32;` outside a function: judged by its users
             kind = constant_rule(code, model, warp._assigned_name(code, at), none="")
             if kind == "warp-size-literal":
                 yield (at, rule, message, fix, symbol)
-            elif kind and kind != MATRIX:
+            elif kind and kind != MATRIX and kind != BROKEN:
                 yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                        NOTE_FIX, symbol)
             continue
         if not model.uses_warp(s) and not s.tile32 or model.matrix(s):
             continue  # `% 32` / `>> 5` in a function with no warp operation: data layout; or wmma
-        if message.startswith("'1 <<") and _WARP_COUNT_SHIFT.match(code, at):
-            continue  # 1 << (blockDim.x / warpSize): a bit per warp of the block, not a lane bit
         if s.tile32 and "thread_rank" in code[code.rfind("\n", 0, at):at] or _tile_loop(code, at, s):
             continue  # an explicit 32-lane tile (cg::tiled_partition<32>): right at 64 too
         if model.mixed(s):
             yield (at, rule, message + "; this function also measures the warp by warpSize, so the two widths "
                    "disagree at 64", fix, symbol)
-        else:
+        elif model.consistent(s):
             yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                    NOTE_FIX, symbol)
-    yield from _fixed_lanes(code, model)
+    yield from fixed
     yield from tiles_by_warpsize(model)
     yield from launches(model)
     yield from shared_arrays(model)
@@ -384,21 +406,46 @@ def shared_arrays(model: WarpModel) -> Iterator[Hit]:
         return
     for m in _SHARED32.finditer(code):
         dims = m.group(2)
-        if not re.search(r"\[\s*(?:32\s*(?:\*[^\]]*)?|[^\]]*\*\s*32)\s*\]", dims):
+        extents = _SUBSCRIPTS.findall(dims)
+        at32 = [i for i, e in enumerate(extents) if _EXTENT32.fullmatch(e.strip())]
+        if not at32:
             continue
         s = model.at(m.start())
         lo, hi = (s.lo, s.hi) if s.name else (m.end(), len(code))
         lanes = {v.group(1) for v in _LANE_BY_WARPSIZE.finditer(code, lo, hi)}
+        lanes |= {v.group(1) for v in _COPY.finditer(code, lo, hi) if v.group(2) in lanes}  # `k = lane;`
         name = m.group(1)
-        for use in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*\[([^\]]*)\]", code[m.end():hi]):
-            index = use.group(1)
-            words = set(warp._WORDS.findall(index))
-            if words & lanes or re.search(r"%\s*warpSize|warpSize\s*\*|\*\s*warpSize", index):
+        for use in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*((?:\[[^\]]*\]\s*)+)", code[m.end():hi]):
+            subs = _SUBSCRIPTS.findall(use.group(1))
+            index = next((subs[i] for i in at32 if i < len(subs) and _lane_index(subs[i], lanes)), None)
+            if index is not None:
                 yield (m.start(1), "shared-warp32", f"__shared__ {name}{dims} has room for 32 lanes but is indexed "
                        f"by a lane counted with warpSize ({name}[{index.strip()}]): lanes 32-63 of a 64-lane "
                        "wavefront write past the end", f"size it by the warp size (64 on CDNA) or by warps per "
                        f"block, not 32; {warp.EMULATE}", name)
                 break
+
+
+def cuda_only(code: str, side: bytearray | None = None) -> Callable[[int], bool]:
+    """Is the offset in a branch only CUDA compiles (branches.regions; ``side`` when known)?"""
+    from .branches import CUDA, regions
+
+    side = side if side else regions(code)[0]
+    if CUDA not in side:
+        return lambda at: False
+    return lambda at: side[code.count("\n", 0, at) + 1] == CUDA
+
+
+_COPY = re.compile(r"([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*;")
+_SUBSCRIPTS = re.compile(r"\[([^\]]*)\]")
+_EXTENT32 = re.compile(r"32\s*(?:\*.*)?|.*\*\s*32")
+
+
+def _lane_index(index: str, lanes: set[str]) -> bool:
+    """Does a subscript reach a lane counted by warpSize (a lane variable, ``% warpSize``, a
+    multiple of warpSize)?"""
+    return bool(set(warp._WORDS.findall(index)) & lanes) or bool(
+        re.search(r"%\s*warpSize|warpSize\s*\*|\*\s*warpSize", index))
 
 
 @lru_cache(maxsize=1024)
@@ -413,7 +460,7 @@ def header_functions(path: str) -> dict[str, Scope]:
     code = mask(text, "c").code
     derived = warp.Derivation(code)
     hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
-    model = WarpModel(code, derived, hits)
+    model = WarpModel(code, derived, hits, cuda_only=cuda_only(code))
     for s in model.by_name.values():
         s.src = code  # an including file's model reads these scopes' calls from the header's text
     return dict(model.by_name)
@@ -443,10 +490,13 @@ def constant_rule(code: str, model: WarpModel, name: str, none: str = "warp-size
             users[id(s)] = s
     if any(model.mixed(s) for s in users.values()):
         return "warp-size-literal"
+    if not all(model.consistent(s) for s in users.values()):
+        return BROKEN
     return "warp32-logical" if users else MATRIX if matrix else none
 
 
 MATRIX = "wmma"  # constant_rule: a width constant used only by wmma functions (not judged)
+BROKEN = "not-consistent"  # constant_rule: a user votes or shuffles from a fixed lane (no note)
 
 
 def _tile_loop(code: str, at: int, s: Scope) -> bool:

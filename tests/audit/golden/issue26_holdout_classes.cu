@@ -88,3 +88,38 @@ void run(const float* x, float* out, int n, int block_size) {
   two_warps<<<n, 32>>>(x, out);
   two_warps<<<n, 64>>>(x, out);
 }
+
+// a shared array with a 32-wide inner extent, its lane subscript a copy of a warpSize lane
+__global__ void rows2d(const float* b, float* out) {
+  __shared__ float block[8][32];  // expect: shared-warp32
+  __shared__ float flags[32][8];  // its 32 extent is indexed by a block number, not by the lane
+  const int warpLane = threadIdx.x % warpSize;
+  const int k = warpLane;
+  block[threadIdx.x / warpSize][k] = b[threadIdx.x];
+  flags[blockIdx.x % 32][k % 8] = 0.f;
+  out[threadIdx.x] = block[0][k] + __shfl_xor_sync(~0ull, out[0], 1);
+}
+
+// a vote spans the wavefront: two 32-lane logical warps vote together, so no "consistent" note
+__global__ void walk(const float* d, int* out) {
+  int lane = threadIdx.x % 32;
+  float v = d[threadIdx.x];
+  if (__all_sync(~0ull, v > 0.f)) out[threadIdx.x / 32] = lane;
+}
+
+// a lane bit for lanes counted by warpSize, in a helper with no warp operation of its own
+__device__ unsigned lanemask_below() {
+  const unsigned lane = threadIdx.x & (warpSize - 1);
+  return (1 << lane) - 1;  // expect: warp-size-literal
+}
+
+// the #else of `#if CUDART_VERSION < 9000` is CUDA-only (0 < 9000 on ROCm): its ballot is not ROCm's
+__device__ int scan_bits(bool p) {
+#if (CUDART_VERSION < 9000)
+  unsigned int b = __ballot(p);  // expect: ballot-32bit
+  return __popc(b);  // expect: ballot-32bit
+#else
+  unsigned int b = __ballot_sync(~0ull, p);
+  return __popc(b);
+#endif
+}
