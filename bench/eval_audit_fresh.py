@@ -48,7 +48,9 @@ def score(root: Path, half: str, data: dict) -> dict:
         if key in labels:
             total[f.rule] += 1
             true[f.rule] += labels[key]
-        if f.rule in WAVE64_RULES and f.rule != "warp-mask-32bit":
+        # a hazard is named by a wave64 rule's finding on its line that was judged TRUE: a
+        # finding whose message is wrong there (labelled FALSE) does not describe it
+        if f.rule in WAVE64_RULES and f.rule != "warp-mask-32bit" and labels.get(key, False):
             named.add((src, path, f.line))
     hazards = [(d["source"], d["file"], int(d["line"])) for d in data.get("hazard", []) if d["half"] == half]
     wave64 = [r for r in total if r in WAVE64_RULES or r == "warp32-logical"]
