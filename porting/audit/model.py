@@ -274,7 +274,7 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                    f"index this function's warps by 32); {warp.EMULATE}", name)
 
 
-_BY_WARPSIZE_OP = re.compile(r"(?:/|%)\s*\(?\s*warpSize\b")
+_BY_WARPSIZE_OP = re.compile(r"(?:/|%|\+=)\s*\(?\s*warpSize\b")
 
 
 def tiles_by_warpsize(model: WarpModel) -> Iterator[Hit]:
@@ -287,11 +287,15 @@ def tiles_by_warpsize(model: WarpModel) -> Iterator[Hit]:
     if "warpSize" not in code or "_tile" not in code and "_partition" not in code:
         return
     for s in model.scopes:
-        if not s.tile32 or not s.by_warpsize or not s.name:
+        if not s.tile32 or not s.name or code.find("warpSize", s.lo, s.hi) < 0:
             continue
         for m in _BY_WARPSIZE_OP.finditer(code, s.lo, s.hi):
             operand = warp._left_operand(code, m.start()).rsplit("[", 1)[-1]
-            if not model.derived.at(operand, m.start()):
+            if code[m.start()] == "+":  # `i += warpSize` from a tile's thread_rank(): every other 32 skipped
+                head = code[code.rfind("for", s.lo, m.start()):m.start()]
+                if "thread_rank" not in head and not model.derived.at(operand, m.start()):
+                    continue
+            elif not model.derived.at(operand, m.start()):
                 continue  # `n / warpSize`: a size, not a thread's tile
             yield (m.start(), "warp-width-mixed", f"this function works on 32-lane tiles (tiled_partition<32>) but "
                    f"counts them with '{operand.strip()} {code[m.start()]} warpSize' (64 on gfx942/gfx950): two tiles "

@@ -461,6 +461,10 @@ def ballots(code: str) -> Iterator[Hit]:
     for m in _POPC.finditer(code):
         end = code.find(";", m.end())
         arg = code[m.end():end if end >= 0 else m.end() + 200]  # `end > 0`: equivalent (end >= m.end() > 0)
-        if _BALLOT.search(arg) or (held and held.intersection(_WORDS.findall(arg.split(")")[0]))):
+        inner = _BALLOT.search(arg)
+        if inner is not None and inner.group(1) == ".ballot" and _narrow_tile(
+                code, _left_operand(arg, inner.start()), m.start()):
+            continue  # __popc(tile32.ballot(...)): a tile's ballot has the tile's bits only
+        if inner is not None or (held and held.intersection(_WORDS.findall(arg.split(")")[0]))):
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
                    "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")

@@ -123,3 +123,12 @@ __device__ int scan_bits(bool p) {
   return __popc(b);
 #endif
 }
+
+// a 32-lane tile striding by warpSize skips every other 32 elements at 64; striding by the tile is right
+__global__ void tile_stride(const float* p, int* out, int n) {
+  cg::thread_block_tile<32> tile32 = cg::tiled_partition<32>(cg::this_thread_block());
+  int cnt = 0;
+  for (int i = tile32.thread_rank(); i < n; i += warpSize) cnt += __popc(tile32.ballot(p[i] > 0.f));  // expect: warp-width-mixed
+  for (int i = tile32.thread_rank(); i < n; i += tile32.size()) cnt += __popc(tile32.ballot(p[i] < 0.f));
+  out[tile32.meta_group_rank()] = cnt;
+}
