@@ -596,10 +596,12 @@ def _name_before_params(code: str, lo: int, brace: int) -> str:
             j -= 1
         j -= 1
     end = j + 1
-    while j >= lo and (code[j].isalnum() or code[j] == "_"):
-        j -= 1
-    name = code[j + 1:end]
+    tail = _NAME_TAIL.search(code, max(lo, end - 200), end)  # the word ending at `end` (regex: no char loop)
+    name = tail.group() if tail is not None else ""
     return name if name and not name[0].isdigit() and name not in _NOT_FUNCTIONS else ""
+
+
+_NAME_TAIL = re.compile(r"\w+\Z")
 
 
 _NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "catch", "defined"})

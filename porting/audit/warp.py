@@ -335,9 +335,15 @@ def constant_names(text: str) -> set[str]:
     return set(_DEFINE_32_LOOSE.findall(text)) | {name for _at, name, _value in _const_32(text)}
 
 
+_CONST_32_LAST: list = [None, []]  # the last text asked and its answer: each file asks twice
+
+
 def _const_32(code: str) -> list[tuple[int, str, str]]:
     """(offset, name, value) of `const[expr] T NAME = 32;` (or 5) definitions."""
+    if _CONST_32_LAST[0] is code:  # the same string object (constant_names, then warp_constants)
+        return list(_CONST_32_LAST[1])
     out: list[tuple[int, str, str]] = []
+    _CONST_32_LAST[:] = [code, out]
     if "const" not in code:
         return out
     for v in _VALUE_32.finditer(code):
