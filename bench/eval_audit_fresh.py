@@ -9,6 +9,7 @@ made; findings without a label and labels without a finding are printed (both mu
 the figures to mean anything).
 
     .venv/bin/python bench/eval_audit_fresh.py --root /path/to/sources [--json out.json]
+    .venv/bin/python bench/eval_audit_fresh.py --labels tests/audit/fresh/labels_hecbench_faiss.toml --root DIR
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ def score(root: Path, half: str, data: dict) -> dict:
         if key in labels:
             total[f.rule] += 1
             true[f.rule] += labels[key]
-        if f.rule in WAVE64_RULES and f.rule != "warp-mask-32bit":
+        # a hazard is named by a wave64 rule's finding on its line that was judged TRUE: a
+        # finding whose message is wrong there (labelled FALSE) does not describe it
+        if f.rule in WAVE64_RULES and f.rule != "warp-mask-32bit" and labels.get(key, False):
             named.add((src, path, f.line))
     hazards = [(d["source"], d["file"], int(d["line"])) for d in data.get("hazard", []) if d["half"] == half]
     wave64 = [r for r in total if r in WAVE64_RULES or r == "warp32-logical"]
@@ -68,13 +71,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", required=True, help="directory holding one checkout per labelled source")
     ap.add_argument("--json", default=None, help="also write the figures here")
+    ap.add_argument("--labels", default=str(LABELS), help="the label file (default: %(default)s)")
+    ap.add_argument("--half", choices=("tune", "holdout"), action="append",
+                    help="score only this half (repeatable; default both)")
     args = ap.parse_args()
     root = Path(args.root)
     if not root.is_dir():
         print(f"eval_audit_fresh: --root {root}: not a directory", file=sys.stderr)
         return 2
-    data = _load_toml(LABELS)
-    out = [score(root, half, data) for half in ("tune", "holdout")]
+    labels = Path(args.labels)
+    if not labels.is_file():
+        print(f"eval_audit_fresh: --labels {labels}: not a file", file=sys.stderr)
+        return 2
+    data = _load_toml(labels)
+    out = [score(root, half, data) for half in (args.half or ("tune", "holdout"))]
     for s in out:
         pct = 100 * s["true"] / s["findings"] if s["findings"] else float("nan")
         w = 100 * s["wave64_true"] / s["wave64_findings"] if s["wave64_findings"] else float("nan")

@@ -79,8 +79,14 @@ def _polarity(directive: str, cond: str) -> tuple[int, int]:
         return HIP, NEUTRAL if rest_open else CUDA
     if signs == {False}:
         return CUDA, NEUTRAL if rest_open else HIP
-    if not signs and VERSION_MACRO.search(cond) and "!" not in cond and "||" not in cond:
-        return CUDA, NEUTRAL  # `#if __CUDA_ARCH__ >= 800`: false on ROCm, which compiles the #else
+    if not signs and VERSION_MACRO.search(cond):
+        # the preprocessor's truth on ROCm, where these macros are 0: `#if __CUDA_ARCH__ >= 800` is
+        # false (ROCm compiles the #else), `#if CUDART_VERSION < 9000` true (the #else is CUDA-only)
+        value = rocm_value(cond)
+        if value is not None:
+            return {1: (NEUTRAL, CUDA), 0: (CUDA, NEUTRAL)}.get(value, (NEUTRAL, NEUTRAL))
+        if "!" not in cond and "||" not in cond:
+            return CUDA, NEUTRAL
     return NEUTRAL, NEUTRAL
 
 
@@ -218,10 +224,11 @@ _COMMENTED_DEFINE = re.compile(r"(?://|/\*)[ \t]*#[ \t]*define[ \t]+(\w+)")
 
 
 def never_compiled(code: str, raw: str) -> bytearray:
-    """Per-line flag (1-based): a branch ROCm's compiler never reads. ``#ifdef __CUDA_ARCH__`` /
-    ``#if defined(__CUDA_ARCH__)`` and the ``#else`` of ``#if !defined(__CUDA_ARCH__)`` (HIP never
-    defines it), and a branch under a macro whose only ``#define`` in the file is commented out
-    (``// #define USE_PTX``: nothing defines it). Only the inline-PTX rule reads this: PTX there
+    """Per-line flag (1-based): a branch ROCm's compiler never reads, by the preprocessor's own
+    arithmetic (``rocm_value``) with the CUDA macros HIP never defines as 0: ``#ifdef __CUDA_ARCH__``,
+    the ``#else`` of ``#if !defined(__CUDA_ARCH__)`` and of ``#if __CUDA_ARCH__ < 700`` (0 < 700), a
+    branch after a true one, and a branch under a macro whose only ``#define`` in the file is
+    commented out (``// #define USE_PTX``: nothing defines it). Only the inline-PTX rule reads this: PTX there
     cannot reach a ROCm build, while other rules keep their findings (hipify may map the test)."""
     n_lines = code.count("\n") + 2
     out = bytearray(n_lines)
@@ -229,16 +236,21 @@ def never_compiled(code: str, raw: str) -> bytearray:
         return out
     live = set(_DEFINE.findall(code))
     dead = {name for name in _COMMENTED_DEFINE.findall(raw) if name not in live}
-    stack: list[list[int]] = []  # per open #if: [branch never compiled, a later #else never compiled]
+    # per open #if: [this branch never compiled, an earlier branch of the chain is true on ROCm]
+    stack: list[list[int]] = []
     events: list[tuple[int, int]] = []
     for line, m in _at_line_start(_DIRECTIVE, code):
         kind, cond = m.group(1), m.group(2)
         if kind in ("if", "ifdef", "ifndef"):
-            stack.append(list(_never_polarity(kind, cond, dead)))
+            never, later_never = _never_polarity(kind, cond, dead)
+            stack.append([never, later_never])
         elif kind == "elif" and stack:
-            stack[-1] = [0, stack[-1][1]]  # an #elif's own condition: not judged
+            never, _ = _never_polarity("if", cond, dead)
+            taken = stack[-1][1]
+            # a branch after a true one is never compiled; a true #elif closes the rest too
+            stack[-1] = [taken or never, taken or int(rocm_value(cond, dead) == 1)]
         elif kind == "else" and stack:
-            stack[-1] = [stack[-1][1], 0]
+            stack[-1] = [stack[-1][1], stack[-1][1]]
         elif kind == "endif" and stack:
             stack.pop()
         events.append((line, int(any(s[0] for s in stack))))
@@ -248,13 +260,113 @@ def never_compiled(code: str, raw: str) -> bytearray:
 
 def _never_polarity(kind: str, cond: str, dead: set[str]) -> tuple[int, int]:
     """(this branch is never compiled on ROCm, its #else is never compiled)."""
-    one = _ONE_MACRO.match(cond) if kind == "if" else None
     if kind in ("ifdef", "ifndef"):
-        name, negated = (cond.split() or [""])[0], kind == "ifndef"
-    elif one is not None:
-        name, negated = one.group(2), bool(one.group(1))
-    else:
+        name = (cond.split() or [""])[0]
+        cond = ("!" if kind == "ifndef" else "") + f"defined({name})"
+    value = rocm_value(cond, dead)
+    if value is None or value == UNKNOWN:
         return 0, 0
-    if name != "__CUDA_ARCH__" and name not in dead:
-        return 0, 0
-    return (0, 1) if negated else (1, 0)
+    return (0, 1) if value else (1, 0)
+
+
+# the CUDA macros ROCm's compiler never defines and hipify leaves as they are (CUDA_VERSION and
+# __CUDACC__ are renamed by hipify, so their tests are not judged here)
+_UNDEFINED_ON_ROCM = frozenset({"__CUDA_ARCH__", "__CUDA_ARCH_LIST__", "CUDART_VERSION", "__NVCC__",
+                                "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__", "__CUDA_ARCH_SPECIFIC__",
+                                "__NVPTX__", "__PTX__"})  # the PTX target's macros: never an AMD target
+_PP_TOKEN = re.compile(r"\s*(?:(\d+)[uUlL]*|(defined)\b|([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!()?:~&|^]))")
+
+
+UNKNOWN = -1  # rocm_value: the condition depends on a macro a -D option may define
+
+
+def rocm_value(cond: str, dead: frozenset[str] | set[str] = frozenset()) -> int | None:
+    """The value of an ``#if`` condition on ROCm, the CUDA macros ROCm never defines
+    (``__CUDA_ARCH__``, ``CUDART_VERSION``, a macro whose one ``#define`` is commented out) being 0
+    in ``#if``: ``#if __CUDA_ARCH__ < 700`` is 1 on ROCm, so its ``#else`` is never compiled.
+    Other names are unknown (UNKNOWN unless ``&&``/``||`` decide without them: ``__CUDA_ARCH__ >=
+    800 && defined(X)`` is 0); None when the condition does not parse."""
+    tokens: list[str | int | None] = []
+    at, cond = 0, cond.strip()
+    while at < len(cond):
+        m = _PP_TOKEN.match(cond, at)
+        if m is None:
+            return None
+        at = m.end()
+        if m.group(1) is not None:
+            tokens.append(int(m.group(1)))
+        elif m.group(2):
+            d = re.match(r"\s*(\()?\s*([A-Za-z_]\w*)\s*(?(1)\))", cond[at:])
+            if d is None:
+                return None
+            at += d.end()
+            tokens.append(0 if d.group(2) in _UNDEFINED_ON_ROCM or d.group(2) in dead else None)
+        elif m.group(3):
+            tokens.append(0 if m.group(3) in _UNDEFINED_ON_ROCM or m.group(3) in dead else None)
+        else:
+            tokens.append(m.group(4))
+    try:
+        value, rest = _pp_expr(tokens, 0, 0)
+    except (IndexError, ValueError, ZeroDivisionError):
+        return None
+    if rest != len(tokens):
+        return None
+    return UNKNOWN if value is None else int(bool(value))
+
+
+# binary operators of #if by precedence (loosest first); ?: and the unary ones are parsed apart
+_PP_LEVELS = (("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", ">", "<=", ">="), ("<<", ">>"),
+              ("+", "-"), ("*", "/", "%"))
+
+
+def _pp_expr(tokens: list, at: int, level: int) -> tuple[int | None, int]:
+    """(value or None when unknown, next index) of the expression at ``tokens[at]`` with operators
+    of ``level`` or tighter."""
+    if level == len(_PP_LEVELS):
+        return _pp_unary(tokens, at)
+    left, at = _pp_expr(tokens, at, level + 1)
+    while at < len(tokens) and tokens[at] in _PP_LEVELS[level]:
+        op = tokens[at]
+        right, at = _pp_expr(tokens, at + 1, level + 1)
+        left = _pp_apply(str(op), left, right)
+    if level == 0 and at < len(tokens) and tokens[at] == "?":
+        yes, at = _pp_expr(tokens, at + 1, 0)
+        if tokens[at] != ":":
+            raise ValueError("?: without :")
+        no, at = _pp_expr(tokens, at + 1, 0)
+        left = None if left is None else yes if left else no
+    return left, at
+
+
+def _pp_apply(op: str, a: int | None, b: int | None) -> int | None:
+    if op == "&&" and (a == 0 or b == 0) or op == "||" and (a or b):  # decided without the unknown side
+        return int(op == "||")
+    if a is None or b is None:
+        return None
+    if op in ("<<", ">>"):
+        if not 0 <= b < 64:
+            raise ValueError("shift out of range")  # undefined in C; never a large Python int
+        return a << b if op == "<<" else a >> b
+    if op in ("/", "%"):
+        return int(a / b) if op == "/" else a - b * int(a / b)  # C truncates toward zero
+    return {"||": lambda: int(bool(a or b)), "&&": lambda: int(bool(a and b)), "|": lambda: a | b,
+            "^": lambda: a ^ b, "&": lambda: a & b, "==": lambda: int(a == b), "!=": lambda: int(a != b),
+            "<": lambda: int(a < b), ">": lambda: int(a > b), "<=": lambda: int(a <= b),
+            ">=": lambda: int(a >= b), "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b}[op]()
+
+
+def _pp_unary(tokens: list, at: int) -> tuple[int | None, int]:
+    tok = tokens[at]
+    if tok in ("!", "-", "+", "~"):
+        value, at = _pp_unary(tokens, at + 1)
+        if value is None:
+            return None, at
+        return {"!": int(not value), "-": -value, "+": value, "~": ~value}[str(tok)], at
+    if tok == "(":
+        value, at = _pp_expr(tokens, at + 1, 0)
+        if tokens[at] != ")":
+            raise ValueError("unbalanced parenthesis")
+        return value, at + 1
+    if tok is None or isinstance(tok, int):
+        return tok, at + 1
+    raise ValueError(f"unexpected {tok}")

@@ -75,6 +75,7 @@ class FileFacts:
     other_defines: set[str] = field(default_factory=set)
     pending: list[Finding] = field(default_factory=list)  # warp constants, kept if the unit uses them as widths
     headers: tuple[str, ...] = ()  # the quoted headers the file includes, transitively (porting.audit.includes)
+    side: bytearray = field(default_factory=bytearray)  # per line: branches.NEUTRAL / HIP / CUDA
     rust: bool = False
 
 
@@ -131,6 +132,7 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
     facts.defined |= cuda_defines | other_defines
     facts.features = branches.feature_ranges(m.code)
     facts.headers = includes.closure(path, m.text)
+    facts.side = side
     seen: set[tuple[int, str]] = set()
     for f in _check_c(m, path, sets, facts, checks):
         where = side[f.line] if f.line < len(side) else 0
@@ -453,7 +455,7 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
     own_widths = warp.width_names(code, derived, candidates)
     if hits or any(word in code for word in _MODEL_WORDS):  # else no warp rule of model.py can fire
         wm = model.WarpModel(code, derived, hits, model.external_functions(headers), external_32, own_32,
-                             own_widths)
+                             own_widths, cuda_only=model.cuda_only(code, facts.side))
         judged = model.classify(wm, hits)
     for gen in (judged, warp.masks(code), warp.ballots(code)):
         for offset, rule, message, suggestion, symbol in gen:
@@ -463,6 +465,8 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
         kind = model.constant_rule(code, wm, name, none="") if wm is not None and name in own_widths else ""
         if kind == "warp32-logical":
             rule, message, suggestion = kind, f"{name} = 32: {model.NOTE}", model.NOTE_FIX
+        if kind in (model.MATRIX, model.BROKEN):
+            continue  # split the block into wmma warps only: a library port, not lane math
         found = _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
         if kind:
             yield found  # judged by this file's own warp functions

@@ -52,6 +52,9 @@ class Finding:
     snippet: str = ""  # the source line, stripped, or a window of a long one (snippet_at)
     symbol: str = ""  # the CUDA name concerned, where there is one (e.g. input for `port aliases`)
     hip: str = ""  # its HIP name from hipify's tables, where there is one
+    # `port audit --confirm` (porting.audit.confirm): confirmed / not-reproduced / inconclusive / not-run
+    confirmation: str = ""
+    confirmation_detail: str = ""
 
     def __post_init__(self) -> None:
         self.snippet = clip(self.snippet, MAX_SNIPPET)
@@ -67,6 +70,9 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         data = {**asdict(self), "fingerprint": self.fingerprint}
+        for key in ("confirmation", "confirmation_detail"):
+            if not data[key]:
+                del data[key]  # only runs with --confirm carry it
         for key in ("path", "snippet"):
             data[key] = display_path(data[key])
         return data

@@ -22,7 +22,7 @@ Scopes are top-level functions as warp.Derivation cuts them (from a top-level ``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -67,6 +67,12 @@ _TILE32 = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32\s*>")
 _SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl)\s*\(")  # matched at a `__shfl` found by str.find
 _LANE32_VAR = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;]*?(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\b")
 _WARP_COUNT_SHIFT = re.compile(r"1[uU]?\s*<<\s*\(\s*[^()]*/\s*warpSize\s*\)")
+# wmma / mma: fragments are spread over a hardware warp (64 lanes on CDNA, rocWMMA), not over
+# 32-lane halves, so neither "consistent at 64" nor the lane-math warnings describe this code; the
+# width is not what fails (nvcuda::wmma has no ROCm build; that is a library port)
+_MMA = re.compile(r"wmma::|\bmma_sync\s*\(")
+_VOTE = re.compile(r"__(?:all|any)(?:_sync)?\s*\(")
+LANE_BIT = "'1 <<"  # how warp.lane_math's lane-bit hits begin
 _LOOP16 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
 
 
@@ -79,6 +85,9 @@ class Scope:
     by_warpsize: bool = False  # the warp measured by warpSize here
     logical32: bool = False  # a 32-lane assumption here (filled from warp.py's hits)
     tile32: bool = False
+    mma: bool = False  # warp matrix operations here (wmma fragments belong to hardware warps)
+    vote: bool = False  # __all / __any here: a vote spans the whole wavefront, not a 32-lane half
+    fixed: bool = False  # a fixed-lane shuffle hazard here (shfl-fixed-lane)
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
     calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
 
@@ -89,7 +98,8 @@ class WarpModel:
 
     def __init__(self, code: str, derived: warp.Derivation, hits: list[Hit],
                  external: dict[str, Scope] | None = None, external_32: frozenset[str] = frozenset(),
-                 own_32: set[str] | None = None, widths: set[str] | None = None) -> None:
+                 own_32: set[str] | None = None, widths: set[str] | None = None,
+                 cuda_only: Callable[[int], bool] | None = None) -> None:
         self.code = code
         self.derived = derived
         self.scopes: list[Scope] = []
@@ -111,6 +121,11 @@ class WarpModel:
                 s.tile32 = True
             elif _HW_NAME.search(m.group(1)):
                 s.by_warpsize = True
+        for at in _sites(code, ("wmma::", "mma_sync"), _MMA):
+            self.at(at).mma = True
+        for at in _sites(code, ("__all", "__any"), _VOTE):
+            if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
+                self.at(at).vote = True
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
             self.at(m.start()).tile32 = True
         for s in self.scopes:
@@ -118,8 +133,9 @@ class WarpModel:
             if s.name and s.name not in own:  # the file's own definition wins over a header's
                 own.add(s.name)
                 self.by_name[s.name] = s
-        for at, _rule, _msg, _fix, _sym in hits:
-            self.at(at).logical32 = True
+        for at, _rule, msg, _fix, _sym in hits:
+            if not msg.startswith(LANE_BIT):  # a lane bit is about the mask's width, not the warp's
+                self.at(at).logical32 = True
         # the 16..1 loops of a warp function count even when warp.py saw no hit (cooperative tiles)
         for at, head in warp._shuffle_loops(code, warp._ANY_SHFL).items() if "shfl" in code else ():
             if _LOOP16.search(head):
@@ -195,6 +211,15 @@ class WarpModel:
         scopes = self._closure(s)
         return any(c.by_warpsize for c in scopes) and any(c.logical32 for c in scopes)
 
+    def matrix(self, s: Scope) -> bool:
+        return any(c.mma for c in self._closure(s))
+
+    def consistent(self, s: Scope) -> bool:
+        """May the note "32-lane logical warps, consistent at 64" be said of ``s``? Not where a
+        vote spans the wavefront (two logical warps vote together) or a fixed-lane shuffle reads the
+        other half."""
+        return not any(c.vote or c.fixed for c in self._closure(s))
+
     def logical(self, s: Scope) -> bool:
         return any(c.logical32 for c in self._closure(s)) or s.tile32
 
@@ -208,29 +233,37 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
     """warp.py's 32-lane hits, judged per function (see the module docstring), and the shuffles
     from a fixed source lane inside 32-lane logical warps."""
     code = model.code
+    fixed = list(_fixed_lanes(code, model))
+    for hit in fixed:
+        model.at(hit[0]).fixed = True
     for at, rule, message, fix, symbol in hits:
         s = model.at(at)
+        if message.startswith(LANE_BIT) and s.name:
+            if _WARP_COUNT_SHIFT.match(code, at):
+                continue  # 1 << (blockDim.x / warpSize): a bit per warp of the block, not a lane bit
+            if any(c.by_warpsize for c in model._closure(s)):
+                yield (at, rule, message, fix, symbol)  # lanes counted by warpSize reach 63: a 32-bit shift fails
+                continue
         if not s.name:  # `constexpr int warps = threads / 32;` outside a function: judged by its users
             kind = constant_rule(code, model, warp._assigned_name(code, at), none="")
             if kind == "warp-size-literal":
                 yield (at, rule, message, fix, symbol)
-            elif kind:
+            elif kind and kind != MATRIX and kind != BROKEN:
                 yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                        NOTE_FIX, symbol)
             continue
-        if not model.uses_warp(s) and not s.tile32:
-            continue  # `% 32` / `>> 5` in a function with no warp operation: data layout
-        if message.startswith("'1 <<") and _WARP_COUNT_SHIFT.match(code, at):
-            continue  # 1 << (blockDim.x / warpSize): a bit per warp of the block, not a lane bit
+        if not model.uses_warp(s) and not s.tile32 or model.matrix(s):
+            continue  # `% 32` / `>> 5` in a function with no warp operation: data layout; or wmma
         if s.tile32 and "thread_rank" in code[code.rfind("\n", 0, at):at] or _tile_loop(code, at, s):
             continue  # an explicit 32-lane tile (cg::tiled_partition<32>): right at 64 too
         if model.mixed(s):
             yield (at, rule, message + "; this function also measures the warp by warpSize, so the two widths "
                    "disagree at 64", fix, symbol)
-        else:
+        elif model.consistent(s):
             yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                    NOTE_FIX, symbol)
-    yield from _fixed_lanes(code, model)
+    yield from fixed
+    yield from tiles_by_warpsize(model)
     yield from launches(model)
     yield from shared_arrays(model)
     for s in model.scopes:
@@ -239,6 +272,36 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                    f"but {name} works on 32-lane warps (shuffle offsets from 16): each call covers half a "
                    "wavefront, so per-warp results are partial", f"make {name} loop from warpSize / 2 (or "
                    f"index this function's warps by 32); {warp.EMULATE}", name)
+
+
+_BY_WARPSIZE_OP = re.compile(r"(?:/|%|\+=)\s*\(?\s*warpSize\b")
+
+
+def tiles_by_warpsize(model: WarpModel) -> Iterator[Hit]:
+    """warp-width-mixed in a function working on explicit 32-lane tiles (``tiled_partition<32>``)
+    that counts its per-warp slots or lanes by ``warpSize``: at 64, two tiles share the slot
+    ``threadIdx.x / warpSize`` (one result lost) and ``blockDim.x / warpSize`` counts half the
+    tiles. Tiles of a width named for the hardware, or tiles counted by 32 or by
+    ``meta_group_rank()``, are consistent and not reported."""
+    code = model.code
+    if "warpSize" not in code or "_tile" not in code and "_partition" not in code:
+        return
+    for s in model.scopes:
+        if not s.tile32 or not s.name or code.find("warpSize", s.lo, s.hi) < 0:
+            continue
+        for m in _BY_WARPSIZE_OP.finditer(code, s.lo, s.hi):
+            operand = warp._left_operand(code, m.start()).rsplit("[", 1)[-1]
+            if code[m.start()] == "+":  # `i += warpSize` from a tile's thread_rank(): every other 32 skipped
+                head = code[code.rfind("for", s.lo, m.start()):m.start()]
+                if "thread_rank" not in head and not model.derived.at(operand, m.start()):
+                    continue
+            elif not model.derived.at(operand, m.start()):
+                continue  # `n / warpSize`: a size, not a thread's tile
+            yield (m.start(), "warp-width-mixed", f"this function works on 32-lane tiles (tiled_partition<32>) but "
+                   f"counts them with '{operand.strip()} {code[m.start()]} warpSize' (64 on gfx942/gfx950): two tiles "
+                   "share one slot and half the slots stay unused, so per-tile results are lost",
+                   f"index by the tile (tile.meta_group_rank(), meta_group_size()) or by 32; {warp.EMULATE}",
+                   "warpSize")
 
 
 _MUL32 = re.compile(r"(?<![\w.])32\s*[*/]|[*/]\s*\(?\s*32(?![\w.])")
@@ -298,6 +361,33 @@ def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
         at = code.find("<<<", close + 3)
 
 
+_SMALL_BLOCK = re.compile(r"\(?\s*(?:dim3\s*[({]\s*)?(\d+)[uU]?\s*(?:,\s*1\s*){0,2}[)}]?\s*\)?")
+
+
+def _one_warp_blocks(model: WarpModel, s: Scope) -> bool:
+    """Is the kernel ``s`` launched in this file, and every launch found with a block of at most
+    32 threads (a literal, ``dim3(32)``, or a name last assigned one before the launch)?"""
+    code = model.code
+    if "<<<" not in code or not s.name:
+        return False
+    blocks = [(start, _split_args(args)[1:2]) for start, name, args in _launch_sites(code) if name == s.name]
+    if not blocks:
+        return False
+    for start, block in blocks:
+        value = block[0] if block else ""
+        if _SMALL_BLOCK.fullmatch(value) is None:
+            host = model.at(start)
+            last = None
+            for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]) \
+                    if re.fullmatch(r"[A-Za-z_]\w*", value) else ():
+                last = a
+            value = last.group(1).strip() if last is not None else ""
+        small = _SMALL_BLOCK.fullmatch(value)
+        if small is None or int(small.group(1)) > 32:
+            return False
+    return True
+
+
 def _count32(code: str, arg: str, lo: int, hi: int) -> int | None:
     """Where a launch argument, or the last assignment of a name in it before ``hi`` (within the
     host function from ``lo``), multiplies or divides by 32."""
@@ -320,21 +410,46 @@ def shared_arrays(model: WarpModel) -> Iterator[Hit]:
         return
     for m in _SHARED32.finditer(code):
         dims = m.group(2)
-        if not re.search(r"\[\s*(?:32\s*(?:\*[^\]]*)?|[^\]]*\*\s*32)\s*\]", dims):
+        extents = _SUBSCRIPTS.findall(dims)
+        at32 = [i for i, e in enumerate(extents) if _EXTENT32.fullmatch(e.strip())]
+        if not at32:
             continue
         s = model.at(m.start())
         lo, hi = (s.lo, s.hi) if s.name else (m.end(), len(code))
         lanes = {v.group(1) for v in _LANE_BY_WARPSIZE.finditer(code, lo, hi)}
+        lanes |= {v.group(1) for v in _COPY.finditer(code, lo, hi) if v.group(2) in lanes}  # `k = lane;`
         name = m.group(1)
-        for use in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*\[([^\]]*)\]", code[m.end():hi]):
-            index = use.group(1)
-            words = set(warp._WORDS.findall(index))
-            if words & lanes or re.search(r"%\s*warpSize|warpSize\s*\*|\*\s*warpSize", index):
+        for use in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*((?:\[[^\]]*\]\s*)+)", code[m.end():hi]):
+            subs = _SUBSCRIPTS.findall(use.group(1))
+            index = next((subs[i] for i in at32 if i < len(subs) and _lane_index(subs[i], lanes)), None)
+            if index is not None:
                 yield (m.start(1), "shared-warp32", f"__shared__ {name}{dims} has room for 32 lanes but is indexed "
                        f"by a lane counted with warpSize ({name}[{index.strip()}]): lanes 32-63 of a 64-lane "
                        "wavefront write past the end", f"size it by the warp size (64 on CDNA) or by warps per "
                        f"block, not 32; {warp.EMULATE}", name)
                 break
+
+
+def cuda_only(code: str, side: bytearray | None = None) -> Callable[[int], bool]:
+    """Is the offset in a branch only CUDA compiles (branches.regions; ``side`` when known)?"""
+    from .branches import CUDA, regions
+
+    side = side if side else regions(code)[0]
+    if CUDA not in side:
+        return lambda at: False
+    return lambda at: side[code.count("\n", 0, at) + 1] == CUDA
+
+
+_COPY = re.compile(r"([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*;")
+_SUBSCRIPTS = re.compile(r"\[([^\]]*)\]")
+_EXTENT32 = re.compile(r"32\s*(?:\*.*)?|.*\*\s*32")
+
+
+def _lane_index(index: str, lanes: set[str]) -> bool:
+    """Does a subscript reach a lane counted by warpSize (a lane variable, ``% warpSize``, a
+    multiple of warpSize)?"""
+    return bool(set(warp._WORDS.findall(index)) & lanes) or bool(
+        re.search(r"%\s*warpSize|warpSize\s*\*|\*\s*warpSize", index))
 
 
 @lru_cache(maxsize=1024)
@@ -349,7 +464,7 @@ def header_functions(path: str) -> dict[str, Scope]:
     code = mask(text, "c").code
     derived = warp.Derivation(code)
     hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
-    model = WarpModel(code, derived, hits)
+    model = WarpModel(code, derived, hits, cuda_only=cuda_only(code))
     for s in model.by_name.values():
         s.src = code  # an including file's model reads these scopes' calls from the header's text
     return dict(model.by_name)
@@ -370,13 +485,22 @@ def constant_rule(code: str, model: WarpModel, name: str, none: str = "warp-size
     when one of them mixes it with the hardware width, ``none`` when no function here uses it on
     the warp (the default keeps a header's constant that only its includers use)."""
     users: dict[int, Scope] = {}
+    matrix = False
     for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"(?!\w)", code) if name else ():
         s = model.at(m.start())
-        if s.name and model.uses_warp(s):
+        if s.name and model.matrix(s):
+            matrix = True
+        elif s.name and model.uses_warp(s):
             users[id(s)] = s
     if any(model.mixed(s) for s in users.values()):
         return "warp-size-literal"
-    return "warp32-logical" if users else none
+    if not all(model.consistent(s) for s in users.values()):
+        return BROKEN
+    return "warp32-logical" if users else MATRIX if matrix else none
+
+
+MATRIX = "wmma"  # constant_rule: a width constant used only by wmma functions (not judged)
+BROKEN = "not-consistent"  # constant_rule: a user votes or shuffles from a fixed lane (no note)
 
 
 def _tile_loop(code: str, at: int, s: Scope) -> bool:
@@ -403,6 +527,8 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         src = args[-1]
         if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", args[-2]):
             continue  # a literal broadcast: the same value in both halves
+        if _one_warp_blocks(model, s):
+            continue  # every launch found runs one 32-thread warp per block: lanes 32-63 do not exist
         lane32 = {v.group(1) for v in _LANE32_VAR.finditer(code, s.lo, s.hi)}
         if model.derived.at(src, m.start()) and not lane32.intersection(warp._WORDS.findall(src)):
             continue  # an absolute lane (threadIdx.x ^ 1): the same lane at 64
@@ -470,10 +596,12 @@ def _name_before_params(code: str, lo: int, brace: int) -> str:
             j -= 1
         j -= 1
     end = j + 1
-    while j >= lo and (code[j].isalnum() or code[j] == "_"):
-        j -= 1
-    name = code[j + 1:end]
+    tail = _NAME_TAIL.search(code, max(lo, end - 200), end)  # the word ending at `end` (regex: no char loop)
+    name = tail.group() if tail is not None else ""
     return name if name and not name[0].isdigit() and name not in _NOT_FUNCTIONS else ""
+
+
+_NAME_TAIL = re.compile(r"\w+\Z")
 
 
 _NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "catch", "defined"})

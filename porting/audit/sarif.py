@@ -59,7 +59,9 @@ def to_sarif(findings: Iterable[Finding], root: str | None = None) -> dict[str, 
             }}],
             "partialFingerprints": {"portAuditFingerprint/v1": f.fingerprint},
             "properties": {"suggestion": f.suggestion,
-                           **({"symbol": f.symbol} if f.symbol else {}), **({"hip": f.hip} if f.hip else {})},
+                           **({"symbol": f.symbol} if f.symbol else {}), **({"hip": f.hip} if f.hip else {}),
+                           **({"confirmation": f.confirmation, "confirmationDetail": f.confirmation_detail}
+                              if f.confirmation else {})},
         })
     return {
         "$schema": SARIF_SCHEMA,

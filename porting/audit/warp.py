@@ -58,7 +58,8 @@ _FOR_HEAD = re.compile(r"for\s*\(([^;()]*;[^;()]*;[^()]*(?:\([^()]*\)[^()]*)*)\)
 _LOOP32 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
 _WIDTH32 = re.compile(r",\s*32\s*\Z")
 _LAST_ARG = re.compile(r",\s*([A-Za-z_]\w*)\s*\Z")
-_BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask)\s*\(")
+# a cooperative group's ballot (coalesced_group::ballot, tile.ballot) returns 64 bits on HIP too
+_BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask|\.ballot)\s*\(")
 # `unsigned int x =` is matched by `unsigned\s+int` and also by `int` alone (\b before it): dropping
 # either alternative by itself changes nothing (an equivalent mutant); tests/audit/golden/ballot_forms.cu
 # fails when both go, or when `unsigned`, `int32_t` or `u32` goes.
@@ -334,9 +335,15 @@ def constant_names(text: str) -> set[str]:
     return set(_DEFINE_32_LOOSE.findall(text)) | {name for _at, name, _value in _const_32(text)}
 
 
+_CONST_32_LAST: list = [None, []]  # the last text asked and its answer: each file asks twice
+
+
 def _const_32(code: str) -> list[tuple[int, str, str]]:
     """(offset, name, value) of `const[expr] T NAME = 32;` (or 5) definitions."""
+    if _CONST_32_LAST[0] is code:  # the same string object (constant_names, then warp_constants)
+        return list(_CONST_32_LAST[1])
     out: list[tuple[int, str, str]] = []
+    _CONST_32_LAST[:] = [code, out]
     if "const" not in code:
         return out
     for v in _VALUE_32.finditer(code):
@@ -417,16 +424,32 @@ def masks(code: str) -> Iterator[Hit]:
                        "declare the mask uint64_t (unsigned long long)", func)
 
 
+_TILE_WIDTH = re.compile(r"(?:thread_block_tile|tiled_partition)\s*<\s*(\d+)\s*>")
+
+
+def _narrow_tile(code: str, name: str, at: int) -> bool:
+    """Is ``name`` (a group whose ballot is called at ``at``) declared, in the function around it,
+    as a cooperative-groups tile of at most 32 lanes (``thread_block_tile<32> t = ...``,
+    ``auto t = tiled_partition<16>(...)``)?"""
+    lo = code.rfind("\n}", 0, at) + 1
+    decl = re.search(r"[^;{}]*(?<![\w.])" + re.escape(name) + r"\s*(?:=|\()[^;]*;", code[lo:at]) if name else None
+    width = _TILE_WIDTH.search(decl.group()) if decl is not None else None
+    return width is not None and int(width.group(1)) <= 32
+
+
 def ballots(code: str) -> Iterator[Hit]:
-    if "__ballot" not in code and "__activemask" not in code:
+    if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
     held: set[str] = set()
     for m in _BALLOT.finditer(code):
         # from the statement's start, so that a declaration wrapped before the call (clang-format's
         # `unsigned m =\n    __ballot_sync(...)`) is read too
-        decl = _DECL32_BEFORE.search(code, _wrap_start(m.start()), m.start())
-        func = m.group(1)
-        target = _assigned_name(code, m.start())
+        start = m.start() if m.group(1) != ".ballot" else m.start() - len(_left_operand(code, m.start()))
+        decl = _DECL32_BEFORE.search(code, _wrap_start(start), start)
+        func = m.group(1) if m.group(1) != ".ballot" else code[start:m.start()] + ".ballot"
+        if func.endswith(".ballot") and _narrow_tile(code, func[:-len(".ballot")], start):
+            continue  # a tile of at most 32 lanes: its ballot has 32 meaningful bits, tile-relative
+        target = _assigned_name(code, start)
         if target:
             held.add(target)
         if decl is not None:
@@ -444,6 +467,10 @@ def ballots(code: str) -> Iterator[Hit]:
     for m in _POPC.finditer(code):
         end = code.find(";", m.end())
         arg = code[m.end():end if end >= 0 else m.end() + 200]  # `end > 0`: equivalent (end >= m.end() > 0)
-        if _BALLOT.search(arg) or (held and held.intersection(_WORDS.findall(arg.split(")")[0]))):
+        inner = _BALLOT.search(arg)
+        if inner is not None and inner.group(1) == ".ballot" and _narrow_tile(
+                code, _left_operand(arg, inner.start()), m.start()):
+            continue  # __popc(tile32.ballot(...)): a tile's ballot has the tile's bits only
+        if inner is not None or (held and held.intersection(_WORDS.findall(arg.split(")")[0]))):
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
                    "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")

@@ -25,6 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated opt-in rule ids to run (see --list-rules)")
     parser.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (0 = cores)")
     parser.add_argument("--list-rules", action="store_true", help="print the rules and exit")
+    parser.add_argument("--confirm", action="store_true",
+                        help="run each program holding wave64 findings under port emulate at 32 and 64 lanes "
+                             "and mark its findings confirmed / not-reproduced (per program, in JSON and SARIF)")
+    parser.add_argument("--confirm-timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="time limit of each emulated run (default %(default)s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("audit: give at least one PATH to scan (or --list-rules)")
     if args.jobs is not None and args.jobs < 0:
         raise UsageError(f"--jobs: must be >= 0, got {args.jobs}")
+    if args.confirm_timeout <= 0:
+        raise UsageError(f"--confirm-timeout: must be positive, got {args.confirm_timeout}")
     disable = [d.strip() for d in args.disable.split(",") if d.strip()] if args.disable is not None else None
     enable = [d.strip() for d in args.enable.split(",") if d.strip()] if args.enable is not None else None
     config = load_config(cli={"audit.fail_on": args.fail_on, "audit.baseline": args.baseline,
@@ -55,6 +62,11 @@ def run(args: argparse.Namespace) -> int:
     result.problems = [display_path(p) for p in result.problems]  # a name that is not UTF-8, as \xNN
     for problem in result.problems:
         print(f"port audit: {problem}", file=sys.stderr)
+    if args.confirm and not args.write_baseline:
+        from ..audit.confirm import confirm
+
+        programs = confirm(result.findings, timeout=args.confirm_timeout)
+        print(f"audit: --confirm emulated {programs} program(s) at 32 and 64 lanes", file=sys.stderr)
     if args.write_baseline:
         _write("--write-baseline", args.write_baseline, json.dumps(Baseline.to_json(result.findings), indent=2) + "\n")
         print(f"audit: wrote {len(result.findings)} finding(s) to baseline {args.write_baseline}", file=sys.stderr)
@@ -76,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
                            "problems": result.problems}, indent=2) + "\n"
     else:
         lines = [f"{display_path(f.path)}:{f.line}:{f.col}: {f.severity}[{f.rule}]: {f.message}\n"
-                 f"    suggestion: {f.suggestion}" for f in result.findings]
+                 f"    suggestion: {f.suggestion}"
+                 + (f"\n    emulation: {f.confirmation}: {f.confirmation_detail}" if f.confirmation else "")
+                 for f in result.findings]
         text = "\n".join(lines + [summary]) + "\n"
     if args.output:
         _write("--output", args.output, text)

@@ -14,12 +14,12 @@ import pytest
 from porting.audit.rules import RULES
 from porting.config import _load_toml
 
-LABELS = Path(__file__).parent / "fresh" / "labels.toml"
+FRESH = Path(__file__).parent / "fresh"
 
 
-@pytest.fixture(scope="module")
-def data() -> dict:
-    return _load_toml(LABELS)
+@pytest.fixture(scope="module", params=["labels.toml", "labels_hecbench_faiss.toml"])
+def data(request) -> dict:
+    return _load_toml(FRESH / request.param)
 
 
 def test_sources_name_a_commit(data) -> None:

@@ -38,7 +38,7 @@ __global__ void bcast(const float* x, float* out) {
   float v = half_sum(x[threadIdx.x]);
   v = __shfl_sync(~0ull, v, 0);  // expect: shfl-fixed-lane
   float w = __shfl(v, 0);  // expect: shfl-fixed-lane
-  float ok = __shfl_sync(~0ull, v, 0, 32);  // expect: warp32-logical (the logical width given: right at 64)
+  float ok = __shfl_sync(~0ull, v, 0, 32);  // the logical width given: right at 64 (no note: the function is not consistent)
   out[threadIdx.x] = v + w + ok;
 }
 
