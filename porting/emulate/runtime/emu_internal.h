@@ -38,7 +38,7 @@ struct Fiber {
   uint3 tid{};
   State state = NEW;
   Arrival* arrival = nullptr;
-  int bar_pred = 0;
+  unsigned barrier_gen = 0;  // the release it waits for at __syncthreads (Runtime::barrier_gen)
 };
 
 struct Runtime {
@@ -60,7 +60,11 @@ struct Runtime {
   // false until a thread of the block waits: until then the states in `fibers` are stale and
   // the block is one loop over all its threads
   bool tracking = false;
+  // __syncthreads: the arrivals at the barrier now pending, and what the last release counted.
+  // A release only moves barrier_gen on: the threads waiting for it are ready from then on.
   int bar_count = 0, bar_arrived = 0;
+  int next_count = 0, next_arrived = 0;
+  unsigned barrier_gen = 0;
   int waiting_warp = 0;  // threads suspended at a warp collective since the last resolution
   // stacks are reused: a loop that ended hands its stack to the next one
   std::vector<char*> free_stacks;

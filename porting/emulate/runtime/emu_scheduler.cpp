@@ -107,13 +107,19 @@ void start_loop(Runtime& r, int first, Fiber& from) {
   context_switch(from, r.loop_start);
 }
 
+// a suspended thread that can go on: its collective completed, or the barrier it waits at released
+inline bool ready(const Runtime& r, const Fiber& f) {
+  return f.state == READY || (f.state == AT_BARRIER && f.barrier_gen != r.barrier_gen);
+}
+
 // Leaves `from` for the first thread after `after`, in thread order, that can run: a waiting one
 // that is ready again, or one not started yet (on a new loop); for the scheduler when none can.
 // The order is the scheduler's own pass over the block, with no switch to the scheduler between.
 void switch_on(Runtime& r, int after, Fiber& from) {
   for (int u = after + 1; u < r.nthreads; ++u) {
     Fiber& g = r.fibers[u];
-    if (g.state == READY) {
+    if (ready(r, g)) {
+      g.state = READY;
       r.cur = &g;
       threadIdx = g.tid;
       context_switch(from, g);
@@ -150,7 +156,7 @@ void mark(Runtime& r, int from, int to, State s) {
       r.cur->stack = nullptr;
     }
     int u = last + 1;
-    while (u < r.nthreads && r.fibers[u].state != NEW && r.fibers[u].state != READY) ++u;
+    while (u < r.nthreads && r.fibers[u].state != NEW && !ready(r, r.fibers[u])) ++u;
     if (u == r.nthreads || r.fibers[u].state != NEW) {
       r.free_stacks.push_back(stack);  // nothing runs on it after the switch below
       switch_on(r, last, r.gone);
@@ -166,15 +172,12 @@ void mark(Runtime& r, int from, int to, State s) {
   __builtin_unreachable();
 }
 
+// O(1): the threads that waited at the barrier become ready as switch_on reaches them
 void release_barrier(Runtime& r) {
-  r.bar_count = r.bar_arrived = 0;
-  for (int t = 0; t < r.nthreads; ++t) {
-    Fiber& f = r.fibers[t];
-    if (f.state != AT_BARRIER) continue;
-    r.bar_arrived += 1;
-    r.bar_count += f.bar_pred;
-    f.state = READY;
-  }
+  r.bar_count = r.next_count;
+  r.bar_arrived = r.next_arrived;
+  r.next_count = r.next_arrived = 0;
+  ++r.barrier_gen;
 }
 
 // The thread a loop is running waits for the first time: from now on it is a fiber of its own,
@@ -247,7 +250,9 @@ namespace {
 // a block-wide barrier; returns how many arriving threads passed a non-zero predicate
 int barrier(int pred) {
   Runtime& r = rt();
-  current(r).bar_pred = pred != 0;
+  current(r).barrier_gen = r.barrier_gen;
+  r.next_count += pred != 0;
+  r.next_arrived += 1;
   suspend(AT_BARRIER);
   return r.bar_count;
 }
