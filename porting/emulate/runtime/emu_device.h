@@ -44,14 +44,41 @@ struct LaunchConfig {
   cudaStream_t stream;
 };
 EMU_INL LaunchConfig config(dim3 g, dim3 b, size_t sh = 0, cudaStream_t s = nullptr) { return LaunchConfig{g, b, sh, s}; }
-void run_grid(const LaunchConfig& c, void (*invoke)(void*), void* ctx);
+// Runs threads first, first + 1, ... of a block (linear ids, x fastest) in order on the calling
+// stack, each to its end, until `last` or until the one just run waited (it suspended at a barrier
+// or a collective, was resumed by the scheduler and has finished since); returns the last thread
+// run. The scheduler (emu_scheduler.cpp) gives the threads after it stacks of their own.
+using RunThreads = int (*)(void* ctx, int first, int last);
+void run_grid(const LaunchConfig& c, RunThreads run, void* ctx);
+extern unsigned long long suspensions;  // every suspension of a thread counts one
+
+// The per-block loop is compiled into the program with the kernel inlined: a thread that never
+// waits costs its own body plus storing threadIdx. When the kernel makes no call the scheduler
+// could suspend in, the compiler keeps `suspensions` in a register for the whole loop.
+template <class K> EMU_INL int run_threads(int first, int last, const K& kernel) {
+  const unsigned bx = blockDim.x, by = blockDim.y;
+  unsigned x = (unsigned)first % bx, y = (unsigned)first / bx % by, z = (unsigned)first / bx / by;
+  const unsigned long long before = suspensions;
+  for (int t = first;; ++t) {
+    threadIdx = uint3{x, y, z};
+    kernel();
+    if (t + 1 >= last || suspensions != before) return t;
+    if (++x == bx) {
+      x = 0;
+      if (++y == by) { y = 0; ++z; }
+    }
+  }
+}
 
 // A launch: the arguments are evaluated and copied once on the host (as a GPU launch does);
 // every thread then calls the kernel with its own copies of them.
 template <class F, class... A> void launch(const LaunchConfig& c, F f, A&&... a) {
   struct Ctx { F f; std::tuple<std::decay_t<A>...> args; };
   Ctx ctx{f, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)};
-  run_grid(c, [](void* p) { Ctx* x = static_cast<Ctx*>(p); std::apply(x->f, x->args); }, &ctx);
+  run_grid(c, [](void* p, int first, int last) {
+    Ctx* x = static_cast<Ctx*>(p);
+    return run_threads(first, last, [x] { std::apply(x->f, x->args); });
+  }, &ctx);
 }
 template <class... P, std::size_t... I>
 cudaError_t launch_packed(void (*f)(P...), const LaunchConfig& c, void** args, std::index_sequence<I...>) {

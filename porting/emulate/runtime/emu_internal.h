@@ -26,39 +26,51 @@ extern unsigned char dynamic_shared[kDynamicSharedBytes];
 
 enum State : unsigned char { NEW, READY, AT_BARRIER, AT_WARP, DONE };
 
+// One emulated thread of the running block. A thread that never waits needs none of this: it
+// runs inside a loop over consecutive threads (run_threads) on whatever stack the loop has.
 struct Fiber {
 #ifdef EMU_ASM_SWITCH
-  void* sp = nullptr;
+  void* sp = nullptr;  // the saved context while suspended
 #else
   ucontext_t uc;
 #endif
-  char* stack = nullptr;
+  char* stack = nullptr;  // the top of the stack this thread holds while it waits
   uint3 tid{};
   State state = NEW;
   Arrival* arrival = nullptr;
-  int bar_pred = 0;
+  unsigned barrier_gen = 0;  // the release it waits for at __syncthreads (Runtime::barrier_gen)
 };
 
 struct Runtime {
   // the launch being run
-  void (*invoke)(void*) = nullptr;
+  RunThreads run = nullptr;
   void* ctx = nullptr;
   int nthreads = 0;
   bool in_kernel = false;
   std::vector<Fiber> fibers = std::vector<Fiber>(kMaxThreads);
+  // The running thread's fiber, or one of the markers: &sched while the scheduler runs,
+  // &looping while a loop runs threads that have not waited (threadIdx names the thread).
   Fiber* cur = nullptr;
   Fiber sched;
+  Fiber looping;
+  Fiber loop_start;  // the initial context of a new loop
+  Fiber gone;        // where a finished loop's last context goes (never resumed)
+  int loop_first = 0;        // the first thread of the running loop
+  char* loop_stack = nullptr;  // and its stack
+  // false until a thread of the block waits: until then the states in `fibers` are stale and
+  // the block is one loop over all its threads
+  bool tracking = false;
+  // __syncthreads: the arrivals at the barrier now pending, and what the last release counted.
+  // A release only moves barrier_gen on: the threads waiting for it are ready from then on.
   int bar_count = 0, bar_arrived = 0;
-  // the runner (run_on_runner): threads that never wait run one after another on one stack
-  char* runner_stack = nullptr;
-  int runner_thread = -1;      // the thread on the runner's stack now, -1 when it is free
-  bool runner_waited = false;  // that thread suspended: the threads after it have their own fibers
-  int runner_last = -1;        // the last thread the runner started (threads before it are done)
-  Fiber runner;                // only its stack and initial context are used
-  // stacks are reused: a fiber that ran to completion hands its stack to the next one
+  int next_count = 0, next_arrived = 0;
+  unsigned barrier_gen = 0;
+  int waiting_warp = 0;  // threads suspended at a warp collective since the last resolution
+  // stacks are reused: a loop that ended hands its stack to the next one
   std::vector<char*> free_stacks;
   size_t stack_bytes = 0;
   size_t page = 0;
+  size_t stacks_mapped = 0;
   std::vector<const void*> warned_sites;
   std::vector<const void*> finding_sites;  // call sites a finding was reported at (once each)
   cudaError_t last_error = cudaSuccess;

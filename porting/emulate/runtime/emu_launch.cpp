@@ -18,8 +18,9 @@ alignas(256) unsigned char dynamic_shared[kDynamicSharedBytes];
   std::fflush(stdout);
   Runtime& r = rt();
   if (r.in_kernel && r.cur != nullptr && r.cur != &r.sched) {
+    uint3 t = r.cur == &r.looping ? threadIdx : r.cur->tid;  // a loop's running thread is threadIdx
     std::fprintf(stderr, "emu: %s: %s [warp %d: block (%u,%u,%u) thread (%u,%u,%u)]\n", kind, what, EMU_WARP,
-                 blockIdx.x, blockIdx.y, blockIdx.z, r.cur->tid.x, r.cur->tid.y, r.cur->tid.z);
+                 blockIdx.x, blockIdx.y, blockIdx.z, t.x, t.y, t.z);
   } else {
     std::fprintf(stderr, "emu: %s: %s [warp %d]\n", kind, what, EMU_WARP);
   }
@@ -52,7 +53,7 @@ std::mutex& launch_lock() {
 }
 }  // namespace
 
-void run_grid(const LaunchConfig& c, void (*invoke)(void*), void* ctx) {
+void run_grid(const LaunchConfig& c, RunThreads run, void* ctx) {
   Runtime& r = rt();
   // Host threads that launch at once (pthreads, OpenMP) take turns: there is one scheduler and
   // one set of thread coordinates. A launch from the OS thread already running a kernel is a
@@ -66,7 +67,7 @@ void run_grid(const LaunchConfig& c, void (*invoke)(void*), void* ctx) {
   if (!valid_config(c)) { r.last_error = cudaErrorInvalidConfiguration; return; }
   if (c.shmem > sizeof dynamic_shared) { r.last_error = cudaErrorInvalidValue; return; }
   init_stacks(r);
-  r.invoke = invoke;
+  r.run = run;
   r.ctx = ctx;
   r.nthreads = (int)(c.block.x * c.block.y * c.block.z);
   blockDim = c.block;
@@ -83,6 +84,7 @@ void run_grid(const LaunchConfig& c, void (*invoke)(void*), void* ctx) {
         run_block(r);
       }
   r.in_kernel = false;
+  r.cur = nullptr;
   threadIdx = uint3{0, 0, 0};
   blockIdx = uint3{0, 0, 0};
 }

@@ -1,11 +1,15 @@
 // rocm-port `port emulate`: the fiber scheduler of the CPU runtime.
 //
-// A launch runs the blocks of the grid one after another on the calling OS thread. Every
-// thread of a block is a fiber with its own stack. A fiber runs until it exits, reaches
-// __syncthreads, or reaches a warp collective; when no fiber can run, the scheduler first
-// completes the warp collectives (per warp, the lanes waiting at the same call site are the
-// active lanes), and only when none is pending releases the barrier. Exited lanes, lanes of a
-// partial last warp and lanes waiting elsewhere are inactive. Compiled once per warp width.
+// A launch runs the blocks of the grid one after another on the calling OS thread. A block starts
+// as one loop over its threads (run_threads, compiled into the program with the kernel inlined),
+// on one stack: a thread that never waits costs its own body. A thread that waits (__syncthreads,
+// a warp collective) becomes a fiber right there, holding that stack, and the threads after it
+// continue on a new loop and stack. Fibers switch straight to the next thread that can run, in
+// thread order; when none can, the scheduler first completes the warp collectives (per warp, the
+// lanes waiting at the same call site are the active lanes), and only when none is pending
+// releases the barrier. Exited lanes, lanes of a partial last warp and lanes waiting elsewhere
+// are inactive. The order threads run in is the same as when every thread had a fiber of its own
+// from the start (EMU_NO_RUNNER=1 does that). Compiled once per warp width.
 #include "emu_internal.h"
 
 #include <sys/mman.h>
@@ -15,9 +19,12 @@ namespace emu {
 namespace {
 // ---- context switching ----------------------------------------------------------------------
 #ifdef EMU_ASM_SWITCH
-// Saves the callee-saved registers, MXCSR and the x87 control word on the current stack, stores
-// the stack pointer in *save and continues on `to` (System V x86-64). ucontext's swapcontext
-// costs a signal-mask system call per switch; this is ~20 instructions.
+// Saves the callee-saved registers on the current stack, stores the stack pointer in *save and
+// continues on `to` (System V x86-64). ucontext's swapcontext costs a signal-mask system call per
+// switch; this is 16 instructions. The floating-point control state (MXCSR, the x87 control word)
+// is not switched: it is the OS thread's, shared by every emulated thread, as device code has no
+// way to change it (a GPU rounds per instruction: __fadd_rz, __float2int_rd, ...), and one
+// STMXCSR alone costs more than the rest of the switch (about 20 ns on the benchmark machine).
 extern "C" void emu_switch(void** save, void* to);
 asm(R"(
   .text
@@ -32,14 +39,8 @@ emu_switch:
   pushq %r13
   pushq %r14
   pushq %r15
-  subq $8, %rsp
-  stmxcsr (%rsp)
-  fnstcw 4(%rsp)
   movq %rsp, (%rdi)
   movq %rsi, %rsp
-  ldmxcsr (%rsp)
-  fldcw 4(%rsp)
-  addq $8, %rsp
   popq %r15
   popq %r14
   popq %r13
@@ -50,26 +51,19 @@ emu_switch:
   .size emu_switch,.-emu_switch
 )");
 
-void context_init(Fiber& f, void (*entry)()) {
-  auto top = reinterpret_cast<uintptr_t>(f.stack + rt().stack_bytes) & ~uintptr_t(15);
+void context_init(Fiber& f, void (*entry)(), char* stack_top) {
+  auto top = reinterpret_cast<uintptr_t>(stack_top) & ~uintptr_t(15);
   auto* sp = reinterpret_cast<uint64_t*>(top);
   *--sp = 0;                                   // entry's return address: it never returns
   *--sp = reinterpret_cast<uint64_t>(entry);   // where emu_switch's `ret` goes
   for (int i = 0; i < 6; ++i) *--sp = 0;       // rbp rbx r12 r13 r14 r15
-  --sp;
-  uint32_t csr;
-  uint16_t cw;
-  asm volatile("stmxcsr %0" : "=m"(csr));
-  asm volatile("fnstcw %0" : "=m"(cw));
-  std::memcpy(sp, &csr, 4);
-  std::memcpy(reinterpret_cast<char*>(sp) + 4, &cw, 2);
   f.sp = sp;
 }
 inline void context_switch(Fiber& from, Fiber& to) { emu_switch(&from.sp, to.sp); }
 #else
-void context_init(Fiber& f, void (*entry)()) {
+void context_init(Fiber& f, void (*entry)(), char* stack_top) {
   getcontext(&f.uc);
-  f.uc.uc_stack.ss_sp = f.stack;
+  f.uc.uc_stack.ss_sp = stack_top - rt().stack_bytes;  // take_stack leaves at least stack_bytes below
   f.uc.uc_stack.ss_size = rt().stack_bytes;
   f.uc.uc_link = nullptr;
   makecontext(&f.uc, entry, 0);
@@ -77,135 +71,170 @@ void context_init(Fiber& f, void (*entry)()) {
 inline void context_switch(Fiber& from, Fiber& to) { swapcontext(&from.uc, &to.uc); }
 #endif
 
+// Returns the top of a stack. A guard page below each turns an overflow into SIGSEGV instead of
+// silent corruption. The tops are staggered by 64-byte lines across a page: a barrier touches
+// the top of every waiting thread's stack in turn, and tops at one page offset would all compete
+// for the same few cache sets.
 char* take_stack(Runtime& r) {
   if (!r.free_stacks.empty()) {
     char* s = r.free_stacks.back();
     r.free_stacks.pop_back();
     return s;
   }
-  // a guard page below each stack turns an overflow into SIGSEGV instead of silent corruption
-  void* m = mmap(nullptr, r.stack_bytes + r.page, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  size_t bytes = r.page + r.stack_bytes + r.page;  // guard, the stack, room for the stagger
+  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) die(kExitUnsupported, "unsupported", "cannot map a fiber stack");
   mprotect(m, r.page, PROT_NONE);
-  return static_cast<char*>(m) + r.page;
-}
-
-[[noreturn]] void fiber_entry() {
-  Runtime& r = rt();
-  r.invoke(r.ctx);
-  r.cur->state = DONE;
-  context_switch(*r.cur, r.sched);
-  __builtin_unreachable();
-}
-
-void resume(Runtime& r, Fiber& f) {
-  if (f.state == NEW) {
-    f.stack = take_stack(r);
-    context_init(f, fiber_entry);
-  }
-  f.state = READY;
-  r.cur = &f;
-  threadIdx = f.tid;
-  context_switch(r.sched, f);
-  r.cur = &r.sched;
-  if (f.state == DONE && f.stack != nullptr) {
-    r.free_stacks.push_back(f.stack);
-    f.stack = nullptr;
-  }
-}
-
-// The fast path for the common kernel, which never waits (no barrier, no warp collective): the
-// scheduler would start each thread on a stack of its own and switch to it and back. Instead one
-// runner fiber calls the kernel for thread t, t+1, ... in turn on a single stack, the order the
-// scheduler itself would run them in. A thread that does wait (at a barrier, a collective) is
-// suspended right there, on the runner's stack, like any fiber: the runner then starts no more
-// threads (the scheduler gives the rest fibers of their own, as before) and finishes once that
-// thread has. So the semantics are the scheduler's; only the switches and stacks are saved.
-[[noreturn]] void runner_entry() {
-  Runtime& r = rt();
-  for (;;) {
-    Fiber& f = r.fibers[r.runner_thread];
-    r.runner_last = r.runner_thread;
-    f.state = READY;
-    r.cur = &f;
-    threadIdx = f.tid;
-    r.invoke(r.ctx);
-    f.state = DONE;
-    int next = r.runner_thread + 1;
-    if (r.runner_waited || next >= r.nthreads || r.fibers[next].state != NEW) break;
-    r.runner_thread = next;
-  }
-  r.runner_thread = -1;
-  context_switch(*r.cur, r.sched);
-  __builtin_unreachable();
+  size_t stagger = (r.stacks_mapped++ * 64) % r.page;
+  return static_cast<char*>(m) + bytes - stagger;
 }
 
 bool runner_enabled() {
-  static const bool on = std::getenv("EMU_NO_RUNNER") == nullptr;  // bench/: the fibers-only baseline
+  // EMU_NO_RUNNER=1: every loop runs one thread (the scheduler starts each thread on its own);
+  // the same semantics, a test of the paths a waiting thread takes
+  static const bool on = std::getenv("EMU_NO_RUNNER") == nullptr;
   return on;
 }
 
-// Returns the last thread it started: every thread from t up to it has run, and all but that
-// one are done (it may be waiting).
-int run_on_runner(Runtime& r, int t) {
-  if (r.runner_stack == nullptr) r.runner_stack = take_stack(r);
-  r.runner.stack = r.runner_stack;
-  context_init(r.runner, runner_entry);
-  r.runner_thread = t;
-  r.runner_waited = false;
-  context_switch(r.sched, r.runner);
-  r.cur = &r.sched;
-  return r.runner_last;
+[[noreturn]] void loop_entry();
+
+// Starts a loop of threads at `first` (not started yet) on a stack of its own, leaving `from`.
+void start_loop(Runtime& r, int first, Fiber& from) {
+  r.loop_first = first;
+  r.loop_stack = take_stack(r);
+  context_init(r.loop_start, loop_entry, r.loop_stack);
+  r.cur = &r.looping;
+  context_switch(from, r.loop_start);
 }
 
-void release_barrier(Runtime& r) {
-  r.bar_count = r.bar_arrived = 0;
-  for (int t = 0; t < r.nthreads; ++t) {
-    Fiber& f = r.fibers[t];
-    if (f.state != AT_BARRIER) continue;
-    r.bar_arrived += 1;
-    r.bar_count += f.bar_pred;
-    f.state = READY;
+// a suspended thread that can go on: its collective completed, or the barrier it waits at released
+inline bool ready(const Runtime& r, const Fiber& f) {
+  return f.state == READY || (f.state == AT_BARRIER && f.barrier_gen != r.barrier_gen);
+}
+
+// Leaves `from` for the first thread after `after`, in thread order, that can run: a waiting one
+// that is ready again, or one not started yet (on a new loop); for the scheduler when none can.
+// The order is the scheduler's own pass over the block, with no switch to the scheduler between.
+void switch_on(Runtime& r, int after, Fiber& from) {
+  for (int u = after + 1; u < r.nthreads; ++u) {
+    Fiber& g = r.fibers[u];
+    if (ready(r, g)) {
+      g.state = READY;
+      r.cur = &g;
+      threadIdx = g.tid;
+      context_switch(from, g);
+      return;
+    }
+    if (g.state == NEW) {
+      start_loop(r, u, from);
+      return;
+    }
   }
+  r.cur = &r.sched;
+  context_switch(from, r.sched);
 }
 
+void mark(Runtime& r, int from, int to, State s) {
+  for (int t = from; t < to; ++t) r.fibers[t].state = s;
+}
+
+// A loop runs threads first, first + 1, ... on its stack while they finish without waiting. One
+// that waits is suspended on this stack like any fiber (the threads after it start on loops of
+// their own); once it has finished, the loop ends there. A loop that ends goes on, on the same
+// stack, with the next thread when that one has not started yet, else frees its stack.
+[[noreturn]] void loop_entry() {
+  Runtime& r = rt();
+  char* const stack = r.loop_stack;
+  for (;;) {
+    int first = r.loop_first;
+    int last = r.run(r.ctx, first, runner_enabled() ? r.nthreads : first + 1);
+    if (r.cur == &r.looping) {  // no thread of this loop waited: first..last ran straight through
+      if (!r.tracking) break;   // nor any other thread of the block: it is complete
+      mark(r, first, last + 1, DONE);
+    } else {                    // thread `last` waited, has been resumed and has finished now
+      r.cur->state = DONE;
+      r.cur->stack = nullptr;
+    }
+    int u = last + 1;
+    while (u < r.nthreads && r.fibers[u].state != NEW && !ready(r, r.fibers[u])) ++u;
+    if (u == r.nthreads || r.fibers[u].state != NEW) {
+      r.free_stacks.push_back(stack);  // nothing runs on it after the switch below
+      switch_on(r, last, r.gone);
+      __builtin_unreachable();
+    }
+    r.loop_first = u;
+    r.loop_stack = stack;
+    r.cur = &r.looping;
+  }
+  r.free_stacks.push_back(stack);
+  r.cur = &r.sched;
+  context_switch(r.gone, r.sched);
+  __builtin_unreachable();
+}
+
+// O(1): the threads that waited at the barrier become ready as switch_on reaches them
+void release_barrier(Runtime& r) {
+  r.bar_count = r.next_count;
+  r.bar_arrived = r.next_arrived;
+  r.next_count = r.next_arrived = 0;
+  ++r.barrier_gen;
+}
+
+// The thread a loop is running waits for the first time: from now on it is a fiber of its own,
+// holding the loop's stack. The threads the loop ran before it are done; if it is the first
+// thread of the block to wait, every thread after it is still to start.
+Fiber& adopt_loop_thread(Runtime& r) {
+  int t = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+  if (!r.tracking) {
+    r.tracking = true;
+    mark(r, t + 1, r.nthreads, NEW);
+  }
+  mark(r, r.loop_first, t, DONE);
+  Fiber& f = r.fibers[t];
+  f.stack = r.loop_stack;
+  r.cur = &f;
+  return f;
+}
 }  // namespace
 
+unsigned long long suspensions = 0;
+
 Fiber& current(Runtime& r) {
+  if (r.cur == &r.looping && r.in_kernel) return adopt_loop_thread(r);
   if (!r.in_kernel || r.cur == nullptr || r.cur == &r.sched) die(kExitFault, "error", "a device intrinsic was called outside a kernel");
   return *r.cur;
 }
 
 void suspend(State s) {
   Runtime& r = rt();
-  Fiber* f = &current(r);
-  f->state = s;
-  if (r.runner_thread >= 0 && f == &r.fibers[r.runner_thread]) r.runner_waited = true;
-  context_switch(*f, r.sched);
-  threadIdx = f->tid;
+  Fiber& f = current(r);
+  f.state = s;
+  r.waiting_warp += s == AT_WARP;
+  ++suspensions;
+  switch_on(r, (int)(&f - r.fibers.data()), f);
+  threadIdx = f.tid;  // resumed (whoever switched here set r.cur)
 }
 
+// Runs one block. A pass runs every thread that can, in thread order (switch_on); when none can,
+// the warp collectives complete (per warp, the lanes waiting at one call site are the active
+// lanes) and, only if none was pending, the barrier releases; then the next pass.
 void run_block(Runtime& r) {
-  int n = r.nthreads;
-  int nwarps = (n + EMU_WARP - 1) / EMU_WARP;
-  for (int t = 0; t < n; ++t) r.fibers[t].state = NEW;
+  r.tracking = !runner_enabled();
+  if (r.tracking) mark(r, 0, r.nthreads, NEW);
+  start_loop(r, 0, r.sched);
+  int nwarps = (r.nthreads + EMU_WARP - 1) / EMU_WARP;
   for (;;) {
-    int live = 0;
-    for (int t = 0; t < n; ++t) {
-      Fiber& f = r.fibers[t];
-      if (f.state == NEW && r.runner_thread < 0 && runner_enabled()) {
-        t = run_on_runner(r, t);  // the threads it ran before t are done: no need to look at them
-        live += r.fibers[t].state != DONE;
-        continue;
-      }
-      if (f.state == NEW || f.state == READY) resume(r, f);
-      live += f.state != DONE;
+    if (!r.tracking) return;  // one loop ran the whole block: no thread waited
+    bool live = false;
+    for (int t = 0; t < r.nthreads && !live; ++t) live = r.fibers[t].state != DONE;
+    if (!live) return;
+    if (r.waiting_warp > 0) {  // resolving every warp completes every pending collective
+      for (int w = 0; w < nwarps; ++w) resolve_warp(r, w);
+      r.waiting_warp = 0;
+    } else {
+      release_barrier(r);  // every live thread waits at __syncthreads
     }
-    if (live == 0) return;
-    bool progressed = false;
-    for (int w = 0; w < nwarps; ++w) progressed |= resolve_warp(r, w);
-    if (!progressed) release_barrier(r);  // every live thread waits at __syncthreads
+    switch_on(r, -1, r.sched);
   }
 }
 
@@ -221,7 +250,9 @@ namespace {
 // a block-wide barrier; returns how many arriving threads passed a non-zero predicate
 int barrier(int pred) {
   Runtime& r = rt();
-  current(r).bar_pred = pred != 0;
+  current(r).barrier_gen = r.barrier_gen;
+  r.next_count += pred != 0;
+  r.next_arrived += 1;
   suspend(AT_BARRIER);
   return r.bar_count;
 }
