@@ -72,6 +72,8 @@ def _victim(injection: dict[str, Any], r: int, steps: list[dict[str, Any]], heal
     return {
         "replica": r, "gen": gen, "back_gen": back["gen"] if back else None,
         "rejoin_after_heal_s": round(back["t"] - t1, 3) if back else None,
+        # from the link's heal to the state loaded from a peer (negative: loaded before the heal)
+        "healed_after_link_s": round(float(heal["t"]) - t1, 3) if heal else None,
         "downtime_s": _max_gap([s["t"] for s in mine], t0, window_end) if back else None,
         "recovered": back is not None, "last_step": before[-1]["step"] if before else None,
         "detect_s": round(float(failure["detected"]) - t0, 3) if failure else None,
