@@ -151,13 +151,31 @@ def victim_problems(fault: dict[str, Any], rejoin_bound: float, addresses: dict[
             bad.append(f"{who} committed again without healing")
             continue
         src_host = host_of.get(str(src["replica"]))
-        if src_host == fault["host"]:
-            bad.append(f"{who} healed from replica {src['replica']} on its own (cut-off) host")
+        if src_host == fault["host"] and not _live_again(fault, int(src["replica"]), v["healed_after_link_s"],
+                                                         host_of):
+            bad.append(f"{who} healed from replica {src['replica']} on its own (cut-off) host, which had not "
+                       "healed from another host since the link came back")
         elif not str(src["via"] or "").startswith(f"http://{addresses.get(str(src_host))}:"):
             bad.append(f"{who}: state did not come from the source's host address ({src['via']})")
         if not src["checksum_match"]:
             bad.append(f"{who}: healed weights differ from the source's")
     return bad
+
+
+def _live_again(fault: dict[str, Any], replica: int, before: float | None, host_of: dict[str, int],
+                seen: frozenset[int] = frozenset()) -> bool:
+    """Whether ``replica``, cut off by ``fault``, had loaded live state after the link came back
+    and before ``before`` (seconds after the heal): from a replica on another host, or from one of
+    its own host that had itself done so earlier. Then it is a live peer too (with 4 groups on a
+    host, the last to heal may take the state from a host-mate that healed one quorum earlier)."""
+    me = next((v for v in fault["victims"] if v["replica"] == replica), None)
+    if me is None or before is None or replica in seen or me["heal_source"] is None:
+        return False
+    t = me.get("healed_after_link_s")
+    if t is None or not 0 <= t < before or not me["heal_source"]["checksum_match"]:
+        return False
+    src = int(me["heal_source"]["replica"])
+    return host_of.get(str(src)) != fault["host"] or _live_again(fault, src, t, host_of, seen | {replica})
 
 
 def lighthouse_problems(fault: dict[str, Any], rejoin_bound: float) -> list[str]:
