@@ -18,6 +18,7 @@ Times of one partition (or host loss) fault, all from the soak's per-step record
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -113,3 +114,12 @@ def best_fit(points: Sequence[tuple[float, float]]) -> tuple[Fit, list[Fit]]:
     fits = [fit_model(points, m) for m in BASES]
     chosen = min(fits, key=lambda f: (round(f.stderr, 9), PARAMS[f.model]))
     return chosen, fits
+
+
+def medians(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """One point per size, the median of its trials: a fit over these is not pulled by one trial
+    that a load spike on the shared machine stretched."""
+    by: dict[float, list[float]] = {}
+    for n, y in points:
+        by.setdefault(n, []).append(float(y))
+    return [(n, statistics.median(ys)) for n, ys in sorted(by.items())]

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from porting.errors import InputError
-from porting.soak.scaling import best_fit, fault_times, fit_model, reform_s
+from porting.soak.scaling import best_fit, fault_times, fit_model, medians, reform_s
 
 
 def _step(t, replica, quorum, participants, committed=True):
@@ -87,3 +87,10 @@ def test_a_trend_too_small_for_its_parameter_keeps_the_constant():
 def test_too_few_or_bad_points_are_refused(points):
     with pytest.raises(InputError):
         fit_model(points, "log")
+
+
+def test_medians_per_size_are_not_pulled_by_one_stretched_trial():
+    points = [(4, 0.5), (4, 0.6), (4, 0.4), (8, 0.7), (8, 0.6), (8, 0.8), (16, 1.1), (16, 0.9), (16, 7.0)]
+    assert medians(points) == [(4, 0.5), (8, 0.7), (16, 1.1)]
+    by_median, by_point = fit_model(medians(points), "linear"), fit_model(points, "linear")
+    assert by_median.b == pytest.approx(0.05) and by_point.b > 0.2  # the 7 s trial triples the slope
