@@ -15,6 +15,7 @@ from .spec import (
     downtime_bound_s,
     hold_bound_s,
     make_schedule,
+    recovery_bound_s,
     rejoin_bound_s,
 )
 
@@ -144,7 +145,8 @@ def _downtime(spec: SoakSpec, result: dict[str, Any], run: dict[str, Any]) -> In
     worst = max((f["downtime_s"] for f in faults), default=0.0)
     return Invariant("downtime_within_bound",
                      bool(faults) and worst <= bound and all(f["recovered"] for f in faults),
-                     f"max downtime {worst:.3g} s, bound {bound:g} s (the fault interval)")
+                     f"max downtime {worst:.3g} s, bound {bound:g} s (the fault interval; the time-outs account "
+                     f"for {recovery_bound_s(spec):.3g} s of it, the rest is the restart's margin)")
 
 
 def _detected(spec: SoakSpec, result: dict[str, Any], run: dict[str, Any]) -> Invariant:

@@ -31,6 +31,7 @@ from .spec import (
     hold_bound_s,
     join_timeout_s,
     make_schedule,
+    recovery_bound_s,
 )
 
 SUPERVISION_POLL = "500ms"
@@ -75,6 +76,13 @@ def run_driver(spec: SoakSpec, out: Path, env: Mapping[str, str], log: Path, pre
             process_group.stop_group(proc)
 
 
+def bounds_of(spec: SoakSpec) -> dict[str, float]:
+    """The bounds the invariants hold the run to, recorded in soak.json."""
+    return {"downtime_s": downtime_bound_s(spec), "detect_s": detect_bound_s(spec), "hold_s": hold_bound_s(spec),
+            "recovery_s": recovery_bound_s(spec), "join_timeout_s": join_timeout_s(spec),
+            "heartbeat_timeout_s": heartbeat_timeout_s(spec)}
+
+
 def build_record(spec: SoakSpec, out: Path, driver_rc: int, wall_s: float) -> SoakRecord:
     raw = load_raw(out, spec.replicas)
     run = raw["run"]
@@ -87,8 +95,7 @@ def build_record(spec: SoakSpec, out: Path, driver_rc: int, wall_s: float) -> So
                                                          "unhandled_faults", "injections", "stopped_meshes",
                                                          "hosts", "hosts_left", "cluster")}
     run_view["wall_s"] = round(wall_s, 3)
-    bounds = {"downtime_s": downtime_bound_s(spec), "detect_s": detect_bound_s(spec), "hold_s": hold_bound_s(spec),
-              "join_timeout_s": join_timeout_s(spec), "heartbeat_timeout_s": heartbeat_timeout_s(spec)}
+    bounds = bounds_of(spec)
     return SoakRecord(spec=spec.to_json(), schedule=[f.to_json() for f in make_schedule(spec)], bounds=bounds,
                       run=run_view, result=result, invariants=[i.to_json() for i in invariants])
 
@@ -147,8 +154,7 @@ def interrupted_record(spec: SoakSpec, out: Path, why: str, wall_s: float) -> So
         reason += f" (partial analysis failed: {exc.__class__.__name__}: {exc})"
     run = {**raw["run"], "errors": [*raw["run"].get("errors", []), reason], "wall_s": round(wall_s, 3)}
     invariants.insert(0, {"name": "soak_completed", "ok": False, "detail": reason})
-    bounds = {"downtime_s": downtime_bound_s(spec), "detect_s": detect_bound_s(spec), "hold_s": hold_bound_s(spec),
-              "join_timeout_s": join_timeout_s(spec), "heartbeat_timeout_s": heartbeat_timeout_s(spec)}
+    bounds = bounds_of(spec)
     return SoakRecord(spec=spec.to_json(), schedule=[f.to_json() for f in make_schedule(spec)], bounds=bounds,
                       run=run, result=result, invariants=invariants)
 

@@ -2,14 +2,14 @@
 
 Top-level keys: ``schema`` (1), ``tool``, ``scale`` ("cpu" unless an accelerator process group was
 used; this implementation always runs ProcessGroupGloo on CPU), ``spec`` (SoakSpec), ``schedule``
-(list of Fault), ``bounds`` {downtime_s, detect_s, hold_s, join_timeout_s, heartbeat_timeout_s},
+(list of Fault), ``bounds`` {downtime_s, detect_s, hold_s, recovery_s, join_timeout_s, heartbeat_timeout_s},
 ``run`` {origin, end, startup_s, wall_s, lighthouse, network, listener_snapshots, reaped, errors,
 unhandled_faults, hosts (with --hosts: layout and per-host namespace, links, addresses), cluster
 (on Slurm/Kubernetes: scheduler, job, where each replica group ran)}, ``faults`` (per injected
 fault: t, detect_s, detected_via, survivors_noticed_s, restarted_s, heal_s, rejoin_s, downtime_s,
 steps_missed, heal_source, survivor_commits,
 survivor_max_gap_s, window_s; a network fault instead: host, healed_s, victims (per replica:
-rejoin_after_heal_s, downtime_s, heal_source), new_quorums_while_cut_off, resumed_after_heal_s,
+rejoin_after_heal_s, healed_after_link_s, downtime_s, heal_source), new_quorums_while_cut_off, resumed_after_heal_s,
 link), ``replicas`` (per replica: generations, commits, downtime max and
 median), ``downtime`` {max_s, median_s}, ``participants`` ([t, replicas committing] per step),
 ``participants_range``, ``loss_curve`` ([step, global mean loss, t]), ``steps`` (every step record:

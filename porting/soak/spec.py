@@ -155,6 +155,14 @@ def downtime_bound_s(spec: SoakSpec) -> float:
     return spec.fault_every_s
 
 
+def recovery_bound_s(spec: SoakSpec) -> float:
+    """Longest a victim may take, by the soak's own time-outs, from the fault to committing again:
+    seen (the detect bound), then back in a quorum healed from a peer (the rejoin bound). The
+    restart itself is not in it: it is what the rest of the fault interval (the downtime bound)
+    leaves room for, the margin in which the warm spare must have finished warming up."""
+    return detect_bound_s(spec) + rejoin_bound_s(spec)
+
+
 def hold_bound_s(spec: SoakSpec) -> float:
     """Longest a failed peer may hold the survivors up: a broken allreduce ends at the collective
     timeout, a dead member leaves the quorum after the Lighthouse heartbeat timeout, and a new

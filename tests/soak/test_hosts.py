@@ -68,14 +68,6 @@ def _probe(mode: str) -> tuple[subprocess.CompletedProcess[str], dict]:
     return done, json.loads(lines[-1])
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_layout_places_replicas_on_hosts_and_the_lighthouse_alone():
     layout = Layout(hosts=3, per_host=2)
     assert layout.replicas == 6 and layout.all_hosts == [0, 1, 2, 3]
@@ -84,7 +76,7 @@ def test_layout_places_replicas_on_hosts_and_the_lighthouse_alone():
     assert len(set(layout.to_json()["addresses"].values())) == 4
 
 
-def test_hosts_have_their_own_addresses_partition_blocks_and_heals_and_nothing_is_left():
+def test_hosts_have_their_own_addresses_partition_blocks_and_heals_and_nothing_is_left(alive):
     done, data = _probe("normal")
     assert done.returncode == 0, done.stderr[-2000:]
     hosts = data["facts"]["hosts"]
@@ -99,16 +91,16 @@ def test_hosts_have_their_own_addresses_partition_blocks_and_heals_and_nothing_i
     assert (seen["before"], seen["partitioned"], seen["healed"], seen["slow"]) == ("ok", "TimeoutError", "ok", "ok")
     assert set(seen["peers"]) == {"10.77.0.12"}  # the dialler came from host 2's own address
     assert seen["slow_counters"]["sent_bytes"] > 0
-    assert data["left"] == [] and not [p for p in data["holders"] if _alive(p)]
+    assert data["left"] == [] and not [p for p in data["holders"] if alive(p)]
     assert "soakbr0" not in data["links"] and "vh1" not in data["links"]
 
 
-def test_hosts_die_with_a_sigkilled_driver():
+def test_hosts_die_with_a_sigkilled_driver(alive):
     """No teardown code runs: the holders' parent-death signal ends them, and with them the
     namespaces and the veths."""
     done, data = _probe("crash")
     assert done.returncode == -signal.SIGKILL
     give_up = time.monotonic() + 30  # a hang guard only
-    while any(_alive(p) for p in data["holders"]) and time.monotonic() < give_up:
+    while any(alive(p) for p in data["holders"]) and time.monotonic() < give_up:
         time.sleep(0.1)
-    assert not [p for p in data["holders"] if _alive(p)]
+    assert not [p for p in data["holders"] if alive(p)]

@@ -5,7 +5,6 @@ is stopped by a signal in the middle of a run."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -21,36 +20,6 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _tree() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat", encoding="utf-8") as fh:
-                    tree.setdefault(int(fh.read().rsplit(")", 1)[1].split()[1]), []).append(int(name))
-            except (OSError, IndexError, ValueError):
-                continue
-    return tree
-
-
-def _descendants(root: int) -> set[int]:
-    tree, seen, todo = _tree(), set(), [root]
-    while todo:
-        for child in tree.get(todo.pop(), []):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return seen
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
@@ -63,7 +32,7 @@ def _soak(out: Path, *options: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO)
 
 
-def test_a_partitioned_host_rejoins_from_a_live_peer_and_every_invariant_holds(tmp_path):
+def test_a_partitioned_host_rejoins_from_a_live_peer_and_every_invariant_holds(tmp_path, alive, descendants):
     out = tmp_path / "soak"
     options = ["--hosts", "3", "--replicas-per-host", "1", "--faults", "partition", "--duration", "40",
                "--fault-every", "20", "--startup-budget", "300"]
@@ -73,7 +42,7 @@ def test_a_partitioned_host_rejoins_from_a_live_peer_and_every_invariant_holds(t
     seen: set[int] = set()
     give_up = time.monotonic() + driver_budget_s(spec) + 120  # a hang guard, not a speed check
     while proc.poll() is None and time.monotonic() < give_up:
-        seen |= _descendants(proc.pid)
+        seen |= descendants(proc.pid)
         time.sleep(0.5)
     if proc.poll() is None:
         proc.kill()
@@ -91,24 +60,24 @@ def test_a_partitioned_host_rejoins_from_a_live_peer_and_every_invariant_holds(t
     source = victim["heal_source"]
     source_host = data["run"]["hosts"]["layout"]["replica_host"][str(source["replica"])]
     assert source_host != fault["host"] and source["via"].startswith(f"http://10.77.0.{10 + source_host}:")
-    assert not [p for p in seen if _alive(p)]  # hosts (their holders) and replicas all gone
+    assert not [p for p in seen if alive(p)]  # hosts (their holders) and replicas all gone
 
 
-def test_sigterm_mid_run_tears_down_every_host(tmp_path):
+def test_sigterm_mid_run_tears_down_every_host(tmp_path, alive, descendants):
     out = tmp_path / "soak"
     proc = _soak(out, "--hosts", "2", "--replicas-per-host", "2", "--faults", "partition", "--duration", "40",
                  "--fault-every", "20", "--startup-budget", "300")
     holders: set[int] = set()
     give_up = time.monotonic() + 300  # a hang guard: the hosts exist within seconds of the start
     while proc.poll() is None and len(holders) < 3 and time.monotonic() < give_up:
-        holders = {p for p in _descendants(proc.pid) if _cmdline(p).startswith("sleep infinity")}
+        holders = {p for p in descendants(proc.pid) if _cmdline(p).startswith("sleep infinity")}
         time.sleep(0.2)
     assert len(holders) == 3, "the three hosts' namespace holders never appeared"
-    seen = _descendants(proc.pid)
+    seen = descendants(proc.pid)
     proc.send_signal(signal.SIGTERM)
     output = proc.communicate(timeout=120)[0]
     assert proc.returncode != 0, output[-2000:]
     give_up = time.monotonic() + 60
-    while any(_alive(p) for p in seen) and time.monotonic() < give_up:
+    while any(alive(p) for p in seen) and time.monotonic() < give_up:
         time.sleep(0.2)
-    assert not [(p, _cmdline(p)) for p in seen if _alive(p)]
+    assert not [(p, _cmdline(p)) for p in seen if alive(p)]

@@ -13,6 +13,8 @@ from porting.soak.spec import (
     downtime_bound_s,
     join_timeout_s,
     make_schedule,
+    recovery_bound_s,
+    rejoin_bound_s,
 )
 
 
@@ -47,6 +49,16 @@ def test_bounds_follow_the_schedule_not_constants():
     assert downtime_bound_s(fast) == 10 and downtime_bound_s(slow) == 60
     assert join_timeout_s(slow) > slow.quorum_every * slow.step_period_s  # survivors reach their next quorum
     assert detect_bound_s(slow) > detect_bound_s(fast)
+
+
+def test_recovery_bound_is_detection_plus_rejoin_and_the_cli_defaults_leave_a_restart_margin():
+    # the `port soak` defaults (--timeout 5, --fault-every 20, 0.1 s steps, a quorum every 5 steps)
+    spec = SoakSpec(timeout_s=5, fault_every_s=20).validate()
+    assert detect_bound_s(spec) == pytest.approx(6.5)  # 5 s collective timeout + 1.5 s heartbeat
+    assert rejoin_bound_s(spec) == pytest.approx(8.6)  # heartbeat 1.5 + join 2 + transfer 5 + one step
+    assert recovery_bound_s(spec) == pytest.approx(15.1)
+    assert downtime_bound_s(spec) - recovery_bound_s(spec) == pytest.approx(4.9)  # the restart's margin
+    assert recovery_bound_s(SoakSpec(timeout_s=10)) > recovery_bound_s(spec)
 
 
 def test_quorum_never_lets_a_lone_restarted_replica_decide():
