@@ -3,9 +3,10 @@
 Each subcommand lives in ``porting/commands/<name>.py`` and exposes ``HELP`` (one line),
 ``add_arguments(parser)`` and ``run(args) -> int``. Modules are imported lazily (only the
 one being run), and must import heavy dependencies (torch, junitparser) inside ``run``
-so that ``port detect`` stays fast. ``PortError`` is caught here, once: one line on stderr,
-its exit code, no traceback. An ``OSError`` that no stage turned into a ``PortError`` (a
-file that cannot be read or written) is reported the same way, naming the file, exit 2.
+so that ``port detect`` stays fast (which the entry point, ``porting/entry.py``, mostly runs without
+this module). ``PortError`` is caught once, by ``entry.guarded``: one line on stderr, its exit
+code, no traceback. An ``OSError`` that no stage turned into a ``PortError`` (a file that cannot
+be read or written) is reported the same way, naming the file, exit 2.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .errors import PortError
+from .entry import guarded
 
 # name -> module; order is the order shown by `port --help` (the pipeline order).
 COMMANDS: dict[str, str] = {
@@ -96,32 +97,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in args_list if not a.startswith("-")), None)
     only = command if command in COMMANDS and "-h" not in args_list[:1] else None
-    try:
-        parser = _parser(only)
-        args_list, passthrough = _split_passthrough(args_list, only)
-        args = parser.parse_args(args_list)
-        if passthrough is not None:
-            args.passthrough = passthrough
-        if getattr(args, "_module", None) is None:
-            parser.print_help()
-            return 2
-        from .process_group import owner
+    return guarded(lambda: _run(args_list, only))
 
-        with owner():  # every child in its own group, ended with the command (signals too)
-            return int(args._module.run(args) or 0)
-    except PortError as exc:
-        print(f"port: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt as exc:  # process_group.Interrupted for SIGTERM/SIGHUP/SIGINT
-        signame = getattr(exc, "signame", "SIGINT")
-        print(f"port: interrupted ({signame})", file=sys.stderr)
-        return int(getattr(exc, "exit_code", 130))
-    except OSError as exc:  # a file the command could not read or write, not caught closer to it
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"port: error: {where}{exc.strerror or exc}", file=sys.stderr)
+
+def _run(args_list: list[str], only: str | None) -> int:
+    parser = _parser(only)
+    args_list, passthrough = _split_passthrough(args_list, only)
+    args = parser.parse_args(args_list)
+    if passthrough is not None:
+        args.passthrough = passthrough
+    if getattr(args, "_module", None) is None:
+        parser.print_help()
         return 2
-    except BrokenPipeError:
-        return 1
+    from .process_group import owner
+
+    with owner():  # every child in its own group, ended with the command (signals too)
+        return int(args._module.run(args) or 0)
 
 
 if __name__ == "__main__":  # pragma: no cover
