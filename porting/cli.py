@@ -11,14 +11,17 @@ be read or written) is reported the same way, naming the file, exit 2.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .entry import guarded
+from .entry import fast_detect, guarded
+
+TYPE_CHECKING = False  # argparse is imported when a parser is built: `port detect` runs without it
+if TYPE_CHECKING:
+    import argparse
 
 # name -> module; order is the order shown by `port --help` (the pipeline order).
 COMMANDS: dict[str, str] = {
@@ -47,20 +50,28 @@ def _load(name: str):
         raise
 
 
-class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, sized without ``import shutil`` (argparse builds one per argument)."""
+def _formatter() -> type[argparse.HelpFormatter]:
+    import argparse
 
-    def __init__(self, prog: str, **kwargs) -> None:
-        if kwargs.get("width") is None:
-            try:
-                columns = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
-            except (ValueError, OSError):
-                columns = 80
-            kwargs["width"] = max(columns - 2, 40)
-        super().__init__(prog, **kwargs)
+    class _Formatter(argparse.HelpFormatter):
+        """argparse's formatter, sized without ``import shutil`` (argparse builds one per argument)."""
+
+        def __init__(self, prog: str, **kwargs) -> None:
+            if kwargs.get("width") is None:
+                try:
+                    columns = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
+                except (ValueError, OSError):
+                    columns = 80
+                kwargs["width"] = max(columns - 2, 40)
+            super().__init__(prog, **kwargs)
+
+    return _Formatter
 
 
 def _parser(only: str | None) -> argparse.ArgumentParser:
+    import argparse
+
+    _Formatter = _formatter()
     parser = argparse.ArgumentParser(
         prog="port",
         formatter_class=_Formatter,
@@ -95,6 +106,9 @@ def _split_passthrough(args_list: list[str], only: str | None) -> tuple[list[str
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    fast = fast_detect(args_list)  # also for a console script installed as porting.cli:main
+    if fast is not None:
+        return fast
     command = next((a for a in args_list if not a.startswith("-")), None)
     only = command if command in COMMANDS and "-h" not in args_list[:1] else None
     return guarded(lambda: _run(args_list, only))

@@ -108,17 +108,30 @@ def _detect(args: DetectArgs) -> int:
     from .probe import toolcache
 
     # No process_group.owner() up front (signal and threading are imports detect rarely needs):
-    # each child a probe starts gets one for its lifetime instead.
+    # each child a probe starts gets one for its lifetime instead, for this command only (a
+    # later command in the same process installs its own owner, which must not be nested).
     toolcache.OWN_CHILDREN = True
-    return run_detect(args)
+    try:
+        return run_detect(args)
+    finally:
+        toolcache.OWN_CHILDREN = False
+
+
+def fast_detect(args_list: list[str]) -> int | None:
+    """`port detect`'s exit code when this reader took the command line, else None."""
+    if args_list[:1] != ["detect"]:
+        return None
+    detect_args = parse_detect(args_list[1:])
+    if detect_args is None:
+        return None
+    return guarded(lambda: _detect(detect_args))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list[:1] == ["detect"]:
-        detect_args = parse_detect(args_list[1:])
-        if detect_args is not None:
-            return guarded(lambda: _detect(detect_args))
+    fast = fast_detect(args_list)
+    if fast is not None:
+        return fast
     from .cli import main as full_main
 
     return full_main(args_list)

@@ -123,3 +123,12 @@ def test_a_probe_child_is_owned_without_the_cli(monkeypatch):
     toolcache.run_tool(["tool", "--version"], timeout=5)
     assert isinstance(seen[0], process_group._Handler)  # owned while the child ran
     assert not isinstance(seen[1], process_group._Handler)  # the CLI's owner() is the caller's
+
+
+def test_the_per_child_owner_is_for_detect_only(tmp_path, monkeypatch, capsys):
+    """After `port detect` ran in a process, a later command's probes are owned by that command's
+    owner() again (a nested owner would kill other threads' children on its way out)."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["detect", "--json", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith("{")
+    assert toolcache.OWN_CHILDREN is False

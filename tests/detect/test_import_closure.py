@@ -23,7 +23,7 @@ HEAVY = (
     "porting.atomic", "porting.hipify", "porting.audit", "porting.report", "porting.matrix",
     "porting.build", "porting.certify", "porting.aliases",
     # the argparse command line and what it loads; the signal owner (installed per child instead)
-    "argparse", "gettext", "locale", "porting.cli", "porting.commands", "porting.commands.detect",
+    "argparse", "gettext", "locale", "porting.commands", "porting.commands.detect",
     "porting.process_group", "signal", "threading", "subprocess",
 )
 
@@ -41,8 +41,8 @@ sys.exit(rc)
 REAL_ENV = {k: v for k, v in os.environ.items() if not k.startswith("PORT_")}
 
 
-def _closure(args: list[str], cwd, env=None) -> tuple[set[str], str]:
-    proc = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True,
+def _closure(args: list[str], cwd, env=None, probe: str = _PROBE) -> tuple[set[str], str]:
+    proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True,
                           env=env or REAL_ENV, cwd=cwd, timeout=120)
     assert proc.returncode == 0, proc.stderr
     line = next(x for x in proc.stderr.splitlines() if x.startswith("MODULES "))
@@ -56,12 +56,15 @@ def _modules_of(module: str) -> set[str]:
 
 
 @pytest.mark.parametrize("args", [["detect", "--json"], ["detect"]], ids=["json", "table"])
-def test_detect_imports_no_heavy_module(tmp_path, args):
-    modules, out = _closure(args, tmp_path)
+@pytest.mark.parametrize("entry", ["porting.entry", "porting.cli"])  # a script installed before entry.py
+def test_detect_imports_no_heavy_module(tmp_path, args, entry):
+    modules, out = _closure(args, tmp_path, probe=_PROBE.replace("porting.entry", entry))
     assert out.strip()  # it did run: a record or a table
     assert "porting.probe.rocm" in modules and "porting.plan" in modules  # every probe, then the plan
     heavy = sorted(m for m in modules if m in HEAVY)
     assert heavy == [], f"port detect now imports {heavy}"
+    if entry == "porting.entry":
+        assert "porting.cli" not in modules
 
 
 def test_detect_in_a_project_with_sources_and_config(tmp_path):
