@@ -102,8 +102,9 @@ def main() -> int:
         "python -c 'import argparse, json'": [sys.executable, "-c", "import argparse, json"],
     }
     if args.before:
-        # `python -m porting`: an older copy need not have the module the console script names
-        cmds["python -m porting detect --json (before)"] = [f"PYTHONPATH={args.before}", sys.executable, "-m",
+        # `python -m porting`: an older copy need not have the module the console script names;
+        # -P: not the working directory (this checkout) first on sys.path, but PYTHONPATH's copy
+        cmds["python -m porting detect --json (before)"] = [f"PYTHONPATH={args.before}", sys.executable, "-P", "-m",
                                                             "porting", "detect", "--json"]
     if args.collect_env:
         cmds["python -m torch.utils.collect_env"] = [sys.executable, "-m", "torch.utils.collect_env"]
