@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
-from .model import STATUSES
 
 if TYPE_CHECKING:
     from . import Report
@@ -44,15 +43,17 @@ def report_to_text(report: Report) -> str:
     head = json.dumps({**_head(report), "tests": []})
     assert head.endswith('"tests": []}')
     parts = [head[:-len("[]}")] + "["]
-    quoted = {c.key: _quote(c.key) for c in m.columns}
-    quoted.update((s, _quote(s)) for s in STATUSES)
+    # '"<column>": {"status": "<status>", "duration": ' for each pair met: a handful of strings
+    prefixes: dict[tuple[str, str], str] = {}
     for i, test_id in enumerate(m.test_ids):
         cells = []
         for key, cell in m.cells[test_id].items():
+            prefix = prefixes.get((key, cell.status))
+            if prefix is None:
+                prefix = prefixes[key, cell.status] = f'{_quote(key)}: {{"status": {_quote(cell.status)}, "duration": '
             duration = round(cell.duration, 6)
-            number = repr(duration) if type(duration) is float and -_INF < duration < _INF else json.dumps(duration)
-            text = f'{quoted.get(key) or _quote(key)}: {{"status": {quoted.get(cell.status) or _quote(cell.status)}, ' \
-                   f'"duration": {number}'
+            text = prefix + (repr(duration) if type(duration) is float and -_INF < duration < _INF
+                             else json.dumps(duration))
             if cell.message:
                 text += f', "message": {_quote(cell.message)}'
             if cell.exemption:

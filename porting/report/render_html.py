@@ -164,14 +164,20 @@ def _rows(report: Report) -> tuple[list[str], int]:
         (green if all(c.status == PASSED for c in rows[t]) else not_green).append(t)
     chosen = (not_green + green)[:MAX_ROWS]
     components = {c: _e(c) for c in set(m.components.values())}  # a handful, escaped once
+    opening: dict[tuple[int, str], str] = {}  # '<td data-col=I class="s-STATUS">STATUS' per pair met
     out = []
     for test_id in chosen:
         cells = rows[test_id]
         tds = []
         for i, cell in enumerate(cells):
-            msg = f"<div class=msg>{_e(cell.message)}</div>" if cell.message else ""
-            dur = f" <small>{cell.duration:.3g}s</small>" if cell.status != "missing" else ""
-            tds.append(f"<td data-col={i} class=\"s-{cell.status}\">{cell.status}{dur}{msg}</td>")
+            td = opening.get((i, cell.status))
+            if td is None:
+                td = opening[i, cell.status] = f"<td data-col={i} class=\"s-{cell.status}\">{cell.status}"
+            if cell.status != "missing":
+                td += f" <small>{cell.duration:.3g}s</small>"
+            if cell.message:
+                td += f"<div class=msg>{_e(cell.message)}</div>"
+            tds.append(td + "</td>")
         comp = components[m.components[test_id]]
         out.append(f"<tr data-c=\"{comp}\" data-s=\"{' '.join(c.status for c in cells)}\">"
                    f"<td>{comp}</td><td>{_e(test_id)}</td>{''.join(tds)}</tr>")
