@@ -6,8 +6,12 @@ exiting. Both are whole processes, run interleaved (pass, detect, pass, detect, 
 see the same machine load, after warm-up runs that also write the bytecode caches (the bench
 clears PYTHONDONTWRITEBYTECODE: a user's first run writes them, later runs read them). The
 result is the ratio of medians of wall time, and of CPU time (user + system of the
-process: less disturbed by other work on a shared machine); goal: <= 2x. A third series, `python -c "import argparse,
-json"`, shows the floor of a command line that parses arguments and prints JSON.
+process: less disturbed by other work on a shared machine); goal: <= 2x. `port` is the venv's
+console script when installed, else the script pip would write for ``[project.scripts]`` (pip's own
+template: it imports ``re`` before our code runs), written to a temporary directory. More series:
+`python -m porting detect --json` (the other entry point), `python -c "import re"` (the floor of
+pip's console script) and `python -c "import argparse, json"` (the floor of a command line that
+parses arguments with argparse and prints JSON).
 `--collect-env` adds `python -m torch.utils.collect_env` (the torch tool for the same question).
 `--before DIR` adds the same command run on another copy of the package (e.g. `git archive OLD porting`
 unpacked in DIR), to show a change in the same run.
@@ -22,6 +26,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -43,6 +48,33 @@ def _once(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
+# distlib's ScriptMaker template, which pip (23-25) writes for each [project.scripts] entry
+PIP_SCRIPT = """#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from {module} import {func}
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit({func}())
+"""
+
+
+def console_script(where: Path) -> str:
+    """The venv's `port`, else the one pip would install for pyproject's [project.scripts]."""
+    installed = Path(sys.executable).parent / "port"
+    if installed.exists():
+        return str(installed)
+    import tomllib
+
+    target = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["port"]
+    module, func = target.split(":")
+    script = where / "port"
+    script.write_text(PIP_SCRIPT.format(python=sys.executable, module=module, func=func))
+    script.chmod(0o755)
+    return str(script)
+
+
 def interleaved(cmds: dict[str, list[str]], runs: int, env: dict[str, str]) -> dict[str, list[tuple[float, float]]]:
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
     for _ in range(runs):
@@ -59,23 +91,34 @@ def main() -> int:
     ap.add_argument("--json", dest="json_out", default=None)
     args = ap.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    venv_bin = Path(sys.executable).parent
-    port = [str(venv_bin / "port")] if (venv_bin / "port").exists() else [sys.executable, "-m", "porting"]
+    env["PYTHONPATH"] = os.pathsep.join(x for x in (str(ROOT), env.get("PYTHONPATH", "")) if x)
+    scratch = tempfile.TemporaryDirectory(prefix="bench-detect-")
+    port = [console_script(Path(scratch.name))]
     cmds = {
         "python -c pass": [sys.executable, "-c", "pass"],
         "port detect --json": [*port, "detect", "--json"],
+        "python -m porting detect --json": [sys.executable, "-m", "porting", "detect", "--json"],
+        "python -c 'import re'": [sys.executable, "-c", "import re"],
         "python -c 'import argparse, json'": [sys.executable, "-c", "import argparse, json"],
     }
     if args.before:
-        cmds["port detect --json (before)"] = [f"PYTHONPATH={args.before}", *port, "detect", "--json"]
+        # `python -m porting`: an older copy need not have the module the console script names;
+        # -P: not the working directory (this checkout) first on sys.path, but PYTHONPATH's copy
+        cmds["python -m porting detect --json (before)"] = [f"PYTHONPATH={args.before}", sys.executable, "-P", "-m",
+                                                            "porting", "detect", "--json"]
     if args.collect_env:
         cmds["python -m torch.utils.collect_env"] = [sys.executable, "-m", "torch.utils.collect_env"]
+    load_before = [round(x, 2) for x in os.getloadavg()]
     interleaved(cmds, 2, env)  # warm: page cache, bytecode, the tool-version cache
     times = interleaved(cmds, args.runs, env)
+    scratch.cleanup()
     base = statistics.median(w for w, _ in times["python -c pass"])
     base_cpu = statistics.median(c for _, c in times["python -c pass"])
-    result: dict[str, object] = {"machine": f"{os.cpu_count()} cores, {os.uname().machine}",
+    result: dict[str, object] = {"machine": f"{os.cpu_count()} cores, {os.uname().machine}", "port": port[0],
+                                 "load_average_before": load_before,
                                  "load_average": [round(x, 2) for x in os.getloadavg()], "runs": args.runs}
+    print(f"baseline: python -c pass ({sys.executable}); ratios are medians of {args.runs} interleaved runs; "
+          f"port = {port[0]}")
     print(f"{'command (interleaved, warmed by 2 runs)':<40} {'wall':>9} {'ratio':>6} {'CPU':>9} {'ratio':>6}")
     for name, series in times.items():
         wall = statistics.median(w for w, _ in series)
@@ -84,7 +127,8 @@ def main() -> int:
                         "ratio_to_interpreter_start": round(wall / base, 2),
                         "cpu_median_ms": round(cpu * 1000, 1), "cpu_ratio": round(cpu / base_cpu, 2)}
         print(f"{name:<40} {wall * 1000:>7.1f}ms {wall / base:>5.2f}x {cpu * 1000:>7.1f}ms {cpu / base_cpu:>5.2f}x")
-    print(f"load average {result['load_average']}; goal: port detect --json <= 2x python -c pass")
+    print(f"load average before {load_before}, after {result['load_average']}; "
+          "goal (issue 29): port detect --json <= 2x python -c pass")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(result, indent=2) + "\n")
     return 0

@@ -1,11 +1,15 @@
-"""Benchmark `port report`: merge 3 runs x 20,000 cases into every artifact.
+"""Benchmark `port report`: merge 3 runs x 100,000 cases into every artifact (issue 29's goal:
+<= 3 s, memory growing linearly).
 
 Baseline (measured in the same run, same files): a plain junitparser load, i.e.
 ``JUnitXml.fromfile`` of each file plus reading every case's name and result.
-Prints a table of best-of-N wall times and ratios; ``--json FILE`` writes them.
+Prints a table of best-of-N wall and CPU times and their ratios to the baseline, and the load
+average before and after; ``--json FILE`` writes them. ``--before DIR`` adds the same read and
+write done by another copy of the package (e.g. ``git archive OLD porting`` unpacked in DIR), in a
+fresh process, alternating with this copy in its own fresh process, to show a change in one run.
 
-    .venv/bin/python bench/bench_report.py [--cases 20000] [--runs 3] [--repeat 3] [--json out.json]
-    .venv/bin/python bench/bench_report.py --cases 100000 --memory 20000,100000
+    .venv/bin/python bench/bench_report.py [--cases 100000] [--runs 3] [--repeat 1] [--json out.json]
+    .venv/bin/python bench/bench_report.py --cases 20000 --repeat 3 --memory 1000,20000,100000
 
 ``--memory N,M,...``: peak RSS of a fresh process that reads N cases per run into every artifact,
 for each N (the growth should be linear in N), beside the same for the junitparser baseline.
@@ -88,6 +92,28 @@ def best(fn, repeat: int) -> tuple[float, float]:
     return min(walls), min(cpus)
 
 
+def _timed_child(files: list[str], out: str, repeat: int) -> None:
+    """In a fresh process: best-of-``repeat`` (wall, CPU) of the read and of the write, as JSON."""
+    from porting.report import build_report, write_artifacts
+
+    report = None
+
+    def read() -> None:
+        nonlocal report
+        report = build_report(files)
+
+    read_t = best(read, repeat)
+    write_t = best(lambda: write_artifacts(report, out), repeat)
+    print(json.dumps({"read": read_t, "write": write_t}))
+
+
+def _child_times(package: str, files: list[Path], out: Path, repeat: int) -> dict[str, tuple[float, float]]:
+    env = {**os.environ, "PYTHONPATH": package}
+    proc = subprocess.run([sys.executable, __file__, "--child", "time", "--repeat", str(repeat), "--out", str(out),
+                           *map(str, files)], capture_output=True, text=True, check=True, env=env)
+    return {k: tuple(v) for k, v in json.loads(proc.stdout.splitlines()[-1]).items()}  # type: ignore[misc]
+
+
 def _peak_rss_child(kind: str, files: list[str], out: str) -> None:
     """In a fresh process: do one thing, print the peak RSS in MiB."""
     if kind == "report":
@@ -122,17 +148,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--memory", default="", metavar="N,M", help="peak RSS at these case counts per run")
     ap.add_argument("--memory-only", action="store_true", help="only the --memory rows")
-    ap.add_argument("--child", choices=("report", "plain"), help=argparse.SUPPRESS)
+    ap.add_argument("--child", choices=("report", "plain", "time"), help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     ap.add_argument("files", nargs="*", help=argparse.SUPPRESS)
-    ap.add_argument("--cases", type=int, default=20_000)
+    ap.add_argument("--cases", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--before", metavar="DIR", help="also time the report of this copy of the package")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args()
+    if args.child == "time":
+        _timed_child(args.files, args.out, args.repeat)
+        return
     if args.child:
         _peak_rss_child(args.child, args.files, args.out)
         return
+    load_before = os.getloadavg()
     # first, while this process is small: Linux carries a parent's peak RSS into a forked child
     memory = memory_rows([int(x) for x in args.memory.split(",") if x], args.runs)
     for cases, ours, plain in memory:
@@ -160,6 +191,14 @@ def main() -> None:
         t_write = best(lambda: write_artifacts(report, root / "out"), args.repeat)
         t_total = best(lambda: write_artifacts(build_report([str(f) for f in files]), root / "out"), args.repeat)
         sizes = {p.name: p.stat().st_size for p in (root / "out").iterdir()}
+        versions: dict[str, dict[str, tuple[float, float]]] = {}
+        if args.before:
+            here = str(Path(__file__).resolve().parent.parent)
+            for name, package in (("this copy", here), ("before", args.before), ("this copy", here),
+                                  ("before", args.before)):
+                got = _child_times(package, files, root / "out-child", args.repeat)
+                old = versions.setdefault(name, got)
+                versions[name] = {k: min(old[k], got[k]) for k in got}
 
     rows = [
         ("junitparser fromfile only", t_fromfile),
@@ -168,17 +207,27 @@ def main() -> None:
         ("port report: write json/md/html/svg", t_write),
         ("port report: total (read -> all artifacts)", t_total),
     ]
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    for name, times in versions.items():
+        rows += [(f"{name} (fresh process): read", times["read"]), (f"{name} (fresh process): write", times["write"]),
+                 (f"{name} (fresh process): read + write",
+                  (times["read"][0] + times["write"][0], times["read"][1] + times["write"][1]))]
+    load_after = os.getloadavg()
+    load = load_after[0]
     print(f"{args.runs} runs x {args.cases} cases ({size / 1e6:.1f} MB of JUnit), best of {args.repeat}; "
-          f"python {platform.python_version()}; {os.cpu_count()} CPUs, load average {load:.1f}")
+          f"python {platform.python_version()}; {os.cpu_count()} CPUs; load average before "
+          f"{' '.join(f'{x:.2f}' for x in load_before)}, after {' '.join(f'{x:.2f}' for x in load_after)}")
+    print("baseline: junitparser load + read every case (JUnitXml.fromfile, each case's classname, name, result)")
     print(f"{'step':50} {'wall s':>8} {'cpu s':>8} {'x baseline (wall)':>18} {'x baseline (cpu)':>17}")
     for name, (wall, cpu) in rows:
         print(f"{name:50} {wall:8.3f} {cpu:8.3f} {wall / t_plain[0]:18.2f} {cpu / t_plain[1]:17.2f}")
     print("artifacts: " + ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sorted(sizes.items())))
+    print(f"goal (issue 29): 3 x 100,000 cases read -> all artifacts in <= 3 s; here {args.runs} x {args.cases}: "
+          f"{t_total[0]:.2f} s wall / {t_total[1]:.2f} CPU-s = {t_total[1] / t_plain[1]:.2f}x the baseline's CPU time")
     if args.json:
         Path(args.json).write_text(json.dumps({
             "runs": args.runs, "cases": args.cases, "junit_bytes": size, "repeat": args.repeat,
             "baseline": "junitparser load + read every case", "load_average": load,
+            "load_average_before": load_before, "load_average_after": load_after,
             "wall_seconds": {name: w for name, (w, _) in rows}, "cpu_seconds": {name: c for name, (_, c) in rows},
             "ratio_wall": {name: w / t_plain[0] for name, (w, _) in rows}, "artifact_bytes": sizes,
             "ratio_cpu": {name: c / t_plain[1] for name, (_, c) in rows},

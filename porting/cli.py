@@ -3,21 +3,25 @@
 Each subcommand lives in ``porting/commands/<name>.py`` and exposes ``HELP`` (one line),
 ``add_arguments(parser)`` and ``run(args) -> int``. Modules are imported lazily (only the
 one being run), and must import heavy dependencies (torch, junitparser) inside ``run``
-so that ``port detect`` stays fast. ``PortError`` is caught here, once: one line on stderr,
-its exit code, no traceback. An ``OSError`` that no stage turned into a ``PortError`` (a
-file that cannot be read or written) is reported the same way, naming the file, exit 2.
+so that ``port detect`` stays fast (which the entry point, ``porting/entry.py``, mostly runs without
+this module). ``PortError`` is caught once, by ``entry.guarded``: one line on stderr, its exit
+code, no traceback. An ``OSError`` that no stage turned into a ``PortError`` (a file that cannot
+be read or written) is reported the same way, naming the file, exit 2.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from . import __version__
-from .errors import PortError
+from .entry import fast_detect, guarded
+
+TYPE_CHECKING = False  # argparse is imported when a parser is built: `port detect` runs without it
+if TYPE_CHECKING:
+    import argparse
 
 # name -> module; order is the order shown by `port --help` (the pipeline order).
 COMMANDS: dict[str, str] = {
@@ -46,20 +50,28 @@ def _load(name: str):
         raise
 
 
-class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, sized without ``import shutil`` (argparse builds one per argument)."""
+def _formatter() -> type[argparse.HelpFormatter]:
+    import argparse
 
-    def __init__(self, prog: str, **kwargs) -> None:
-        if kwargs.get("width") is None:
-            try:
-                columns = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
-            except (ValueError, OSError):
-                columns = 80
-            kwargs["width"] = max(columns - 2, 40)
-        super().__init__(prog, **kwargs)
+    class _Formatter(argparse.HelpFormatter):
+        """argparse's formatter, sized without ``import shutil`` (argparse builds one per argument)."""
+
+        def __init__(self, prog: str, **kwargs) -> None:
+            if kwargs.get("width") is None:
+                try:
+                    columns = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
+                except (ValueError, OSError):
+                    columns = 80
+                kwargs["width"] = max(columns - 2, 40)
+            super().__init__(prog, **kwargs)
+
+    return _Formatter
 
 
 def _parser(only: str | None) -> argparse.ArgumentParser:
+    import argparse
+
+    _Formatter = _formatter()
     parser = argparse.ArgumentParser(
         prog="port",
         formatter_class=_Formatter,
@@ -94,34 +106,27 @@ def _split_passthrough(args_list: list[str], only: str | None) -> tuple[list[str
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    fast = fast_detect(args_list)  # also for a console script installed as porting.cli:main
+    if fast is not None:
+        return fast
     command = next((a for a in args_list if not a.startswith("-")), None)
     only = command if command in COMMANDS and "-h" not in args_list[:1] else None
-    try:
-        parser = _parser(only)
-        args_list, passthrough = _split_passthrough(args_list, only)
-        args = parser.parse_args(args_list)
-        if passthrough is not None:
-            args.passthrough = passthrough
-        if getattr(args, "_module", None) is None:
-            parser.print_help()
-            return 2
-        from .process_group import owner
+    return guarded(lambda: _run(args_list, only))
 
-        with owner():  # every child in its own group, ended with the command (signals too)
-            return int(args._module.run(args) or 0)
-    except PortError as exc:
-        print(f"port: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt as exc:  # process_group.Interrupted for SIGTERM/SIGHUP/SIGINT
-        signame = getattr(exc, "signame", "SIGINT")
-        print(f"port: interrupted ({signame})", file=sys.stderr)
-        return int(getattr(exc, "exit_code", 130))
-    except OSError as exc:  # a file the command could not read or write, not caught closer to it
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"port: error: {where}{exc.strerror or exc}", file=sys.stderr)
+
+def _run(args_list: list[str], only: str | None) -> int:
+    parser = _parser(only)
+    args_list, passthrough = _split_passthrough(args_list, only)
+    args = parser.parse_args(args_list)
+    if passthrough is not None:
+        args.passthrough = passthrough
+    if getattr(args, "_module", None) is None:
+        parser.print_help()
         return 2
-    except BrokenPipeError:
-        return 1
+    from .process_group import owner
+
+    with owner():  # every child in its own group, ended with the command (signals too)
+        return int(args._module.run(args) or 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

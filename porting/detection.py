@@ -19,6 +19,9 @@ Schema (``schema: 1``; fields are only ever added within a schema version):
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 from collections.abc import Mapping
 
 from . import __version__
@@ -28,7 +31,10 @@ from .probe import Machine, probe_machine
 
 TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
+
+    from .entry import DetectArgs
 
 DETECT_SCHEMA = 1
 
@@ -74,3 +80,84 @@ def detect_record(machine: Machine, plan: Plan) -> dict[str, Any]:
                      "host_compiler": machine.host_compiler.evidence,
                      "rocm_sdk": machine.rocm_sdk.evidence + machine.rocm_sdk.problems},
     }
+
+
+def _check_requirements(record: dict, requirements: list[str]) -> list[str]:
+    from .versions import Requirement, compare, parse_version
+
+    failures: list[str] = []
+    for text in requirements:
+        req = Requirement.parse(text)
+        if req.name == "rocm" and not record["rocm"]["found"]:
+            failures.append(f"{req} not met: no ROCm found (looked at: "
+                            f"{'; '.join(record['evidence']['rocm'])})")
+            continue
+        found = {"rocm": record["rocm"], "cuda": record["cuda"], "torch": record["torch"]}[req.name]
+        have = parse_version(found.get("version"))
+        where = found.get("home") or found.get("version_source") or ""
+        if have is None:
+            failures.append(f"{req} not met: {req.name} {'not found' if not found.get('found') else 'version unknown'}")
+        elif not compare(have, req.op, req.version):
+            src = record["rocm"]["version_source"] if req.name == "rocm" else found.get("version_source")
+            failures.append(f"{req} not met: {req.name} {found['version']} at {where}"
+                            + (f" (from {src})" if src else ""))
+    return failures
+
+
+def render_table(record: dict) -> str:
+    lines = [f"path: {record['path']}    device: {record['device']}    host: {record['host']}", ""]
+    r, c, t = record["rocm"], record["cuda"], record["torch"]
+    rows = [
+        ("ROCm", f"{r['version']} at {r['home']} ({r['version_source']})" if r["found"] else "not found",
+         "ok" if r["gate_ok"] else (f"refused: below {r['min_required']}" if r["found"] else "-")),
+        ("CUDA", f"{c['version']} at {c['home']}" if c["found"] else "not found",
+         f"driver {c['driver']}" if c["driver"] else "no driver (libcuda)"),
+        ("GPUs", ", ".join(f"{g['arch']} ({g['name']})" for g in record["gpus"]) or "none", ""),
+        ("torch", f"{t['version']} ({t['flavour']})" if t["found"] else "not installed", ""),
+        ("monarch", record["monarch"] or "not installed", f"torchft {record['torchft'] or '-'}"),
+        ("collectives",
+         f"rccl {record['collectives']['rccl'] or '-'}; nccl {record['collectives']['nccl'] or '-'}", ""),
+        ("RDMA", f"backend {record['rdma']['backend']}",
+         ", ".join(n["name"] for n in record["rdma"]["nics"]) or "no NICs"),
+        ("hipcc platform", record["hip_platform"]["selected"] or "-", record["hip_platform"]["reason"]),
+    ]
+    width = max(len(k) for k, _, _ in rows)
+    lines += [f"  {k:<{width}}  {v}" + (f"  [{n}]" if n else "") for k, v, n in rows]
+    lines += ["", "toolchains:"]
+    for tc in record["toolchains"]:
+        state = "runs" if tc["can_run"] else "compile-only" if tc["can_compile"] else "unavailable"
+        lines.append(f"  {tc['path']:<14} {state:<13} {tc['compiler'] or '-'} {tc['version'] or ''}  ({tc['reason']})")
+        if tc.get("headers"):
+            lines.append(f"  {'':<14} headers: {tc['headers']}")
+    lines += ["", "reasons:"] + [f"  - {x}" for x in record["reasons"]]
+    if record["warnings"]:
+        lines += ["", "warnings:"] + [f"  ! {x}" for x in record["warnings"]]
+    return "\n".join(lines)
+
+
+def run_detect(args: DetectArgs | argparse.Namespace) -> int:
+    """`port detect` with its parsed options (argparse's Namespace or entry.DetectArgs)."""
+    from .errors import ProblemsFound, UsageError
+
+    root = args.root  # strings, not pathlib: detect is on every build's path and must start fast
+    if not os.path.isdir(root):
+        raise UsageError(f"--root {args.root}: not a directory")
+    project = args.project or os.getcwd()
+    cli = {"platform": args.platform, "min_rocm": args.min_rocm, "sources": args.sources}
+    config = load_config(cli=cli, env=os.environ, project_dir=project, config_file=args.config)
+    machine = probe_machine(root, os.environ)
+    plan = make_plan(machine, config, project)
+    record = detect_record(machine, plan)
+    failures = _check_requirements(record, args.require)
+    record["requirements"] = {"checked": args.require, "failed": failures}
+    if args.out:
+        from .atomic import write_json
+
+        write_json(args.out, record)
+    if args.json:
+        sys.stdout.write(json.dumps(record, indent=2) + "\n")
+    else:
+        sys.stdout.write(render_table(record) + "\n")
+    if failures:
+        raise ProblemsFound("; ".join(failures))
+    return 0

@@ -38,16 +38,9 @@ class Verdict:
 
 def _files(sdk: str) -> dict[str, os.stat_result]:
     """rel path -> lstat of every entry under the content dirs (a symlink or FIFO is listed as itself)."""
-    found: dict[str, os.stat_result] = {}
-    for top in CONTENT_DIRS:
-        for dirpath, dirnames, filenames in os.walk(os.path.join(sdk, top)):
-            dirnames.sort()
-            for name in [*filenames, *(d for d in dirnames if os.path.islink(os.path.join(dirpath, d)))]:
-                full = os.path.join(dirpath, name)
-                found[os.path.relpath(full, sdk)] = os.lstat(full)
-                if len(found) > _MAX_FILES:
-                    return found
-    return found
+    from .walk import list_entries
+
+    return list_entries(sdk, CONTENT_DIRS, _MAX_FILES)
 
 
 def _sha256(path: str) -> str:

@@ -200,6 +200,49 @@ def _entry_stat(entry: os.DirEntry, full: str, rel: str, root_real: str, out_rea
         return None
 
 
+def list_entries(root: str, tops: Iterable[str], limit: int) -> dict[str, os.stat_result]:
+    """Every entry under ``root/<top>`` that is not a directory, keyed by its path relative to
+    ``root``, with its ``lstat``: a symlink (to a file or a directory), a FIFO, socket or device
+    is listed as itself, never followed or opened (what a manifest of a tree must see). Order:
+    a directory's non-directories in listing order, then its symlinked directories sorted, then
+    its subdirectories sorted, entered (never through a symlink); an unlistable directory is
+    skipped. Stops after ``limit + 1`` entries (the caller sees it held more than ``limit``)."""
+    found: dict[str, os.stat_result] = {}
+
+    def visit(rel_dir: str) -> bool:  # False: the limit was passed, stop
+        try:
+            with os.scandir(f"{root}/{rel_dir}") as it:
+                entries = list(it)
+        except OSError:
+            return True
+        subdirs: list[str] = []
+        links: list[os.DirEntry] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()  # through a symlink, as os.walk decides
+            except OSError:
+                is_dir = False
+            if is_dir and entry.is_symlink():
+                links.append(entry)
+                continue
+            if is_dir:
+                subdirs.append(entry.name)
+                continue
+            found[f"{rel_dir}/{entry.name}"] = entry.stat(follow_symlinks=False)
+            if len(found) > limit:
+                return False
+        for link in sorted(links, key=lambda e: e.name):
+            found[f"{rel_dir}/{link.name}"] = link.stat(follow_symlinks=False)
+            if len(found) > limit:
+                return False
+        return all(visit(f"{rel_dir}/{name}") for name in sorted(subdirs))
+
+    for top in tops:
+        if not visit(top):
+            break
+    return found
+
+
 def skip_tool_dirs(name: str) -> bool:
     """VCS, build and hidden directories: not the user's sources (audit, aliases, check)."""
     return name in SKIP_DIRS or name.startswith(".")

@@ -43,10 +43,10 @@ class HipPlatform(Record):
 def _ask_version(compiler: str) -> str | None:
     import subprocess
 
-    from .. import process_group
+    from .toolcache import run_tool
 
     try:
-        out = process_group.run([compiler, "-dumpfullversion", "-dumpversion"], timeout=10).stdout.strip()
+        out = run_tool([compiler, "-dumpfullversion", "-dumpversion"], timeout=10).strip()
     except (OSError, subprocess.SubprocessError):
         return None
     return out.splitlines()[0] if out else None

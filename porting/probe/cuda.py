@@ -72,10 +72,10 @@ def version_from_nvcc(root: Root, nvcc: str | None) -> tuple[str | None, str]:
         return None, "nvcc --version: not run"
     import subprocess
 
-    from .. import process_group
+    from .toolcache import run_tool
 
     try:
-        out = process_group.run([nvcc, "--version"], timeout=20).stdout
+        out = run_tool([nvcc, "--version"], timeout=20)
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"{nvcc} --version: failed ({exc})"
     m = re.search(r"release ([0-9.]+)", out)

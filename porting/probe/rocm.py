@@ -92,10 +92,10 @@ def version_from_hipconfig(root: Root, home: str, env: Mapping[str, str]) -> tup
         return None, f"{path}: not run"
     import subprocess
 
-    from .. import process_group
+    from .toolcache import run_tool
 
     try:  # a hanging hipconfig (a script: perl, its children) is ended with its whole group
-        out = process_group.run([path, "--version"], timeout=HIPCONFIG_TIMEOUT_S, env=env).stdout
+        out = run_tool([path, "--version"], timeout=HIPCONFIG_TIMEOUT_S, env=env)
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"{path} --version: failed ({exc})"
     version = version_prefix(out)

@@ -17,6 +17,21 @@ from .fs import read_bounded
 
 FILE = "tool-versions.json"
 
+# Set by the fast `port detect` entry (porting/entry.py), which installs no process_group.owner()
+# up front (signal and threading are imports that a detect answered from this cache never needs):
+# then each child a probe starts is owned for its lifetime, so a signal still ends its group.
+OWN_CHILDREN = False
+
+
+def run_tool(argv: list[str], timeout: float, env: Mapping[str, str] | None = None) -> str:
+    """A probe's child (``TOOL --version``): its stdout, its whole process group ended with it."""
+    from .. import process_group
+
+    if not OWN_CHILDREN:  # the command's owner() is in place (porting/cli.py)
+        return process_group.run(argv, timeout=timeout, env=env).stdout
+    with process_group.owner():
+        return process_group.run(argv, timeout=timeout, env=env).stdout
+
 
 def cache_dir(env: Mapping[str, str]) -> str:
     if env.get("PORT_CACHE_DIR"):

@@ -138,10 +138,8 @@ ARTIFACTS = ("parity.json", "parity.md", "chart.svg", "index.html")
 def write_artifacts(report: Report, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
     """Write parity.json, parity.md, index.html and chart.svg into out_dir, all or none: every
     artifact is rendered, then staged, before any replaces its previous version."""
-    import json
-
     from ..paths import OutputDir
-    from .parity_json import report_to_json
+    from .parity_json import report_to_text
     from .render_html import render_html
     from .render_md import render_md
     from .render_svg import render_chart
@@ -149,7 +147,7 @@ def write_artifacts(report: Report, out_dir: str | os.PathLike[str]) -> dict[str
     with _gc_paused():
         chart = render_chart(report)
         rendered = {
-            "parity.json": json.dumps(report_to_json(report), indent=None) + "\n",
+            "parity.json": report_to_text(report),
             "parity.md": render_md(report),
             "chart.svg": chart,
             "index.html": render_html(report, chart),

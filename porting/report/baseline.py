@@ -70,7 +70,7 @@ def diff_against(matrix: Matrix, baseline: dict[str, Any], file: str) -> Baselin
     diff.unmatched_columns = [c["key"] for c in cur_cols if c["key"] not in diff.columns]
     diff.added = sorted(t for t in matrix.cells if t not in base_tests)
     diff.removed = sorted(t for t in base_tests if t not in matrix.cells)
-    for test_id in sorted(matrix.cells):
+    for test_id in matrix.test_ids:
         base_row = base_tests.get(test_id)
         if base_row is None:
             continue

@@ -232,8 +232,11 @@ class _Tally:
 
 
 def _duration(case: ET.Element) -> float:
+    text = case.get("time")
+    if not text:
+        return 0.0
     try:
-        duration = float((case.get("time") or "0").replace(",", ""))
+        duration = float(text.replace(",", "") if "," in text else text)
     except ValueError:
         return 0.0
     return duration if math.isfinite(duration) and duration >= 0 else 0.0
@@ -241,11 +244,14 @@ def _duration(case: ET.Element) -> float:
 
 def _read_cases(xml, run: Run) -> _Tally:
     tally = _Tally()
+    cases = run.cases
     for suite in _suites(xml):
         suite_name = suite.name or ""
         # Cases are read straight from the suite's elements: junitparser's per-case wrappers
         # cost more than the XML parse itself on 20k-case files (see bench/bench_report.py).
-        for case in suite._elem.iterfind("testcase"):
+        for case in suite._elem:
+            if case.tag != "testcase":
+                continue
             name = case.get("name") or ""
             classname = case.get("classname") or ""
             status, message, case_props = _outcome(case)
@@ -255,18 +261,18 @@ def _read_cases(xml, run: Run) -> _Tally:
                 if status == PASSED:
                     tally.nameless += 1
                     continue
-                name = f"(unnamed {len(run.cases) + 1})"
+                name = f"(unnamed {len(cases) + 1})"
             test_id = f"{classname}::{name}" if classname else (f"{suite_name}::{name}" if suite_name else name)
             if status == ERROR and _CRASHED.search(message):
                 tally.crashed += 1
             new = Case(test_id, case_props.get(COMPONENT) or default_component(test_id), status,
                        _duration(case), message, case_props.get(EXEMPTION, ""))
-            prev = run.cases.get(test_id)
+            prev = cases.get(test_id)
             if prev is not None:
                 tally.duplicates.append(test_id)
                 if SEVERITY[prev.status] >= SEVERITY[new.status]:
                     continue
-            run.cases[test_id] = new
+            cases[test_id] = new
     return tally
 
 

@@ -25,7 +25,7 @@ RAN = (PASSED, FAILED, ERROR, XFAILED, XPASSED)  # denominators of pass rates
 SEVERITY = {PASSED: 0, SKIPPED: 1, XFAILED: 2, XPASSED: 3, MISSING: 4, FAILED: 5, ERROR: 6}
 
 
-@dataclass
+@dataclass(slots=True)  # 100,000s per report: slots make each smaller and quicker to make
 class Case:
     """One test's outcome in one run."""
 
@@ -99,7 +99,7 @@ class Column:
                 "problems": list(self.problems), "runs": [r.to_json() for r in self.runs]}
 
 
-@dataclass
+@dataclass(slots=True)
 class Cell:
     status: str
     duration: float = 0.0
@@ -116,10 +116,15 @@ class Matrix:
     cells: dict[str, dict[str, Cell]]  # test id -> column key -> Cell
     problems: list[str] = field(default_factory=list)  # input-level problems (unreadable files, ...)
     _totals: dict[str, dict[str, dict[str, int]]] | None = field(default=None, repr=False, compare=False)
+    _ids: tuple[int, list[str]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def test_ids(self) -> list[str]:
-        return sorted(self.cells)
+        """The test ids, sorted (sorted once: the verdict and every renderer walk them in this order;
+        sorted again should the number of tests change)."""
+        if self._ids is None or self._ids[0] != len(self.cells):
+            self._ids = (len(self.cells), sorted(self.cells))
+        return list(self._ids[1])
 
     def cell(self, test_id: str, column: str) -> Cell:
         return self.cells.get(test_id, {}).get(column) or Cell(MISSING)
@@ -138,19 +143,20 @@ class Matrix:
         """column key -> component ("*" = all) -> status -> count (computed once: the matrix is final)."""
         if self._totals is not None:
             return self._totals
-        out: dict[str, dict[str, dict[str, int]]] = {}
-        for col in self.columns:
-            per: dict[str, dict[str, int]] = {"*": dict.fromkeys(STATUSES, 0)}
-            for test_id, row in self.cells.items():
-                comp = self.components[test_id]
-                cell = row.get(col.key)
+        out: dict[str, dict[str, dict[str, int]]] = {col.key: {"*": dict.fromkeys(STATUSES, 0)} for col in self.columns}
+        keys = list(out)
+        components = self.components
+        for test_id, row in self.cells.items():  # one pass over the rows for every column
+            comp = components[test_id]
+            for key in keys:
+                cell = row.get(key)
                 status = cell.status if cell else MISSING
+                per = out[key]
                 bucket = per.get(comp)
                 if bucket is None:
                     bucket = per[comp] = dict.fromkeys(STATUSES, 0)
                 bucket[status] += 1
                 per["*"][status] += 1
-            out[col.key] = per
         self._totals = out
         return out
 

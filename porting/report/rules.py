@@ -174,7 +174,7 @@ def rocm_failures_block(ctx: Context, verdict: Verdict) -> list[Finding]:
     """Every failure, error, xfail or xpass on a judged ROCm column blocks unless a live
     exemption (reason + expiry) covers it, whatever the reference did."""
     before = len(verdict.blocking)
-    for test_id in sorted(ctx.matrix.cells):
+    for test_id in ctx.matrix.test_ids:
         row = ctx.matrix.cells[test_id]
         for col in ctx.judged:
             cell = row.get(col.key)
@@ -190,7 +190,7 @@ def reference_passes_run_on_rocm(ctx: Context, verdict: Verdict) -> list[Finding
     evidence is incomplete (a shard that never reported) is unknown, not lost: executed_on_rocm
     counts it (INCOMPLETE)."""
     before = len(verdict.blocking)
-    for test_id in sorted(ctx.matrix.cells):
+    for test_id in ctx.matrix.test_ids:
         row = ctx.matrix.cells[test_id]
         passed_on = _reference_passed(ctx, row)
         if passed_on is None:
@@ -213,7 +213,7 @@ def executed_on_rocm(ctx: Context, verdict: Verdict) -> list[Finding]:
     findings: list[Finding] = []
     for col in ctx.judged:
         applicable = executed = 0
-        for test_id in sorted(ctx.matrix.cells):
+        for test_id in ctx.matrix.test_ids:
             cell = ctx.matrix.cell(test_id, col.key)
             judged = (test_id, col.key) in ctx.blocked_cells
             if (test_id, col.key) in ctx.exempted_cells or (

@@ -1,7 +1,9 @@
 """`port detect` is the first thing a CI job and a build script call, on every build: its start-up
 is mostly imports. These tests hold its import closure to what the probes need, so that a heavy
 module cannot creep back in through a shared helper (it did: ``porting.config`` pulled in pathlib,
-``porting.records`` typing and copy, ``porting.process_group`` subprocess)."""
+``porting.records`` typing and copy, ``porting.process_group`` subprocess). The entry point
+(``porting.entry``) reads detect's command line itself: argparse (with gettext and locale) costs
+as much as the interpreter's own start."""
 
 from __future__ import annotations
 
@@ -20,6 +22,9 @@ HEAVY = (
     "asyncio", "concurrent.futures", "hashlib", "secrets", "ipaddress", "urllib.parse",
     "porting.atomic", "porting.hipify", "porting.audit", "porting.report", "porting.matrix",
     "porting.build", "porting.certify", "porting.aliases",
+    # the argparse command line and what it loads; the signal owner (installed per child instead)
+    "argparse", "gettext", "locale", "porting.commands", "porting.commands.detect",
+    "porting.process_group", "signal", "threading", "subprocess",
 )
 
 # Run `port detect` in a fresh interpreter and print, on stderr, the modules it added to those
@@ -27,8 +32,8 @@ HEAVY = (
 _PROBE = """
 import sys
 before = set(sys.modules)
-import porting.cli
-rc = porting.cli.main(sys.argv[1:])
+import porting.entry
+rc = porting.entry.main(sys.argv[1:])
 sys.stderr.write("\\nMODULES " + " ".join(sorted(set(sys.modules) - before)) + "\\n")
 sys.exit(rc)
 """
@@ -36,8 +41,8 @@ sys.exit(rc)
 REAL_ENV = {k: v for k, v in os.environ.items() if not k.startswith("PORT_")}
 
 
-def _closure(args: list[str], cwd, env=None) -> tuple[set[str], str]:
-    proc = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, text=True,
+def _closure(args: list[str], cwd, env=None, probe: str = _PROBE) -> tuple[set[str], str]:
+    proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True,
                           env=env or REAL_ENV, cwd=cwd, timeout=120)
     assert proc.returncode == 0, proc.stderr
     line = next(x for x in proc.stderr.splitlines() if x.startswith("MODULES "))
@@ -51,12 +56,15 @@ def _modules_of(module: str) -> set[str]:
 
 
 @pytest.mark.parametrize("args", [["detect", "--json"], ["detect"]], ids=["json", "table"])
-def test_detect_imports_no_heavy_module(tmp_path, args):
-    modules, out = _closure(args, tmp_path)
+@pytest.mark.parametrize("entry", ["porting.entry", "porting.cli"])  # a script installed before entry.py
+def test_detect_imports_no_heavy_module(tmp_path, args, entry):
+    modules, out = _closure(args, tmp_path, probe=_PROBE.replace("porting.entry", entry))
     assert out.strip()  # it did run: a record or a table
     assert "porting.probe.rocm" in modules and "porting.plan" in modules  # every probe, then the plan
     heavy = sorted(m for m in modules if m in HEAVY)
     assert heavy == [], f"port detect now imports {heavy}"
+    if entry == "porting.entry":
+        assert "porting.cli" not in modules
 
 
 def test_detect_in_a_project_with_sources_and_config(tmp_path):
@@ -79,10 +87,10 @@ def test_the_closure_check_sees_an_import(tmp_path):
     # a sitecustomize cannot be used (it runs before `before`); a PYTHONSTARTUP neither (-c): patch
     # the command through a wrapper module that imports pathlib when detect's run() is called
     (sitedir / "wrap_detect.py").write_text(
-        "import porting.commands.detect as d\n_run = d.run\n"
-        "def run(args):\n    import pathlib  # noqa: F401\n    return _run(args)\nd.run = run\n")
+        "import porting.detection as d\n_run = d.run_detect\n"
+        "def run(args):\n    import pathlib  # noqa: F401\n    return _run(args)\nd.run_detect = run\n")
     env = {**REAL_ENV, "PYTHONPATH": os.pathsep.join([str(sitedir), REAL_ENV.get("PYTHONPATH", "")])}
-    code = _PROBE.replace("import porting.cli\n", "import porting.cli, wrap_detect\n")
+    code = _PROBE.replace("import porting.entry\n", "import porting.entry, wrap_detect\n")
     proc = subprocess.run([sys.executable, "-c", code, "detect", "--json"], capture_output=True, text=True,
                           env=env, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
