@@ -116,3 +116,35 @@ def test_host_threads_launch_in_turn_and_host_files_keep_their_own_helpers(emula
     result = emulate_program(src / "main.cu", src / "helpers.cpp")
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     assert result.runs[0].stdout == "sum 160320 host_min 3\n"
+
+
+def test_resource_hints_are_accepted_validated_and_reported_back(emulate_program):
+    """Limits (64 MiB heap set, CUDA's default 1024-byte stack, an unknown limit refused),
+    stream priorities clamped to [0, -5], an L2 access-policy window read back (a hit ratio
+    above 1 refused), pools counting their live bytes (4096 + 1024, then 1024 after a free;
+    the high-water mark stays), a created pool's access flags; the kernel's data is intact."""
+    result = emulate_program(RUNTIME / "resource_hints.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == (
+        "heap 64 stack 1024 bad_limit cudaErrorInvalidValue range 0 -5 prio -5 0\n"
+        "window 0.6 2 1 bad_ratio cudaErrorInvalidValue\n"
+        "pool used 5120 after 1024 high 5120 own 512 access 3 first 20\n")
+
+
+def test_cuda_arch_is_the_emulated_devices_for_cuda_sources_only(emulate_program):
+    """`#if __CUDA_ARCH__ >= 800` takes the sm_80 path (800) and `#ifdef __CUDA_ARCH__` the
+    device side (+1) at both widths; the reduction is right either way (0..127 sums to 8128).
+    A HIP source sees no __CUDA_ARCH__."""
+    result = emulate_program(RUNTIME / "cuda_arch.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "sum 8128 path 801 arch 800\n"
+    hip = emulate_program(RUNTIME / "cuda_arch_hip.hip")
+    assert hip.runs[0].stdout == "no cuda_arch\n"
+
+
+def test_openmp_host_code_is_built_with_openmp(emulate_program):
+    """Four OpenMP threads each launch a kernel on their slice (3 * i for i < 1024 sums to
+    1571328) and a parallel host reduction adds them up; without -fopenmp it would not link."""
+    result = emulate_program(Path(__file__).parent / "programs" / "openmp" / "omp_launch.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "threads 4 mask 15 sum 1571328\n"
