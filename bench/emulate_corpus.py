@@ -159,11 +159,27 @@ def static_scan(progs: list[Prog]) -> dict[str, list[str]]:
     return results
 
 
+def _share_runtime(out: Path, name: str) -> None:
+    """Hard-link the runtime objects already compiled (out/runtime-*.o) into this program's
+    cache, and keep any new one: the runtime is the same for every program of the corpus, so
+    it is compiled once per width instead of once per program."""
+    shared = out / "runtime-objects"
+    cache = out / name / "cache"
+    shared.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    for src, dst in ((shared, cache), (cache, shared)):
+        for obj in src.glob("runtime-*.o"):
+            if not (dst / obj.name).exists():
+                (dst / obj.name).hardlink_to(obj)
+
+
 def run_one(p: Prog, out: Path, timeout: int) -> dict:
+    _share_runtime(out, p.name)
     cmd = [sys.executable, "-m", "porting", "emulate", *map(str, p.sources),
            *[a for d in p.include_dirs for a in ("-I", str(d))], *[a for d in p.defines for a in ("-D", d)],
            "--out", str(out / p.name), "--json", "--timeout", str(timeout), "--cwd", str(p.cwd), "--", *p.args]
     done = subprocess.run(cmd, capture_output=True, text=True)
+    _share_runtime(out, p.name)
     outcome = {0: "same", 1: "diverged", 3: "inconclusive"}.get(done.returncode, "refused")
     record = {"program": p.name, "half": half(p.name), "stratum": p.stratum, "outcome": outcome,
               "exit": done.returncode,

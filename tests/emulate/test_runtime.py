@@ -148,3 +148,21 @@ def test_openmp_host_code_is_built_with_openmp(emulate_program):
     result = emulate_program(Path(__file__).parent / "programs" / "openmp" / "omp_launch.cu")
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     assert result.runs[0].stdout == "threads 4 mask 15 sum 1571328\n"
+
+
+def test_the_rest_of_cuda_fp16_and_bf16(emulate_program):
+    """Directed rounding of 1/3 (half: nearest 0x3555 lies below it, so rz keeps it, ru steps
+    to 0x3556, rd of -1/3 to 0xb556; 70000 toward zero is the largest half, 0x7bff; bf16
+    nearest 0x3eab, rz/rd 0x3eaa), half2 comparisons as 1.0/0.0 masks and as one bool, a
+    saturating add (1.25 -> 1), fma with relu, the complex multiply-add (1+2i)(3+4i)+(0.5+0.5i),
+    h2exp2, ++, -=, raw bits (3.5 = 0x4300), bf16 pairs, round-half-even conversions; half2
+    pairs reduced through shuffles per warp and added up: 64 x (0.25 * (i % 4), 1)."""
+    result = emulate_program(RUNTIME / "half_ops.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == (
+        "pairs 24.00 64.0\n"
+        "round 3555 3555 3556 b556 7bff\n"
+        "bf16 round 3eab 3eaa 3eaa\n"
+        "cmp 0 1 1 0 all 1 0\n"
+        "sat 1.00 relu 0.0 cmadd -4.5 10.5\n"
+        "exp2 8.0 0.50 inc 3.5 raw 4300 sub 0.0 5.0 bf2 1.5 0.0 int 2 -2\n")
