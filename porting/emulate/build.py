@@ -296,6 +296,7 @@ def _finish(job: _Job, proc: subprocess.Popen | None, tmp: Path, began: float) -
 
 _NOT_DECLARED = re.compile(r"[‘'](\w+)[’'] (?:was not declared in this scope|has not been declared"
                            r"|is not a member of|does not name a type)")
+_NOT_IN_CUB = re.compile(r"[‘'](\w+)[’'] (?:is not a member of|in namespace) [‘'](cub|hipcub)[’']")
 _NO_HEADER = re.compile(r"fatal error: ([^:]+): No such file or directory")
 _GPU_NAME = re.compile(r"^(?:cuda|hip|cu|CU|nv|__)\w*")
 
@@ -306,6 +307,9 @@ def explain_compile_error(stderr: str) -> str:
         m = _NO_HEADER.search(line)
         if m:
             return f"includes <{m.group(1).strip()}>, which port emulate does not provide"
+        m = _NOT_IN_CUB.search(line)
+        if m:
+            return f"{_location(line)}uses {m.group(2)}::{m.group(1)}, which port emulate's runtime does not provide"
         m = _NOT_DECLARED.search(line)
         if m and _GPU_NAME.match(m.group(1)):
             return f"{_location(line)}uses {m.group(1)}, which port emulate's runtime does not provide"
