@@ -64,9 +64,9 @@ class Result:
 
     @property
     def verdict(self) -> str:
-        if any(r.status == "timeout" for r in self.runs):
-            return "inconclusive"
-        return "diverged" if self.differences else "same"
+        if self.differences:  # after a timeout, only differences that are already certain (run._partial_diff)
+            return "diverged"
+        return "inconclusive" if any(r.status == "timeout" for r in self.runs) else "same"
 
     def to_json(self) -> dict:
         r = self.request

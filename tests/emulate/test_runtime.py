@@ -166,3 +166,28 @@ def test_the_rest_of_cuda_fp16_and_bf16(emulate_program):
         "cmp 0 1 1 0 all 1 0\n"
         "sat 1.00 relu 0.0 cmadd -4.5 10.5\n"
         "exp2 8.0 0.50 inc 3.5 raw 4300 sub 0.0 5.0 bf2 1.5 0.0 int 2 -2\n")
+
+
+def test_a_timeout_is_inconclusive_unless_lines_both_printed_differ(emulate_program):
+    """Both widths time out after printing: a complete stdout line that differs (4 warps vs 2)
+    is a divergence no more run time can undo; the same lines, or a difference only in a last
+    line cut off without its newline, leave the verdict inconclusive."""
+    src = RUNTIME / "partial_output.cu"
+    differs = emulate_program(src, timeout=3, sandbox=False)
+    assert [r.status for r in differs.runs] == ["timeout", "timeout"]
+    assert differs.verdict == "diverged"
+    assert [d.line() for d in differs.differences] == ["stdout line 2: warp 32: warps 4 | warp 64: warps 2"]
+    assert emulate_program(src, timeout=3, sandbox=False, defines=["SAME"]).verdict == "inconclusive"
+    assert emulate_program(src, timeout=3, sandbox=False, defines=["CUT"]).verdict == "inconclusive"
+
+
+def test_partial_comparison_after_a_timeout():
+    """The comparison of runs of which one timed out (no compiler needed): a build that failed
+    at the other width is certain; a finished run's end of output against more complete lines
+    is certain; a finished run whose lines the timed-out one printed alike is not."""
+    from porting.emulate.run import Run, compare
+    late = Run(64, "timeout", None, "a\nb\nc\n")
+    assert [d.what for d in compare([Run(32, "build-failed", fault="x"), late], ["stdout"], [])] == ["status"]
+    assert [d.line() for d in compare([Run(32, "ran", 0, "a\n"), late], ["stdout"], [])] == [
+        "stdout line 2: warp 32: <end of output> | warp 64: b"]
+    assert compare([Run(32, "ran", 0, "a\nb\nc\nd\n"), late], ["stdout", "exit"], []) == []
