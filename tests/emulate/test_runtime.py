@@ -169,9 +169,10 @@ def test_the_rest_of_cuda_fp16_and_bf16(emulate_program):
 
 
 def test_a_timeout_is_inconclusive_unless_lines_both_printed_differ(emulate_program):
-    """Both widths time out after printing: a complete stdout line that differs (4 warps vs 2)
-    is a divergence no more run time can undo; the same lines, or a difference only in a last
-    line cut off without its newline, leave the verdict inconclusive."""
+    """Both widths time out after printing (no fflush: stdout is kept by lines): a complete
+    stdout line that differs (4 warps vs 2) is a divergence no more run time can undo; the
+    same lines, or a difference only in a last line without its newline, leave the verdict
+    inconclusive."""
     src = RUNTIME / "partial_output.cu"
     differs = emulate_program(src, timeout=3, sandbox=False)
     assert [r.status for r in differs.runs] == ["timeout", "timeout"]
@@ -191,3 +192,5 @@ def test_partial_comparison_after_a_timeout():
     assert [d.line() for d in compare([Run(32, "ran", 0, "a\n"), late], ["stdout"], [])] == [
         "stdout line 2: warp 32: <end of output> | warp 64: b"]
     assert compare([Run(32, "ran", 0, "a\nb\nc\nd\n"), late], ["stdout", "exit"], []) == []
+    cut = Run(64, "timeout", None, "a\nb")  # its last line may be cut off: not compared
+    assert compare([Run(32, "ran", 0, "a\nc\n"), cut], ["stdout"], []) == []

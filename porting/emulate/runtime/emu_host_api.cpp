@@ -28,6 +28,11 @@ struct emu_event { std::chrono::steady_clock::time_point at; };
 
 namespace emu {
 namespace {
+// Under port emulate stdout is a file, which stdio buffers in full: a run stopped at the
+// timeout would leave nothing of what it printed. Line buffering keeps every complete line,
+// the partial output that can still decide a verdict after a timeout (run._partial_diff).
+const bool stdout_by_lines = std::setvbuf(stdout, nullptr, _IOLBF, 1 << 16) == 0;
+
 cudaError_t set(cudaError_t e) {
   if (e != cudaSuccess) rt().last_error = e;
   return e;

@@ -1,5 +1,5 @@
 // Prints a width-dependent count, then spins forever (a block waits for a later one): every
-// run hits the timeout. -DSAME prints the same line at both widths; -DCUT leaves the
+// run hits the timeout. No fflush: the runtime's stdout keeps complete lines (line-buffered). -DSAME prints the same line at both widths; -DCUT leaves the
 // width-dependent line without its newline (cut off, as a timed-out run's last line may be).
 #include <cstdio>
 #include <cuda_runtime.h>
@@ -28,7 +28,6 @@ int main() {
 #else
   printf("warps %d\n", *n);
 #endif
-  fflush(stdout);
   *n = 0;
   wait_for_last_block<<<2, 32>>>(n);
   cudaDeviceSynchronize();
