@@ -122,7 +122,9 @@ def emulate(req: Request) -> Result:
     _refuse_links(req.out_dir, req.warps, req.cache_dir)
     program = build.prepare(files, req.sources, req.include_dirs, req.defines, tool, req.out_dir / "src")
     compiled = build.compile_all(program, tool, req.warps, req.cache_dir or req.out_dir / "cache")
-    env = {"EMU_MASK_FAULTS": req.mask_faults, "EMU_SYNC": "strict" if req.strict_sync else "hardware"}
+    # one epoch for every width: a program seeding from time() gets the same inputs at each
+    env = {"EMU_MASK_FAULTS": req.mask_faults, "EMU_SYNC": "strict" if req.strict_sync else "hardware",
+           "EMU_EPOCH": str(int(time.time()))}
     launch = run.Launch(req.program_args, "./" + req.sources[0].stem, tool_bwrap, env)
     runs = [_run_width(req, compiled[w], str(req.out_dir / "src"), launch) for w in req.warps]
     _raise_if_unrunnable(runs)

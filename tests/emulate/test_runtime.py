@@ -194,3 +194,12 @@ def test_partial_comparison_after_a_timeout():
     assert compare([Run(32, "ran", 0, "a\nb\nc\nd\n"), late], ["stdout", "exit"], []) == []
     cut = Run(64, "timeout", None, "a\nb")  # its last line may be cut off: not compared
     assert compare([Run(32, "ran", 0, "a\nc\n"), cut], ["stdout"], []) == []
+
+
+def test_clock_and_entropy_seeds_are_the_same_at_both_widths(emulate_program):
+    """srand(time(NULL)) and std::random_device seed 2,000 inputs that a kernel sums: the same
+    sum at both widths (with the C library's clock and libstdc++'s entropy the two runs would
+    draw other inputs), and time() is still the real epoch (after 2023)."""
+    result = emulate_program(RUNTIME / "seeded_inputs.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    assert result.runs[0].stdout.endswith(" clock_moves 1\n")

@@ -4,8 +4,10 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
+#include <random>
 #include <unordered_map>
 
 // ---- host API: device memory is host memory, every call completes before it returns ---------
@@ -487,3 +489,36 @@ cudaError_t cudaMallocFromPoolAsync(void** p, size_t n, cudaMemPool_t pool, cuda
   pool->high = std::max(pool->high, pool->used);
   return cudaSuccess;
 }
+
+// ---- the same clock and entropy at every width --------------------------------------------
+// The widths run one after another, so a program that seeds from the clock (srand(time(0)),
+// cuda-samples' fp16ScalarProduct) or from std::random_device (HeCBench's btree, linearprobing)
+// would get other inputs at each width and "diverge" for no reason of the width. time() is
+// port emulate's epoch for the runs (EMU_EPOCH, the same at every width) plus the seconds this
+// run has taken; std::random_device gives a fixed sequence (splitmix64), the same at every
+// width. Both replace the C library's / libstdc++'s definitions for the program only (ELF
+// interposition from the executable); timings are masked anyway (run.DEFAULT_MASKS).
+extern "C" time_t time(time_t* out) noexcept {
+  static const auto start = std::chrono::steady_clock::now();
+  static const time_t epoch = [] {
+    const char* e = std::getenv("EMU_EPOCH");
+    if (e != nullptr) return (time_t)std::strtoll(e, nullptr, 10);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);  // outside port emulate: the real time
+    return now.tv_sec;
+  }();
+  time_t t = epoch + (time_t)std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
+  if (out != nullptr) *out = t;
+  return t;
+}
+#if defined(__GLIBCXX__)
+namespace {
+std::atomic<unsigned long long> entropy_state{0x9e3779b97f4a7c15ull};
+}
+unsigned int std::random_device::_M_getval() {
+  unsigned long long z = entropy_state.fetch_add(0x9e3779b97f4a7c15ull) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (unsigned int)(z ^ (z >> 31));
+}
+#endif
