@@ -16,6 +16,17 @@ rate per half, the refusals grouped by class and every divergence.
 --static only runs the refusal scan (porting.emulate.refuse) and groups refusals by feature;
 without it each program goes through `port emulate --json` and is counted by exit status:
 0 same / 1 diverged (judged), 2 refused or not built, 3 inconclusive (timeout).
+
+--hecbench DIR takes the second suite instead: a checkout of zjin-lcf/HeCBench (the README's
+figures: f27000a5). Its rule, fixed before any run: a program is a src/*-cuda directory whose
+Makefile names its sources (`source = ...`) and whose `run:` recipe is `[$(LAUNCHER)]
+./$(program) ARGS` with plain ARGS (no shell syntax, no `$`, no path out of the directory); it
+is built with the Makefile's -I/-D flags that name no make variable, plus -I src/include, and
+run with ARGS in its own directory. Among the candidates that pass the refusal scan, those whose
+files use a warp intrinsic (WARP_INTRINSIC) form the "warp" stratum, the others "plain"; from
+each stratum the --per-stratum (20) with the smallest sha256("select:" + name) are chosen. The
+tune/eval split is the same parity rule as for the samples. `--hecbench DIR --static` scans every
+candidate and prints the refusal table by feature and the chosen list.
 """
 
 from __future__ import annotations
@@ -27,14 +38,30 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 CATEGORIES = ("0_Introduction", "2_Concepts_and_Techniques", "3_CUDA_Features", "6_Performance")
 _INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+# a warp-level operation: the stratum of half the HeCBench selection (the issue: half with warp intrinsics)
+WARP_INTRINSIC = re.compile(r"\b(?:__shfl\w*|__ballot\w*|__any_sync|__all_sync|__any|__all|__activemask|__syncwarp"
+                            r"|__match_\w+_sync|__reduce_\w+_sync|tiled_partition|coalesced_threads)\s*[(<]")
 
 
-def programs(samples: Path) -> list[tuple[str, list[Path]]]:
+@dataclass
+class Prog:
+    name: str
+    sources: list[Path]
+    cwd: Path
+    include_dirs: list[Path] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+    args: list[str] = field(default_factory=list)
+    stratum: str = ""
+
+
+def programs(samples: Path) -> list[Prog]:
     found = []
+    common = samples / "Common"
     for cat in CATEGORIES:
         for d in sorted(p for p in (samples / "Samples" / cat).iterdir() if p.is_dir()):
             files = sorted(p for p in d.iterdir() if p.suffix in (".cu", ".cpp"))
@@ -42,32 +69,120 @@ def programs(samples: Path) -> list[tuple[str, list[Path]]]:
                 continue
             included = {Path(name).name for p in d.iterdir() if p.is_file()
                         for name in _INCLUDE.findall(p.read_text(errors="replace"))}
-            found.append((d.name, [f for f in files if f.name not in included]))
+            found.append(Prog(d.name, [f for f in files if f.name not in included], d, [common]))
     return found
+
+
+_SHELL = re.compile(r"[$;|&<>`\\'\"]|\.\./")
+
+
+def _make_value(text: str, var: str) -> str | None:
+    """The value of ``var = ...`` (continuation lines joined), or None."""
+    m = re.search(rf"^{var}\s*:?=\s*((?:.*\\\n)*.*)$", text, re.M)
+    return m.group(1).replace("\\\n", " ") if m else None
+
+
+def _top_level_flags(text: str) -> list[str]:
+    """-I/-D flags of CFLAGS lines outside ifeq/ifneq blocks (the DEBUG and compiler variants)."""
+    flags, depth = [], 0
+    for line in text.splitlines():
+        word = line.strip().split(" ", 1)[0]
+        if word in ("ifeq", "ifneq", "ifdef", "ifndef"):
+            depth += 1
+        elif word == "endif":
+            depth -= 1
+        elif depth == 0 and re.match(r"\s*CFLAGS\s*(?:\+|:)?=", line):
+            tokens = line.split("=", 1)[1].split()
+            flags += [t for t in tokens if t.startswith(("-I", "-D")) and "$" not in t and len(t) > 2]
+    return flags
+
+
+def hecbench_candidates(root: Path) -> list[Prog]:
+    """Every src/*-cuda directory that satisfies the rule in the module docstring."""
+    found = []
+    for d in sorted((root / "src").glob("*-cuda")):
+        make = d / "Makefile"
+        if not make.is_file():
+            continue
+        text = make.read_text(errors="replace")
+        source = _make_value(text, "source")
+        program = _make_value(text, "program") or "main"
+        recipe = re.search(r"^run\s*:.*\n\t(.*)$", text, re.M)
+        if source is None or recipe is None or "$" in source:
+            continue
+        command = recipe.group(1).replace("$(LAUNCHER)", "").replace("$(program)", program.strip()).strip()
+        words = command.split()
+        if not words or words[0] != f"./{program.strip()}" or _SHELL.search(command):
+            continue
+        sources = [d / name for name in source.split()]
+        if not all(s.is_file() for s in sources):
+            continue
+        flags = _top_level_flags(text)
+        includes = [(d / f[2:]).resolve() for f in flags if f.startswith("-I")]
+        found.append(Prog(d.name, sources, d, [root / "src" / "include", *[i for i in includes if i.is_dir()]],
+                          [f[2:] for f in flags if f.startswith("-D")], words[1:]))
+    return found
+
+
+def _select_key(name: str) -> str:
+    return hashlib.sha256(("select:" + name).encode()).hexdigest()
+
+
+def hecbench_select(cands: list[Prog], scan: dict[str, list[str]], per_stratum: int) -> list[Prog]:
+    passing = [p for p in cands if not scan[p.name]]
+    chosen = []
+    for stratum in ("warp", "plain"):
+        group = sorted((p for p in passing if p.stratum == stratum), key=lambda p: _select_key(p.name))
+        chosen += group[:per_stratum]
+    return sorted(chosen, key=lambda p: p.name)
 
 
 def half(name: str) -> str:
     return "tune" if hashlib.sha256(name.encode()).digest()[0] % 2 == 0 else "eval"
 
 
-def static_scan(progs: list[tuple[str, list[Path]]]) -> dict:
+def static_scan(progs: list[Prog]) -> dict[str, list[str]]:
+    """Refused features per program; sets each program's stratum from the files it reads."""
     from porting.emulate import build, refuse
+    from porting.errors import PortError
     results = {}
-    for name, sources in progs:
-        common = sources[0].parents[2].parent / "Common"
-        files = build.read_files(sources, [common], [], build.Toolchain())
+    for p in progs:
+        try:
+            files = build.read_files(p.sources, p.include_dirs, p.defines, build.Toolchain())
+        except PortError as exc:
+            results[p.name] = [f"not scanned: {exc}"[:120]]
+            continue
         refusals = refuse.scan(files)
-        results[name] = sorted({r.feature for r in refusals})
+        results[p.name] = sorted({r.feature for r in refusals})
+        warp = any(WARP_INTRINSIC.search(f.read_text(errors="replace")) for f in files)
+        p.stratum = "warp" if warp else "plain"
     return results
 
 
-def run_one(name: str, sources: list[Path], out: Path, timeout: int) -> dict:
-    common = sources[0].parents[2].parent / "Common"
-    cmd = [sys.executable, "-m", "porting", "emulate", *map(str, sources), "-I", str(common),
-           "--out", str(out / name), "--json", "--timeout", str(timeout), "--cwd", str(sources[0].parent)]
+def _share_runtime(out: Path, name: str) -> None:
+    """Hard-link the runtime objects already compiled (out/runtime-*.o) into this program's
+    cache, and keep any new one: the runtime is the same for every program of the corpus, so
+    it is compiled once per width instead of once per program."""
+    shared = out / "runtime-objects"
+    cache = out / name / "cache"
+    shared.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    for src, dst in ((shared, cache), (cache, shared)):
+        for obj in src.glob("runtime-*.o"):
+            if not (dst / obj.name).exists():
+                (dst / obj.name).hardlink_to(obj)
+
+
+def run_one(p: Prog, out: Path, timeout: int) -> dict:
+    _share_runtime(out, p.name)
+    cmd = [sys.executable, "-m", "porting", "emulate", *map(str, p.sources),
+           *[a for d in p.include_dirs for a in ("-I", str(d))], *[a for d in p.defines for a in ("-D", d)],
+           "--out", str(out / p.name), "--json", "--timeout", str(timeout), "--cwd", str(p.cwd), "--", *p.args]
     done = subprocess.run(cmd, capture_output=True, text=True)
+    _share_runtime(out, p.name)
     outcome = {0: "same", 1: "diverged", 3: "inconclusive"}.get(done.returncode, "refused")
-    record = {"program": name, "half": half(name), "outcome": outcome, "exit": done.returncode,
+    record = {"program": p.name, "half": half(p.name), "stratum": p.stratum, "outcome": outcome,
+              "exit": done.returncode,
               "message": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""}
     try:
         data = json.loads(done.stdout)
@@ -115,10 +230,43 @@ def summarize(records: list[dict]) -> None:
             print(f"{r['outcome']}: {r['program']} ({r['half']}): {r.get('differences')}"[:400])
 
 
+def _print_table(results: dict[str, list[str]], progs: list[Prog]) -> None:
+    by_feature = collections.Counter(f for fs in results.values() for f in fs)
+    clean = sum(1 for fs in results.values() if not fs)
+    print(f"{len(progs)} programs, {clean} pass the refusal scan")
+    for h in ("tune", "eval"):
+        counts = collections.Counter(f for n, fs in results.items() if half(n) == h for f in fs)
+        print(f"  {h}: {sum(1 for n in results if half(n) == h)} programs, "
+              f"{sum(1 for n, fs in results.items() if half(n) == h and not fs)} pass; "
+              + "; ".join(f"{f} {c}" for f, c in counts.most_common()))
+    for feature, n in by_feature.most_common():
+        print(f"{n:4d}  {feature}")
+
+
+def _hecbench(args) -> tuple[list[Prog], dict | None]:
+    """The chosen HeCBench programs; with --static also the scan of every candidate."""
+    cands = hecbench_candidates(args.hecbench)
+    if args.scan and not args.static:  # a --static run's record: the selection without scanning again
+        saved = json.loads(args.scan.read_text())
+        for p in cands:
+            p.stratum = saved["strata"].get(p.name, "")
+        return hecbench_select(cands, saved["scan"], args.per_stratum), None
+    results = static_scan(cands)
+    _print_table(results, cands)
+    chosen = hecbench_select(cands, results, args.per_stratum)
+    print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in chosen))
+    return chosen, {"scan": results, "strata": {p.name: p.stratum for p in cands},
+                    "chosen": [p.name for p in chosen]}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--samples", type=Path, required=True)
+    suite = ap.add_mutually_exclusive_group()
+    suite.add_argument("--samples", type=Path, help="a checkout of NVIDIA/cuda-samples")
+    suite.add_argument("--hecbench", type=Path, help="a checkout of zjin-lcf/HeCBench")
     ap.add_argument("--static", action="store_true")
+    ap.add_argument("--scan", type=Path, help="HeCBench: the --static run's JSON (the selection, not scanned again)")
+    ap.add_argument("--per-stratum", type=int, default=20)
     ap.add_argument("--half", choices=("tune", "eval", "all"), default="all")
     ap.add_argument("--only", action="append", default=[], help="program names (repeatable)")
     ap.add_argument("--timeout", type=int, default=120)
@@ -130,31 +278,33 @@ def main() -> int:
     if args.summarize:
         summarize([r for f in args.summarize for r in json.loads(f.read_text())])
         return 0
-    progs = [(n, s) for n, s in programs(args.samples)
-             if (args.half == "all" or half(n) == args.half) and (not args.only or n in args.only)]
+    if not (args.samples or args.hecbench):
+        ap.error("one of --samples, --hecbench or --summarize is required")
+    payload: object
+    if args.hecbench:
+        chosen, payload = _hecbench(args)
+        if args.static:
+            if args.json:
+                args.json.write_text(json.dumps(payload, indent=1))
+            return 0
+        progs = chosen
+    else:
+        progs = programs(args.samples)
+    progs = [p for p in progs if (args.half == "all" or half(p.name) == args.half)
+             and (not args.only or p.name in args.only)]
     if args.static:
         results = static_scan(progs)
-        by_feature = collections.Counter(f for fs in results.values() for f in fs)
-        clean = sum(1 for fs in results.values() if not fs)
-        print(f"{len(progs)} programs, {clean} pass the refusal scan")
-        for feature, n in by_feature.most_common():
-            print(f"{n:4d}  {feature}")
-        payload: object = results
+        _print_table(results, progs)
+        payload = results
     else:
         records = []
-        for name, sources in progs:
-            rec = run_one(name, sources, args.out, args.timeout)
+        for p in progs:
+            rec = run_one(p, args.out, args.timeout)
             records.append(rec)
-            print(f"{rec['half']:4s} {rec['outcome']:12s} {name}: {rec['message'][:150]}", flush=True)
+            print(f"{rec['half']:4s} {rec['outcome']:12s} {p.name}: {rec['message'][:150]}", flush=True)
             if args.json:  # after every program: a long run stopped early keeps what it measured
                 args.json.write_text(json.dumps(records, indent=1))
-        tally = collections.Counter((r["half"], r["outcome"]) for r in records)
-        for h in ("tune", "eval"):
-            n = sum(v for (hh, _), v in tally.items() if hh == h)
-            judged = tally[(h, "same")] + tally[(h, "diverged")]
-            if n:
-                print(f"{h}: {n} programs, judged {judged} ({100 * judged / n:.0f}%): "
-                      + ", ".join(f"{o} {tally[(h, o)]}" for o in ("same", "diverged", "inconclusive", "refused")))
+        summarize(records)
         payload = records
     if args.json:
         args.json.write_text(json.dumps(payload, indent=1))

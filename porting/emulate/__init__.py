@@ -64,9 +64,9 @@ class Result:
 
     @property
     def verdict(self) -> str:
-        if any(r.status == "timeout" for r in self.runs):
-            return "inconclusive"
-        return "diverged" if self.differences else "same"
+        if self.differences:  # after a timeout, only differences that are already certain (run._partial_diff)
+            return "diverged"
+        return "inconclusive" if any(r.status == "timeout" for r in self.runs) else "same"
 
     def to_json(self) -> dict:
         r = self.request
@@ -122,7 +122,9 @@ def emulate(req: Request) -> Result:
     _refuse_links(req.out_dir, req.warps, req.cache_dir)
     program = build.prepare(files, req.sources, req.include_dirs, req.defines, tool, req.out_dir / "src")
     compiled = build.compile_all(program, tool, req.warps, req.cache_dir or req.out_dir / "cache")
-    env = {"EMU_MASK_FAULTS": req.mask_faults, "EMU_SYNC": "strict" if req.strict_sync else "hardware"}
+    # one epoch for every width: a program seeding from time() gets the same inputs at each
+    env = {"EMU_MASK_FAULTS": req.mask_faults, "EMU_SYNC": "strict" if req.strict_sync else "hardware",
+           "EMU_EPOCH": str(int(time.time()))}
     launch = run.Launch(req.program_args, "./" + req.sources[0].stem, tool_bwrap, env)
     runs = [_run_width(req, compiled[w], str(req.out_dir / "src"), launch) for w in req.warps]
     _raise_if_unrunnable(runs)

@@ -52,8 +52,16 @@ class Program:
     launches: int = 0
     files: list[Path] = field(default_factory=list)  # the originals that were rewritten
     language: str = "cuda"         # "hip" when a source is HIP (porting.sources.classify)
+    openmp: bool = False           # a file uses OpenMP: compiled and linked with -fopenmp
+
+    def flags(self) -> list[str]:
+        return ["-fopenmp"] if self.openmp else []
 
 
+# OpenMP host code (cuda-samples' cudaOpenMP, HeCBench's host reductions): nvcc passes
+# -Xcompiler -fopenmp; here the program is host code already, so the flag is added when a file
+# read has an omp pragma or includes omp.h (comments are not told apart: a false hit only links libgomp)
+_OPENMP = re.compile(r'^[ \t]*#[ \t]*(?:pragma[ \t]+omp\b|include[ \t]*[<"]omp\.h[>"])', re.M)
 PREPROCESS_TIMEOUT = 120.0  # seconds for the dependency scan (an #include of a FIFO would block it)
 COMPILE_TIMEOUT = 1800.0    # seconds for one width's compile
 
@@ -147,12 +155,15 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
     defines = [*defines, "EMU_HIP=1"] if language == "hip" else list(defines)
     h = hashlib.sha256()
     launches = 0
+    openmp = False
     out = OutputDir(mirror)  # writes stay inside the mirror, whatever symlinks appear in it
     for path in sorted(files):
         raw = read_regular(path)  # the one bounded reader: a file swapped for a FIFO cannot hang it
         if raw is None:
             raise InputError(f"{path}: {why_unreadable(path)}")
-        result = rewrite(raw.decode("utf-8", errors="replace"), str(path))
+        text = raw.decode("utf-8", errors="replace")
+        openmp = openmp or bool(_OPENMP.search(text))
+        result = rewrite(text, str(path))
         launches += result.launches
         data = result.text.encode("utf-8")
         target = _mirrored(mirror, path)
@@ -160,12 +171,13 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
         if not target.is_file() or target.read_bytes() != data or target.stat().st_mode & 0o777 != mode:
             out.write_bytes(str(target.relative_to(mirror)), data, mode=mode, durable=False)
         h.update(str(path).encode() + b"\0" + data + b"\0")
-    for flag in [*map(str, dirs), *defines, tool.cxx, *tool.base_flags(0)]:
+    for flag in [*map(str, dirs), *defines, tool.cxx, *tool.base_flags(0), *(["-fopenmp"] if openmp else [])]:
         h.update(flag.encode() + b"\0")
     mirrored_dirs = [_mirrored(mirror, d) for d in dirs]
     return Program(sources=[_mirrored(mirror, s.resolve()) for s in sources],
                    include_dirs=[*mirrored_dirs, *dirs], defines=defines,
-                   digest=h.hexdigest()[:20], launches=launches, files=files, language=language)
+                   digest=h.hexdigest()[:20], launches=launches, files=files, language=language,
+                   openmp=openmp)
 
 
 def _mirrored(mirror: Path, path: Path) -> Path:
@@ -239,7 +251,7 @@ def _runtime_job(tool: Toolchain, warp: int, cache: Path) -> _Job:
 
 def _program_job(program: Program, tool: Toolchain, warp: int, cache: Path, runtime_obj: Path | None) -> _Job:
     out = cache / f"program-{program.digest}-{runtime_obj.stem if runtime_obj else ''}"
-    cmd = [tool.cxx, *tool.base_flags(warp), *_include_flags(program.include_dirs),
+    cmd = [tool.cxx, *tool.base_flags(warp), *program.flags(), *_include_flags(program.include_dirs),
            *[f"-D{d}" for d in program.defines], "-include", "emu_runtime.h",
            "-x", "c++", *map(str, program.sources), "-x", "none", str(runtime_obj)]
     return _Job(warp, out, None if out.is_file() else cmd + ["-o"])
@@ -284,6 +296,7 @@ def _finish(job: _Job, proc: subprocess.Popen | None, tmp: Path, began: float) -
 
 _NOT_DECLARED = re.compile(r"[‘'](\w+)[’'] (?:was not declared in this scope|has not been declared"
                            r"|is not a member of|does not name a type)")
+_NOT_IN_CUB = re.compile(r"[‘'](\w+)[’'] (?:is not a member of|in namespace) [‘'](cub|hipcub)[’']")
 _NO_HEADER = re.compile(r"fatal error: ([^:]+): No such file or directory")
 _GPU_NAME = re.compile(r"^(?:cuda|hip|cu|CU|nv|__)\w*")
 
@@ -294,6 +307,9 @@ def explain_compile_error(stderr: str) -> str:
         m = _NO_HEADER.search(line)
         if m:
             return f"includes <{m.group(1).strip()}>, which port emulate does not provide"
+        m = _NOT_IN_CUB.search(line)
+        if m:
+            return f"{_location(line)}uses {m.group(2)}::{m.group(1)}, which port emulate's runtime does not provide"
         m = _NOT_DECLARED.search(line)
         if m and _GPU_NAME.match(m.group(1)):
             return f"{_location(line)}uses {m.group(1)}, which port emulate's runtime does not provide"

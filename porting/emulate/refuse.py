@@ -37,7 +37,8 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses NCCL/RCCL", None, r"^(?:nccl|rccl)"),
     _f("uses NVRTC (runtime compilation)", None, r"^nvrtc"),
     _f("uses Thrust", r"\bthrust::", r"^thrust/"),
-    _f("uses CUB/hipCUB", r"\b(?:hip)?cub::", r"^(?:hip)?cub/"),
+    # CUB's warp and block primitives and its common device-wide algorithms are emulated
+    # (runtime/emu_cub.h); a CUB name it lacks fails the compile, named (build.explain_compile_error)
     _f("uses libcu++ (cuda::)", r"\bcuda::(?!std::)", r"^cuda/"),
     # half and bfloat16 are emulated (runtime/emu_fp16.h); the 8-bit float formats are not
     _f("fp8 types (cuda_fp8.h)", r"\b__nv_fp8\w*|\b__hip_fp8\w*", r"(?:^|/)(?:cuda_fp8|hip_fp8|amd_hip_fp8)\.h"),

@@ -169,14 +169,16 @@ class Difference:
 
 def compare(runs: list[Run], what: list[str], masks: list[re.Pattern[str]]) -> list[Difference]:
     """The first difference of each compared item between the first run and every other; the
-    masked stdout lines are recorded on each run. A run that timed out is compared with nothing
-    (the caller calls the verdict inconclusive)."""
+    masked stdout lines are recorded on each run. A run that timed out is compared only on
+    what is already certain (_partial_diff); with no such difference the caller calls the
+    verdict inconclusive."""
     texts = {id(r): _masked(r, masks) for r in runs}
     diffs: list[Difference] = []
     base = runs[0]
     for other in runs[1:]:
         pair = (base, other)
         if "timeout" in (base.status, other.status):
+            diffs += _partial_diff(base, other, texts[id(base)], texts[id(other)])
             continue
         if base.status != other.status:
             diffs.append(Difference("status", "", {r.warp: _status(r) for r in pair}))
@@ -191,6 +193,29 @@ def compare(runs: list[Run], what: list[str], masks: list[re.Pattern[str]]) -> l
         for name in (w for w in what if w not in ("stdout", "exit")):
             diffs += _file_diff(name, base, other)
     return diffs
+
+
+def _partial_diff(a: Run, b: Run, left: list[str], right: list[str]) -> list[Difference]:
+    """Differences that no longer run time can undo, between runs one or both of which timed
+    out: a build that failed at one width only, or a stdout line both runs printed in full
+    that differs (a finished run's end of output counts as printed). A timed-out run's last
+    line may be cut off, so only its complete lines are compared."""
+    if "build-failed" in (a.status, b.status):
+        return [Difference("status", "", {r.warp: _status(r) for r in (a, b)})]
+    if a.status not in ("ran", "timeout") or b.status not in ("ran", "timeout"):
+        return []
+    left, right = _complete(a, left), _complete(b, right)
+    if a.status == "timeout" and b.status == "timeout":
+        n = min(len(left), len(right))
+    else:  # the finished run's output is all there is: the other's complete lines must match it
+        n = len(left) if a.status == "timeout" else len(right)
+    return _text_diff("stdout", a, b, left[:n], right[:n]) if n else []
+
+
+def _complete(run: Run, lines: list[str]) -> list[str]:
+    if run.status == "timeout" and lines and not run.stdout.endswith("\n"):
+        return lines[:-1]
+    return lines
 
 
 def _status(run: Run) -> str:

@@ -70,7 +70,7 @@ def test_unsupported_features_are_refused_by_name(capsys, out_dir, program, feat
 def test_an_api_the_runtime_lacks_is_named(capsys, out_dir):
     code, _, err = port(capsys, "emulate", str(CLI / "unknown_api.cu"), "--out", str(out_dir))
     assert code == 2
-    assert "uses cudaStreamAttributeAccessPolicyWindow, which port emulate's runtime does not provide" in err
+    assert "uses cudaStreamAttachMemAsync, which port emulate's runtime does not provide" in err
     assert "unknown_api.cu:6" in err and str(out_dir) not in err
 
 

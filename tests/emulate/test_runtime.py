@@ -116,3 +116,90 @@ def test_host_threads_launch_in_turn_and_host_files_keep_their_own_helpers(emula
     result = emulate_program(src / "main.cu", src / "helpers.cpp")
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     assert result.runs[0].stdout == "sum 160320 host_min 3\n"
+
+
+def test_resource_hints_are_accepted_validated_and_reported_back(emulate_program):
+    """Limits (64 MiB heap set, CUDA's default 1024-byte stack, an unknown limit refused),
+    stream priorities clamped to [0, -5], an L2 access-policy window read back (a hit ratio
+    above 1 refused), pools counting their live bytes (4096 + 1024, then 1024 after a free;
+    the high-water mark stays), a created pool's access flags; the kernel's data is intact."""
+    result = emulate_program(RUNTIME / "resource_hints.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == (
+        "heap 64 stack 1024 bad_limit cudaErrorInvalidValue range 0 -5 prio -5 0\n"
+        "window 0.6 2 1 bad_ratio cudaErrorInvalidValue\n"
+        "pool used 5120 after 1024 high 5120 own 512 access 3 first 20\n")
+
+
+def test_cuda_arch_is_the_emulated_devices_for_cuda_sources_only(emulate_program):
+    """`#if __CUDA_ARCH__ >= 800` takes the sm_80 path (800) and `#ifdef __CUDA_ARCH__` the
+    device side (+1) at both widths; the reduction is right either way (0..127 sums to 8128).
+    A HIP source sees no __CUDA_ARCH__."""
+    result = emulate_program(RUNTIME / "cuda_arch.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "sum 8128 path 801 arch 800\n"
+    hip = emulate_program(RUNTIME / "cuda_arch_hip.hip")
+    assert hip.runs[0].stdout == "no cuda_arch\n"
+
+
+def test_openmp_host_code_is_built_with_openmp(emulate_program):
+    """Four OpenMP threads each launch a kernel on their slice (3 * i for i < 1024 sums to
+    1571328) and a parallel host reduction adds them up; without -fopenmp it would not link."""
+    result = emulate_program(Path(__file__).parent / "programs" / "openmp" / "omp_launch.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "threads 4 mask 15 sum 1571328\n"
+
+
+def test_the_rest_of_cuda_fp16_and_bf16(emulate_program):
+    """Directed rounding of 1/3 (half: nearest 0x3555 lies below it, so rz keeps it, ru steps
+    to 0x3556, rd of -1/3 to 0xb556; 70000 toward zero is the largest half, 0x7bff; bf16
+    nearest 0x3eab, rz/rd 0x3eaa), half2 comparisons as 1.0/0.0 masks and as one bool, a
+    saturating add (1.25 -> 1), fma with relu, the complex multiply-add (1+2i)(3+4i)+(0.5+0.5i),
+    h2exp2, ++, -=, raw bits (3.5 = 0x4300), bf16 pairs, round-half-even conversions; half2
+    pairs reduced through shuffles per warp and added up: 64 x (0.25 * (i % 4), 1)."""
+    result = emulate_program(RUNTIME / "half_ops.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == (
+        "pairs 24.00 64.0\n"
+        "round 3555 3555 3556 b556 7bff\n"
+        "bf16 round 3eab 3eaa 3eaa\n"
+        "cmp 0 1 1 0 all 1 0\n"
+        "sat 1.00 relu 0.0 cmadd -4.5 10.5\n"
+        "exp2 8.0 0.50 inc 3.5 raw 4300 sub 0.0 5.0 bf2 1.5 0.0 int 2 -2\n")
+
+
+def test_a_timeout_is_inconclusive_unless_lines_both_printed_differ(emulate_program):
+    """Both widths time out after printing (no fflush: stdout is kept by lines): a complete
+    stdout line that differs (4 warps vs 2) is a divergence no more run time can undo; the
+    same lines, or a difference only in a last line without its newline, leave the verdict
+    inconclusive."""
+    src = RUNTIME / "partial_output.cu"
+    differs = emulate_program(src, timeout=3, sandbox=False)
+    assert [r.status for r in differs.runs] == ["timeout", "timeout"]
+    assert differs.verdict == "diverged"
+    assert [d.line() for d in differs.differences] == ["stdout line 2: warp 32: warps 4 | warp 64: warps 2"]
+    assert emulate_program(src, timeout=3, sandbox=False, defines=["SAME"]).verdict == "inconclusive"
+    assert emulate_program(src, timeout=3, sandbox=False, defines=["CUT"]).verdict == "inconclusive"
+
+
+def test_partial_comparison_after_a_timeout():
+    """The comparison of runs of which one timed out (no compiler needed): a build that failed
+    at the other width is certain; a finished run's end of output against more complete lines
+    is certain; a finished run whose lines the timed-out one printed alike is not."""
+    from porting.emulate.run import Run, compare
+    late = Run(64, "timeout", None, "a\nb\nc\n")
+    assert [d.what for d in compare([Run(32, "build-failed", fault="x"), late], ["stdout"], [])] == ["status"]
+    assert [d.line() for d in compare([Run(32, "ran", 0, "a\n"), late], ["stdout"], [])] == [
+        "stdout line 2: warp 32: <end of output> | warp 64: b"]
+    assert compare([Run(32, "ran", 0, "a\nb\nc\nd\n"), late], ["stdout", "exit"], []) == []
+    cut = Run(64, "timeout", None, "a\nb")  # its last line may be cut off: not compared
+    assert compare([Run(32, "ran", 0, "a\nc\n"), cut], ["stdout"], []) == []
+
+
+def test_clock_and_entropy_seeds_are_the_same_at_both_widths(emulate_program):
+    """srand(time(NULL)) and std::random_device seed 2,000 inputs that a kernel sums: the same
+    sum at both widths (with the C library's clock and libstdc++'s entropy the two runs would
+    draw other inputs), and time() is still the real epoch (after 2023)."""
+    result = emulate_program(RUNTIME / "seeded_inputs.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    assert result.runs[0].stdout.endswith(" clock_moves 1\n")

@@ -33,6 +33,14 @@
 #define __CUDART_API_VERSION 12000
 #define __CUDACC_VER_MAJOR__ 12
 #define __CUDACC_VER_MINOR__ 0
+// Device code sees the architecture of the device the runtime reports (compute capability 8.0,
+// cudaGetDeviceProperties): `#if __CUDA_ARCH__ >= 800` takes the path an sm_80 GPU runs. Host
+// and device code are one compilation here, so host code sees it too: `#ifdef __CUDA_ARCH__`
+// takes its device side everywhere, which compiles on the CPU because every device intrinsic
+// is a host function. The same value at both widths, so only the width differs between runs
+// (hipcc leaves __CUDA_ARCH__ undefined: an AMD build of a hipified program takes the other
+// side, which port audit reports, not this comparison). Not for HIP sources.
+#define __CUDA_ARCH__ 800
 // the include guards of the toolkit's headers: programs test them (cuda-samples' helper_cuda.h
 // defines checkCudaErrors only #ifdef __DRIVER_TYPES_H__, findCudaDevice #ifdef __CUDA_RUNTIME_H__)
 #define __CUDA_RUNTIME_H__
@@ -207,4 +215,65 @@ struct cudaFuncAttributes {
 struct cudaPointerAttributes { int type; int device; void* devicePointer; void* hostPointer; };
 enum cudaMemoryType { cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1, cudaMemoryTypeDevice = 2, cudaMemoryTypeManaged = 3 };
 typedef void (*cudaStreamCallback_t)(cudaStream_t, cudaError_t, void*);
+// ---- resource hints: limits, L2 access policy, stream attributes, memory pools --------------
+// Accepted and reported back (emu_host_api.cpp); none changes a result on the CPU, where there
+// is no L2 to persist in, streams complete at once and every pool is the host heap.
+enum cudaLimit {
+  cudaLimitStackSize = 0, cudaLimitPrintfFifoSize = 1, cudaLimitMallocHeapSize = 2,
+  cudaLimitDevRuntimeSyncDepth = 3, cudaLimitDevRuntimePendingLaunchCount = 4,
+  cudaLimitMaxL2FetchGranularity = 5, cudaLimitPersistingL2CacheSize = 6
+};
+enum cudaAccessProperty { cudaAccessPropertyNormal = 0, cudaAccessPropertyStreaming = 1, cudaAccessPropertyPersisting = 2 };
+struct cudaAccessPolicyWindow {
+  void* base_ptr;
+  size_t num_bytes;
+  float hitRatio;
+  cudaAccessProperty hitProp, missProp;
+};
+enum cudaSynchronizationPolicy { cudaSyncPolicyAuto = 1, cudaSyncPolicySpin = 2, cudaSyncPolicyYield = 3, cudaSyncPolicyBlockingSync = 4 };
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0, cudaLaunchAttributeAccessPolicyWindow = 1, cudaLaunchAttributeCooperative = 2,
+  cudaLaunchAttributeSynchronizationPolicy = 3, cudaLaunchAttributePriority = 8
+};
+union cudaLaunchAttributeValue {
+  char pad[64];
+  cudaAccessPolicyWindow accessPolicyWindow;
+  int cooperative;
+  cudaSynchronizationPolicy syncPolicy;
+  int priority;
+};
+typedef cudaLaunchAttributeID cudaStreamAttrID;
+typedef cudaLaunchAttributeID cudaKernelNodeAttrID;
+typedef cudaLaunchAttributeValue cudaStreamAttrValue;
+typedef cudaLaunchAttributeValue cudaKernelNodeAttrValue;
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+enum cudaMemLocationType {
+  cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1, cudaMemLocationTypeHost = 2,
+  cudaMemLocationTypeHostNuma = 3, cudaMemLocationTypeHostNumaCurrent = 4
+};
+struct cudaMemLocation { cudaMemLocationType type; int id; };
+enum cudaMemAccessFlags { cudaMemAccessFlagsProtNone = 0, cudaMemAccessFlagsProtRead = 1, cudaMemAccessFlagsProtReadWrite = 3 };
+struct cudaMemAccessDesc { cudaMemLocation location; cudaMemAccessFlags flags; };
+enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1 };
+enum cudaMemAllocationHandleType { cudaMemHandleTypeNone = 0, cudaMemHandleTypePosixFileDescriptor = 1 };
+struct cudaMemPoolProps {
+  cudaMemAllocationType allocType;
+  cudaMemAllocationHandleType handleTypes;
+  cudaMemLocation location;
+  void* win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+enum cudaMemPoolAttr {
+  cudaMemPoolReuseFollowEventDependencies = 1, cudaMemPoolReuseAllowOpportunistic = 2,
+  cudaMemPoolReuseAllowInternalDependencies = 3, cudaMemPoolAttrReleaseThreshold = 4,
+  cudaMemPoolAttrReservedMemCurrent = 5, cudaMemPoolAttrReservedMemHigh = 6,
+  cudaMemPoolAttrUsedMemCurrent = 7, cudaMemPoolAttrUsedMemHigh = 8
+};
+struct emu_mem_pool;
+typedef emu_mem_pool* cudaMemPool_t;
+
 typedef void (*cudaHostFn_t)(void*);

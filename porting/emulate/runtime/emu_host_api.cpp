@@ -4,14 +4,37 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
+#include <random>
+#include <unordered_map>
 
 // ---- host API: device memory is host memory, every call completes before it returns ---------
-struct emu_stream { int flags; };
+// A stream keeps what was set on it, to report it back: its work is done before a call returns.
+struct emu_stream {
+  int flags;
+  int priority;
+  cudaLaunchAttributeValue window;  // accessPolicyWindow as set (a hint; no L2 here)
+  cudaSynchronizationPolicy sync;
+};
+// A memory pool is the host heap; it counts the bytes of its live allocations (UsedMem*) and,
+// releasing freed memory at once, reserves exactly those (ReservedMem* = UsedMem*).
+struct emu_mem_pool {
+  cudaMemPoolProps props;
+  unsigned long long threshold, used, high;
+  bool reuse[3];
+  cudaMemAccessFlags access;
+};
 struct emu_event { std::chrono::steady_clock::time_point at; };
 
 namespace emu {
 namespace {
+// Under port emulate stdout is a file, which stdio buffers in full: a run stopped at the
+// timeout would leave nothing of what it printed. Line buffering keeps every complete line,
+// the partial output that can still decide a verdict after a timeout (run._partial_diff).
+const bool stdout_by_lines = std::setvbuf(stdout, nullptr, _IOLBF, 1 << 16) == 0;
+
 cudaError_t set(cudaError_t e) {
   if (e != cudaSuccess) rt().last_error = e;
   return e;
@@ -63,6 +86,25 @@ const cudaDeviceProp& props() {
   return p;
 }
 }  // namespace
+
+// which pool each pool allocation came from, so that cudaFree(Async) can give its bytes back
+struct PoolAllocations {
+  std::mutex lock;
+  std::unordered_map<void*, std::pair<emu_mem_pool*, size_t>> live;
+};
+PoolAllocations& pool_allocations() {
+  static PoolAllocations* a = new PoolAllocations;  // never destroyed: frees may run at exit
+  return *a;
+}
+void pool_forget(void* p) {
+  if (p == nullptr) return;
+  PoolAllocations& a = pool_allocations();
+  std::lock_guard<std::mutex> hold(a.lock);
+  auto it = a.live.find(p);
+  if (it == a.live.end()) return;
+  it->second.first->used -= it->second.second;
+  a.live.erase(it);
+}
 }  // namespace emu
 
 using emu::set;
@@ -71,15 +113,19 @@ cudaError_t cudaMalloc(void** p, size_t n) { return emu::host_alloc(p, n); }
 cudaError_t cudaMallocHost(void** p, size_t n) { return emu::host_alloc(p, n); }
 cudaError_t cudaHostAlloc(void** p, size_t n, unsigned int) { return emu::host_alloc(p, n); }
 cudaError_t cudaMallocManaged(void** p, size_t n, unsigned int) { return emu::host_alloc(p, n); }
-cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t) { return emu::host_alloc(p, n); }
+cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t s) {
+  cudaMemPool_t pool;
+  cudaDeviceGetMemPool(&pool, 0);
+  return cudaMallocFromPoolAsync(p, n, pool, s);
+}
 cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t width, size_t height) {
   if (pitch == nullptr) return set(cudaErrorInvalidValue);
   *pitch = (width + 255) / 256 * 256;
   return emu::host_alloc(p, *pitch * height);
 }
-cudaError_t cudaFree(void* p) { std::free(p); return cudaSuccess; }
+cudaError_t cudaFree(void* p) { emu::pool_forget(p); std::free(p); return cudaSuccess; }
 cudaError_t cudaFreeHost(void* p) { std::free(p); return cudaSuccess; }
-cudaError_t cudaFreeAsync(void* p, cudaStream_t) { std::free(p); return cudaSuccess; }
+cudaError_t cudaFreeAsync(void* p, cudaStream_t) { return cudaFree(p); }
 cudaError_t cudaHostRegister(void*, size_t, unsigned int) { return cudaSuccess; }
 cudaError_t cudaHostUnregister(void*) { return cudaSuccess; }
 cudaError_t cudaHostGetDevicePointer(void** d, void* h, unsigned int) {
@@ -226,10 +272,16 @@ cudaError_t cudaRuntimeGetVersion(int* v) { return cudaDriverGetVersion(v); }
 cudaError_t cudaStreamCreate(cudaStream_t* s) { return cudaStreamCreateWithFlags(s, 0); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int flags) {
   if (s == nullptr) return set(cudaErrorInvalidValue);
-  *s = new emu_stream{(int)flags};
+  *s = new emu_stream{(int)flags, 0, {}, cudaSyncPolicyAuto};
   return cudaSuccess;
 }
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int flags, int) { return cudaStreamCreateWithFlags(s, flags); }
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int flags, int priority) {
+  cudaError_t e = cudaStreamCreateWithFlags(s, flags);
+  if (e != cudaSuccess) return e;
+  cudaStreamAttrValue v{};
+  v.priority = priority;  // clamped to the device's range, as CUDA does
+  return cudaStreamSetAttribute(*s, cudaStreamAttributePriority, &v);
+}
 cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
@@ -267,3 +319,206 @@ cudaError_t emu_func_attributes(cudaFuncAttributes* a) {
   a->maxDynamicSharedSizeBytes = (int)sizeof emu::dynamic_shared;
   return cudaSuccess;
 }
+
+// ---- resource hints (emu_base.h): accepted, validated as CUDA does, reported back ----------
+namespace {
+size_t limits[7] = {1024, (size_t)1 << 20, (size_t)8 << 20, 2, 2048, 64, 0};  // CUDA's defaults
+emu_stream default_stream{0, 0, {}, cudaSyncPolicyAuto};
+emu_stream* stream_of(cudaStream_t s) {
+  return (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) ? &default_stream : s;
+}
+constexpr int kLeastPriority = 0, kGreatestPriority = -5;  // an A100's range (sm_80, as emulated)
+emu_mem_pool* new_pool(const cudaMemPoolProps& props) {
+  emu_mem_pool* pool = new emu_mem_pool{props, 0, 0, 0, {true, true, true}, cudaMemAccessFlagsProtReadWrite};
+  return pool;
+}
+cudaMemPool_t& current_pool() {
+  static cudaMemPool_t pool = nullptr;
+  return pool;
+}
+}  // namespace
+
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+  if ((unsigned)limit >= sizeof limits / sizeof limits[0]) return set(cudaErrorInvalidValue);
+  limits[limit] = value;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
+  if (value == nullptr || (unsigned)limit >= sizeof limits / sizeof limits[0]) return set(cudaErrorInvalidValue);
+  *value = limits[limit];
+  return cudaSuccess;
+}
+cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least) *least = kLeastPriority;
+  if (greatest) *greatest = kGreatestPriority;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetPriority(cudaStream_t s, int* priority) {
+  if (priority == nullptr) return set(cudaErrorInvalidValue);
+  *priority = stream_of(s)->priority;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int* flags) {
+  if (flags == nullptr) return set(cudaErrorInvalidValue);
+  *flags = (unsigned)stream_of(s)->flags;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID id, const cudaStreamAttrValue* value) {
+  if (value == nullptr) return set(cudaErrorInvalidValue);
+  emu_stream* st = stream_of(s);
+  switch (id) {
+    case cudaLaunchAttributeAccessPolicyWindow:
+      if (value->accessPolicyWindow.hitRatio < 0.0f || value->accessPolicyWindow.hitRatio > 1.0f) return set(cudaErrorInvalidValue);
+      st->window.accessPolicyWindow = value->accessPolicyWindow;
+      return cudaSuccess;
+    case cudaLaunchAttributeSynchronizationPolicy: st->sync = value->syncPolicy; return cudaSuccess;
+    case cudaLaunchAttributePriority:
+      st->priority = std::min(kLeastPriority, std::max(kGreatestPriority, value->priority));
+      return cudaSuccess;
+    default: return set(cudaErrorInvalidValue);
+  }
+}
+cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID id, cudaStreamAttrValue* value) {
+  if (value == nullptr) return set(cudaErrorInvalidValue);
+  emu_stream* st = stream_of(s);
+  switch (id) {
+    case cudaLaunchAttributeAccessPolicyWindow: value->accessPolicyWindow = st->window.accessPolicyWindow; return cudaSuccess;
+    case cudaLaunchAttributeSynchronizationPolicy: value->syncPolicy = st->sync; return cudaSuccess;
+    case cudaLaunchAttributePriority: value->priority = st->priority; return cudaSuccess;
+    default: return set(cudaErrorInvalidValue);
+  }
+}
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
+  if (pool == nullptr) return set(cudaErrorInvalidValue);
+  if (device != 0) return set(cudaErrorInvalidDevice);
+  static cudaMemPool_t the_default = [] {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location = {cudaMemLocationTypeDevice, 0};
+    return new_pool(props);
+  }();
+  *pool = the_default;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) {
+  if (pool == nullptr) return set(cudaErrorInvalidValue);
+  if (current_pool() != nullptr && device == 0) {
+    *pool = current_pool();
+    return cudaSuccess;
+  }
+  return cudaDeviceGetDefaultMemPool(pool, device);
+}
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
+  if (device != 0) return set(cudaErrorInvalidDevice);
+  if (pool == nullptr) return set(cudaErrorInvalidValue);
+  current_pool() = pool;
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props) {
+  if (pool == nullptr || props == nullptr || props->allocType != cudaMemAllocationTypePinned) return set(cudaErrorInvalidValue);
+  if (props->location.type != cudaMemLocationTypeDevice || props->location.id != 0) return set(cudaErrorInvalidDevice);
+  *pool = new_pool(*props);
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
+  cudaMemPool_t def;
+  cudaDeviceGetDefaultMemPool(&def, 0);
+  if (pool == nullptr || pool == def) return set(cudaErrorInvalidValue);
+  if (current_pool() == pool) current_pool() = nullptr;
+  {
+    emu::PoolAllocations& a = emu::pool_allocations();  // allocations outlive a destroyed pool, uncounted
+    std::lock_guard<std::mutex> hold(a.lock);
+    for (auto it = a.live.begin(); it != a.live.end();) it = it->second.first == pool ? a.live.erase(it) : std::next(it);
+  }
+  delete pool;
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+  if (pool == nullptr || value == nullptr) return set(cudaErrorInvalidValue);
+  switch (attr) {
+    case cudaMemPoolReuseFollowEventDependencies: case cudaMemPoolReuseAllowOpportunistic:
+    case cudaMemPoolReuseAllowInternalDependencies:
+      pool->reuse[attr - 1] = *static_cast<int*>(value) != 0;
+      return cudaSuccess;
+    case cudaMemPoolAttrReleaseThreshold: pool->threshold = *static_cast<unsigned long long*>(value); return cudaSuccess;
+    case cudaMemPoolAttrReservedMemHigh: case cudaMemPoolAttrUsedMemHigh:  // only a reset to 0 is allowed
+      if (*static_cast<unsigned long long*>(value) != 0) return set(cudaErrorInvalidValue);
+      pool->high = pool->used;
+      return cudaSuccess;
+    default: return set(cudaErrorInvalidValue);
+  }
+}
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+  if (pool == nullptr || value == nullptr) return set(cudaErrorInvalidValue);
+  std::lock_guard<std::mutex> hold(emu::pool_allocations().lock);
+  auto* out = static_cast<unsigned long long*>(value);
+  switch (attr) {
+    case cudaMemPoolReuseFollowEventDependencies: case cudaMemPoolReuseAllowOpportunistic:
+    case cudaMemPoolReuseAllowInternalDependencies:
+      *static_cast<int*>(value) = pool->reuse[attr - 1];
+      return cudaSuccess;
+    case cudaMemPoolAttrReleaseThreshold: *out = pool->threshold; return cudaSuccess;
+    case cudaMemPoolAttrReservedMemCurrent: case cudaMemPoolAttrUsedMemCurrent: *out = pool->used; return cudaSuccess;
+    case cudaMemPoolAttrReservedMemHigh: case cudaMemPoolAttrUsedMemHigh: *out = pool->high; return cudaSuccess;
+    default: return set(cudaErrorInvalidValue);
+  }
+}
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc* list, size_t count) {
+  if (pool == nullptr || (count && list == nullptr)) return set(cudaErrorInvalidValue);
+  for (size_t i = 0; i < count; ++i) {
+    if (list[i].location.type != cudaMemLocationTypeDevice || list[i].location.id != 0) return set(cudaErrorInvalidDevice);
+    pool->access = list[i].flags;
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool, cudaMemLocation* location) {
+  if (flags == nullptr || pool == nullptr || location == nullptr) return set(cudaErrorInvalidValue);
+  *flags = location->type == cudaMemLocationTypeDevice && location->id == 0 ? pool->access : cudaMemAccessFlagsProtNone;
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) { return pool ? cudaSuccess : set(cudaErrorInvalidValue); }
+cudaError_t cudaMallocFromPoolAsync(void** p, size_t n, cudaMemPool_t pool, cudaStream_t) {
+  if (pool == nullptr) return set(cudaErrorInvalidValue);
+  cudaError_t e = emu::host_alloc(p, n);
+  if (e != cudaSuccess || *p == nullptr) return e;
+  emu::PoolAllocations& a = emu::pool_allocations();
+  std::lock_guard<std::mutex> hold(a.lock);
+  a.live[*p] = {pool, n};
+  pool->used += n;
+  pool->high = std::max(pool->high, pool->used);
+  return cudaSuccess;
+}
+
+// ---- the same clock and entropy at every width --------------------------------------------
+// The widths run one after another, so a program that seeds from the clock (srand(time(0)),
+// cuda-samples' fp16ScalarProduct) or from std::random_device (HeCBench's btree, linearprobing)
+// would get other inputs at each width and "diverge" for no reason of the width. time() is
+// port emulate's epoch for the runs (EMU_EPOCH, the same at every width) plus the seconds this
+// run has taken; std::random_device gives a fixed sequence (splitmix64), the same at every
+// width. Both replace the C library's / libstdc++'s definitions for the program only (ELF
+// interposition from the executable); timings are masked anyway (run.DEFAULT_MASKS).
+extern "C" time_t time(time_t* out) noexcept {
+  static const auto start = std::chrono::steady_clock::now();
+  static const time_t epoch = [] {
+    const char* e = std::getenv("EMU_EPOCH");
+    if (e != nullptr) return (time_t)std::strtoll(e, nullptr, 10);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);  // outside port emulate: the real time
+    return now.tv_sec;
+  }();
+  time_t t = epoch + (time_t)std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count();
+  if (out != nullptr) *out = t;
+  return t;
+}
+#if defined(__GLIBCXX__)
+namespace {
+std::atomic<unsigned long long> entropy_state{0x9e3779b97f4a7c15ull};
+}
+unsigned int std::random_device::_M_getval() {
+  unsigned long long z = entropy_state.fetch_add(0x9e3779b97f4a7c15ull) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (unsigned int)(z ^ (z >> 31));
+}
+#endif

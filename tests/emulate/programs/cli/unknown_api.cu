@@ -3,6 +3,6 @@
 int main() {
   cudaStream_t s;
   cudaStreamCreate(&s);
-  cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, nullptr);
+  cudaStreamAttachMemAsync(s, nullptr);
   return 0;
 }

@@ -1,0 +1,3 @@
+// port emulate: <cub/device/device_scan.cuh> on the CPU (emu_cub.h)
+#pragma once
+#include "emu_cub.h"
