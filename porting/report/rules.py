@@ -37,11 +37,14 @@ NOT_EXECUTED = (SKIPPED, MISSING)
 
 # What each component's tests exercise on the run, beyond the ROCm runtime itself: a component
 # is certifiable only when each of these is a ROCm build there. Components not listed run
-# through torch. ("path": the native code was built for a ROCm path.)
+# through torch. ("path": the native code was built for a ROCm path.) The needs are transitive:
+# torchmonarch is built against torch and loads it in every process (its ROCm wheel is compiled
+# against a ROCm torch), so a Monarch component exercises the torch build too; a run claiming a
+# ROCm torchmonarch over a CUDA torch exercised no ROCm build of Monarch as users install it.
 COMPONENT_NEEDS: dict[str, tuple[str, ...]] = {
-    "actor": ("monarch",),
-    "supervision": ("monarch",),
-    "rdma": ("monarch",),
+    "actor": ("monarch", "torch"),
+    "supervision": ("monarch", "torch"),
+    "rdma": ("monarch", "torch"),
     "tensor_engine": ("monarch", "torch"),
     "sharding": ("torch",),
     "native": ("path",),

@@ -61,7 +61,7 @@ def test_hole3_a_failure_cuda_shares_blocks_without_an_exemption(write_junit, jx
 
 @pytest.mark.parametrize("flavours,blocked,certifiable", [
     ({"port.monarch_flavour": "cuda"}, ["actor", "rdma", "supervision", "tensor_engine"], ["sharding"]),
-    ({"port.torch_flavour": "cuda"}, ["sharding", "tensor_engine"], ["actor", "rdma", "supervision"]),
+    ({"port.torch_flavour": "cuda"}, ["actor", "rdma", "sharding", "supervision", "tensor_engine"], []),
     ({"port.monarch_flavour": ""}, ["actor", "rdma", "supervision", "tensor_engine"], ["sharding"]),
 ])
 def test_hole4_the_wrong_build_makes_its_components_not_certifiable(write_junit, jx, tmp_path, capsys, flavours,
@@ -75,6 +75,18 @@ def test_hole4_the_wrong_build_makes_its_components_not_certifiable(write_junit,
     comps = report([cpu, rocm]).verdict.components
     assert sorted(c for c, s in comps.items() if s.startswith("not certifiable")) == blocked
     assert sorted(c for c, s in comps.items() if s == "certifiable") == certifiable
+
+
+def test_hole4_monarch_tests_alone_do_not_certify_over_a_cuda_torch(write_junit, jx):
+    # found by hypothesis (test_verdict_properties): only actor cases, torchmonarch a ROCm build,
+    # torch a CUDA one; torchmonarch loads the torch it is built against, so this is no ROCm run
+    cases = [("tests.actor.m::t0", "passed")]
+    v = report([write_junit("cpu.xml", jx.CPU, cases, run_id="c"),
+                write_junit("rocm.xml", dict(jx.ROCM, **{"port.torch_flavour": "cuda"}), cases,
+                            run_id="r")]).verdict
+    assert v.status == "not certified"
+    assert list(v.components) == ["actor"]
+    assert v.components["actor"].startswith("not certifiable: torch is a cuda build on ")
 
 
 @pytest.mark.parametrize("version", ["7.0.0-rc1", "7_0", "7..0", "7.0-6.0", "7.\u0660", "7", "", "7.0.", ".7.0",
