@@ -31,6 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from porting.errors import UsageError  # noqa: E402
 from porting.soak.launch import soak  # noqa: E402
 from porting.soak.scaling import best_fit, fault_times, medians  # noqa: E402
 from porting.soak.spec import SoakSpec  # noqa: E402
@@ -64,11 +65,15 @@ class LoadSampler:
         return {"mean": round(statistics.fmean(self.samples), 2), "max": max(self.samples)}
 
 
-def run_size(n: int, args: argparse.Namespace, out: Path) -> dict[str, Any]:
-    spec = SoakSpec(replicas=n, hosts=args.hosts, replicas_per_host=n // args.hosts, faults=[args.fault],
+def spec_for(n: int, args: argparse.Namespace) -> SoakSpec:
+    return SoakSpec(replicas=n, hosts=args.hosts, replicas_per_host=n // args.hosts, faults=[args.fault],
                     duration_s=(args.trials + 1) * args.fault_every, fault_every_s=args.fault_every,
                     link_fault_s=args.link_fault, step_period_s=args.step_period, timeout_s=args.timeout,
                     startup_budget_s=args.startup_budget).validate()
+
+
+def run_size(spec: SoakSpec, args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    n = spec.replicas
     began = time.time()
     with LoadSampler() as load:
         data = soak(spec, out, os.environ).to_json()
@@ -149,6 +154,10 @@ def main() -> int:
     sizes = [int(x) for x in args.sizes.split(",")]
     if any(n % args.hosts for n in sizes):
         ap.error(f"--sizes: every size must be a multiple of --hosts ({args.hosts})")
+    try:  # every size's soak refused now, in one line, rather than after the first ran
+        specs = [spec_for(n, args) for n in sizes]
+    except UsageError as exc:
+        ap.error(str(exc))
     began = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     results = []
     for path in args.earlier:
@@ -159,8 +168,8 @@ def main() -> int:
     if not args.earlier:
         with tempfile.TemporaryDirectory(prefix="bench_soak_scale.") as tmp:
             root = Path(args.keep) if args.keep else Path(tmp)
-            for n in sizes:
-                results.append(run_size(n, args, root / f"n{n}"))
+            for spec in specs:
+                results.append(run_size(spec, args, root / f"n{spec.replicas}"))
                 print(json.dumps(results[-1]), flush=True)
     fitted = {"each size's median": fits(results, args.extrapolate, "median"),
               "every trial": fits(results, args.extrapolate, "all")}
