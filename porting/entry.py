@@ -8,6 +8,13 @@ So this module reads the command line of `port detect` itself when every argumen
 (``porting.cli``) unchanged: another command, ``--help``, an abbreviated or unknown option, a
 value that argparse might read differently (one starting with ``-``), a bad ``--platform``. So
 errors and help are argparse's own, and an accepted command line means what it means there.
+
+Signals: the fast path installs no ``process_group.owner()`` for the whole command (its imports,
+signal and threading, cost more than the rest of detect's closure); each child a probe starts is
+owned while it runs (``probe.toolcache.run_tool``), so a signal then ends its group and the
+command says ``port: interrupted (SIGTERM)`` as under the full CLI. A SIGTERM or SIGHUP while no
+child runs ends the process by the signal itself (nothing is left behind: no child, and
+``--out`` is written atomically), without that line.
 """
 
 from __future__ import annotations

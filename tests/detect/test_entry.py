@@ -90,11 +90,17 @@ def _port(args: list[str], how: str, cwd) -> subprocess.CompletedProcess:
     ["detect", "--help"],
 ])
 def test_console_script_module_and_argparse_cli_agree(tmp_path, args):
+    """Byte for byte: stdout, stderr and the exit code of the console script and of `python -m
+    porting` (both the fast path where it applies) against argparse's command line."""
     script, module = _port(args, "script", tmp_path), _port(args, "module", tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PORT_")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    full = subprocess.run([sys.executable, "-c", "import sys, porting.cli; sys.exit(porting.cli.main())", *args],
+    # the argparse command line itself (porting.cli.main would take the fast path too)
+    argparse_cli = ("import sys\nfrom porting import cli, entry\n"
+                    "sys.exit(entry.guarded(lambda: cli._run(sys.argv[1:], 'detect')))")
+    full = subprocess.run([sys.executable, "-c", argparse_cli, *args],
                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert "argparse" not in full.stderr  # no traceback: it ran
     for proc in (script, module):
         assert (proc.returncode, proc.stdout, proc.stderr) == (full.returncode, full.stdout, full.stderr)
 
