@@ -34,7 +34,6 @@ struct Fiber {
 #else
   ucontext_t uc;
 #endif
-  char* stack = nullptr;  // the top of the stack this thread holds while it waits
   uint3 tid{};
   State state = NEW;
   Arrival* arrival = nullptr;

@@ -153,7 +153,6 @@ void mark(Runtime& r, int from, int to, State s) {
       mark(r, first, last + 1, DONE);
     } else {                    // thread `last` waited, has been resumed and has finished now
       r.cur->state = DONE;
-      r.cur->stack = nullptr;
     }
     int u = last + 1;
     while (u < r.nthreads && r.fibers[u].state != NEW && !ready(r, r.fibers[u])) ++u;
@@ -181,7 +180,7 @@ void release_barrier(Runtime& r) {
 }
 
 // The thread a loop is running waits for the first time: from now on it is a fiber of its own,
-// holding the loop's stack. The threads the loop ran before it are done; if it is the first
+// on the loop's stack (the loop ends when it has finished). The threads the loop ran before it are done; if it is the first
 // thread of the block to wait, every thread after it is still to start.
 Fiber& adopt_loop_thread(Runtime& r) {
   int t = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
@@ -191,7 +190,6 @@ Fiber& adopt_loop_thread(Runtime& r) {
   }
   mark(r, r.loop_first, t, DONE);
   Fiber& f = r.fibers[t];
-  f.stack = r.loop_stack;
   r.cur = &f;
   return f;
 }
