@@ -226,6 +226,8 @@ def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator
 
 
 def _asm(m: Masked, path: str, code: str) -> Iterator[Finding]:
+    if "asm" not in code:  # every spelling _ASM_RE matches contains it (the regex tries each offset)
+        return
     ext = os.path.splitext(path)[1].lower()
     never: bytearray | None = None
     for a in _ASM_RE.finditer(code):
@@ -387,8 +389,9 @@ def _mapped(m: Masked, path: str, start: int, name: str, hip: str, sets: SymbolS
         gone = sets.unavailable.get(hip)
         base = hip.split()[0].rstrip("*")  # hipify writes CUarray as "hipArray *"
         # a name of a family whose headers are not among those read (porting.rocm_libraries) is not judged
-        if gone is not None or (base.startswith(("hip", "HIP_")) and family_of(name, base) is None
-                                and base not in sets.rocm and not rust):
+        # (family_of last: a regex per family, asked only of names ROCm 7's headers lack)
+        if gone is not None or (base.startswith(("hip", "HIP_")) and base not in sets.rocm and not rust
+                                and family_of(name, base) is None):
             near = base[:-2] if base.endswith("__") and base[:-2] in sets.rocm else ""
             fix = (f"hipify marks it unsupported ({hip}); ROCm 7 declares {near} with other semantics: port the call "
                    "by hand" if near else

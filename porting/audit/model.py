@@ -52,6 +52,12 @@ def _sites(code: str, words: tuple[str, ...], pattern: re.Pattern[str], back: in
 
 
 _WARP_NAMED = re.compile(r"(?i)warp|shfl|shuffle|ballot")
+
+
+@lru_cache(maxsize=65536)
+def _warp_named(name: str) -> bool:
+    """Is a called name named for the warp (asked of every call of every warp function: cached)?"""
+    return _WARP_NAMED.search(name) is not None
 # the warp measured at run time: lane / warp index or a shuffle loop by warpSize
 _BY_WARPSIZE = re.compile(r"(?:%|/|&)\s*\(?\s*(?:warpSize|WARP_SIZE_RT)\b|\bwarpSize\s*(?:/\s*2|>>\s*1)\b"
                           r"|\bwarpSize\s*-\s*1\b|__lane_id\s*\(")
@@ -162,9 +168,9 @@ class WarpModel:
         if s.calls is None:
             s.calls = set()
             code = s.src or self.code
-            for m in _IDENT_CALL.finditer(code, s.lo, s.hi) if s.name else ():
-                name = m.group(1)
-                if name != s.name and (name in self.by_name or _WARP_NAMED.search(name)):
+            known = self.by_name
+            for name in _IDENT_CALL.findall(code, s.lo, s.hi) if s.name else ():
+                if name != s.name and (name in known or _warp_named(name)):
                     s.calls.add(name)
         return s.calls
 
