@@ -17,6 +17,7 @@ Every check works on masked code (comments and literal contents blanked) and yie
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator
 
@@ -28,7 +29,8 @@ _SYNC = (r"__shfl(?:_up|_down|_xor)?_sync|__ballot_sync|__any_sync|__all_sync|__
 _SYNC_CALL = re.compile(r"(" + _SYNC + r")\s*\(\s*([^,()]+?)\s*[,)]")
 _MASK32_LIT = re.compile(r"\(?\s*(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1|4294967295[uU]?)\s*\)?\Z")
 _LANE_OP = re.compile(r"(%|/|&|>>|==|<)\s*(32|31|0[xX]1[fF]|5)\b(?![.\w])")
-_LANE_NUM = re.compile(r"(?:3[12]|0[xX]1[fF]|5)(?![\w.])")
+# the numbers of a lane operation, one pattern per literal start (see _merged): 31/32, 0x1f, 5
+_LANE_NUMS = (re.compile(r"3[12](?![\w.])"), re.compile(r"0[xX]1[fF](?![\w.])"), re.compile(r"5(?![\w.])"))
 _SHIFT_LANE = re.compile(r"1[uU]?\s*<<\s*\(?\s*([A-Za-z_]\w*)")
 _ROOT_WORDS = ("threadIdx", "blockDim", "__lane_id", "__lanemask", "laneid", "thread_rank")
 _ROOTS = re.compile(r"\b(?:threadIdx|blockDim|__lane_id|__lanemask\w*|laneid|thread_rank)\b")
@@ -44,7 +46,7 @@ _WARP_COUNT_NAME = re.compile(r"(?i)warps?(?:_?(?:num|count|cnt|per\w*))?$|num_?
 # two regexes, each starting with a literal, are several times faster than their alternation
 _DEFINE_32 = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(32|5)[uU]?[ \t]*\)?[ \t]*$", re.MULTILINE)
 # `const int NAME = 32;` found from the value (digits are rarer than the word const), then checked
-_VALUE_32 = re.compile(r"(32|5)[uU]?\)?\s*[;},]")
+_VALUE_32S = (re.compile(r"(32)[uU]?\)?\s*[;},]"), re.compile(r"(5)[uU]?\)?\s*[;},]"))
 _CONST_BEFORE = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*(?:=|\{)\s*\(?\Z")
 # looser than _DEFINE_32 (raw text: a comment may follow), it only has to include every definition
 _DEFINE_32_LOOSE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(?:32|5)[uU]?\b")
@@ -233,10 +235,17 @@ def _assigned_name(code: str, at: int) -> str:
     return m.group(1) if m else ""
 
 
+def _merged(patterns: tuple[re.Pattern[str], ...], code: str) -> Iterator[re.Match[str]]:
+    """The matches of the alternation of ``patterns`` in order, for patterns that each begin with a
+    literal and whose matches share no character that could start another's: the engine jumps
+    from one literal to the next instead of trying every offset of the file (2-4x faster)."""
+    return heapq.merge(*(p.finditer(code) for p in patterns), key=lambda m: m.start())
+
+
 def _lane_ops(code: str) -> Iterator[re.Match[str]]:
     """The '<op> <32|31|0x1f|5>' sites: found from the numbers (rarer than operators), then the
     operator just before each is checked."""
-    for n in _LANE_NUM.finditer(code):
+    for n in _merged(_LANE_NUMS, code):
         if _after_word(code, n.start()):
             continue
         k = n.start() - 1
@@ -346,7 +355,7 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
     _CONST_32_LAST[:] = [code, out]
     if "const" not in code:
         return out
-    for v in _VALUE_32.finditer(code):
+    for v in _merged(_VALUE_32S, code):
         k = v.start() - 1
         # `k > 0`, `k >= 1` here and `k <= 0`, `k < 1` below are equivalent mutants: a value preceded
         # only by blanks, parentheses and at most an `=`/`{` from index 0 has no `const NAME` before it;
