@@ -71,6 +71,8 @@ _TILE_NAMED = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*([A-Za-z_
 # a tile width named for the hardware (DeepSpeed's hw_warp_size): 64 on CDNA. Other names not
 # defined as 32 in the translation unit are not judged either way.
 _HW_NAME = re.compile(r"(?i)hw_|hardware|physical|wavefront")
+_SHADOW = re.compile(r"\b(?:const(?:expr)?\s+)?(?:unsigned\s+)?(?:int|short|long|unsigned|size_t|uint32_t|int32_t)\s+"
+                     r"warpSize\s*=\s*(\d+)[uU]?\s*;")  # a local that shadows the builtin
 _TILE32 = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32\s*>")
 _SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl)\s*\(")  # matched at a `__shfl` found by str.find
 _LANE32_VAR = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;]*?(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\b")
@@ -118,8 +120,16 @@ class WarpModel:
         # each fact found by one pass over the file, then given to the scope around it
         for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
             self.at(at).warp_op = True
+        # a function that declares its own `warpSize` (`int warpSize = 32;`, HeCBench's bsw) measures
+        # its warp by that local, not by the builtin: judged by the local's value (32: a 32-lane warp)
+        shadow = {self.at(m.start()).lo: int(m.group(1)) for m in _SHADOW.finditer(code)} if (
+            "warpSize =" in code or "warpSize=" in code) else {}
         for at in _sites(code, ("warpSize", "__lane_id"), _BY_WARPSIZE, back=8):
-            self.at(at).by_warpsize = True
+            s = self.at(at)
+            if shadow.get(s.lo) == 32 and "warpSize" in code[at:at + 40]:
+                s.logical32 = True
+            else:
+                s.by_warpsize = True
         for at in _sites(code, ("Scan", "Reduce", "cub::"), _HW_COLLECTIVE, back=12):
             self.at(at).warp_op = self.at(at).by_warpsize = True
         for m in _TILE_NAMED.finditer(code) if "_tile" in code or "_partition" in code else ():

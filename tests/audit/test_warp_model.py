@@ -78,3 +78,41 @@ def test_a_header_s_findings_are_the_same_alone_and_in_the_tree(tmp_path: Path) 
     tree = audit_paths([tmp_path], jobs=1)
     for name in ("reduce.cuh", "rows.cu"):
         assert found(tree, name) == found(audit_paths([tmp_path / name], jobs=1), name)
+
+
+SHADOWED = """__device__ float warp_max(float v) {
+  int warpSize = 32;
+  for (int offset = warpSize / 2; offset > 0; offset /= 2)
+    v = fmaxf(v, __shfl_down_sync(~0ull, v, offset));
+  return v;
+}
+__global__ void block_max(const float* x, float* out) {
+  int lane = threadIdx.x % 32;
+  int warp = threadIdx.x / 32;
+  __shared__ float part[32];
+  float v = warp_max(x[blockIdx.x * blockDim.x + threadIdx.x]);
+  if (lane == 0) part[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = (threadIdx.x < blockDim.x / 32) ? part[lane] : -1e30f;
+    v = warp_max(v);
+    if (lane == 0) out[blockIdx.x] = v;
+  }
+}
+"""
+
+
+def test_a_local_warpsize_is_judged_by_its_value(tmp_path: Path) -> None:
+    """`int warpSize = 32;` in a function shadows the builtin: its loop reduces 32-lane halves, the
+    same width as the caller's `% 32` / `/ 32`, so the code is consistent at 64 (notes, no warning).
+    Without the local, the loop runs from the builtin's 32 at 64 lanes while the caller counts
+    32-lane warps: the widths disagree and the lane math stays a warning."""
+    (tmp_path / "shadow.cu").write_text(SHADOWED)
+    (tmp_path / "builtin.cu").write_text(SHADOWED.replace("  int warpSize = 32;\n", "\n"))
+    result = audit_paths([tmp_path], jobs=1)
+    assert found(result, "shadow.cu") == [(8, "warp32-logical"), (9, "warp32-logical"), (15, "warp32-logical")]
+    assert found(result, "builtin.cu") == [(8, "warp-size-literal"), (9, "warp-size-literal"),
+                                           (15, "warp-size-literal")]
+    # a local of another value is not taken for 32
+    (tmp_path / "shadow.cu").write_text(SHADOWED.replace("warpSize = 32", "warpSize = 64"))
+    assert found(audit_paths([tmp_path / "shadow.cu"], jobs=1), "shadow.cu") == found(result, "builtin.cu")
