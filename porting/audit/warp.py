@@ -264,6 +264,29 @@ def _lane_ops(code: str) -> Iterator[re.Match[str]]:
         yield m
 
 
+_WARP_DIV = re.compile(r"/\s*\(?\s*(?:warpSize|32)\s*\)?\s*\Z")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _warp_uniform(code: str, name: str, scope: tuple[int, int], depth: int = 0) -> bool:
+    """Is ``name`` a warp's index, the same value in every lane of the warp: assigned (in its
+    function) a thread index divided by the warp width (``warpId = tid / warpSize``) or a copy of
+    such a name (``i = warpId``)? Its `% 32` / `/ 32` then split a row number (bit-packed data),
+    not lanes."""
+    if depth > 2 or not _IDENT.fullmatch(name) or name in _KEYWORDS:
+        return False
+    at = code.find(name, scope[0], scope[1])
+    while at >= 0:
+        end = at + len(name)
+        if not _after_word(code, at) and code[at - 1:at] not in (".", ">"):
+            m = _ASSIGN_AT.match(code, end)
+            if m is not None and code[end:m.start(1)].strip() == "=":  # a plain `name = expr`
+                rhs = _unindexed(m.group(1)).strip()
+                return bool(_WARP_DIV.search(rhs)) or _warp_uniform(code, rhs, scope, depth + 1)
+        at = code.find(name, end, scope[1])
+    return False
+
+
 def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
     derived = derived or Derivation(code)
     for m in _lane_ops(code):
@@ -273,6 +296,8 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
             continue
         operand = _left_operand(code, m.start())
         by_use = derived.at(operand, m.start())
+        if by_use and _warp_uniform(code, operand.strip(), derived.scope(m.start())):
+            continue  # a warp's index (the same in all its lanes): `row % 32` picks a bit of packed data
         if pair == ("<", "32") and not (by_use and _ANY_SHFL.search(code, m.end(), m.end() + 600)):
             continue  # `tid < 32` is "the last warp" only when a shuffle follows
         if not by_use and not (pair in (("/", "32"), (">>", "5"))

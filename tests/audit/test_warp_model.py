@@ -116,3 +116,30 @@ def test_a_local_warpsize_is_judged_by_its_value(tmp_path: Path) -> None:
     # a local of another value is not taken for 32
     (tmp_path / "shadow.cu").write_text(SHADOWED.replace("warpSize = 32", "warpSize = 64"))
     assert found(audit_paths([tmp_path / "shadow.cu"], jobs=1), "shadow.cu") == found(result, "builtin.cu")
+
+
+PACKED = """__global__ void packed_rows(const unsigned* bits, const float* w, float* out, int height, int n, int pad) {
+  const int warpId = (threadIdx.x + blockIdx.x * blockDim.x) / warpSize;
+  const int lane = threadIdx.x % warpSize;
+  const int i = warpId;
+  float acc = 0.f;
+  for (int j = lane; j < n; j += warpSize) {
+    const int word = i / 32 * pad + j;
+    const int bit = i % 32;
+    acc += ((bits[word] >> bit) & 1) * w[j];
+  }
+  for (int o = warpSize / 2; o > 0; o /= 2) acc += __shfl_down(acc, o);
+  if (lane == 0 && i < height) out[i] = acc;
+}
+"""
+
+
+def test_bit_packing_on_a_warp_index_is_not_lane_math(tmp_path: Path) -> None:
+    """`i / 32`, `i % 32` on a warp's row (i = tid / warpSize: the same in all its lanes) pick the word
+    and bit of a bit-packed matrix, right at 64; on a thread index (i = threadIdx.x) in the same
+    warpSize-measured function they are lane math of the wrong width."""
+    (tmp_path / "packed.cu").write_text(PACKED)
+    (tmp_path / "lanes.cu").write_text(PACKED.replace("const int i = warpId;", "const int i = threadIdx.x;"))
+    result = audit_paths([tmp_path], jobs=1)
+    assert found(result, "packed.cu") == []
+    assert found(result, "lanes.cu") == [(7, "warp-size-literal"), (8, "warp-size-literal")]
