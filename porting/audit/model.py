@@ -504,8 +504,8 @@ def constant_rule(code: str, model: WarpModel, name: str, none: str = "warp-size
     the warp (the default keeps a header's constant that only its includers use)."""
     users: dict[int, Scope] = {}
     matrix = False
-    for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"(?!\w)", code) if name else ():
-        s = model.at(m.start())
+    for at in _word_sites(code, name) if name else ():
+        s = model.at(at)
         if s.name and model.matrix(s):
             matrix = True
         elif s.name and model.uses_warp(s):
@@ -515,6 +515,19 @@ def constant_rule(code: str, model: WarpModel, name: str, none: str = "warp-size
     if not all(model.consistent(s) for s in users.values()):
         return BROKEN
     return "warp32-logical" if users else MATRIX if matrix else none
+
+
+def _word_sites(code: str, name: str) -> Iterator[int]:
+    """Offsets of ``name`` as a whole word, not a member (``.name``): found with str.find (a regex
+    that begins with a lookbehind tries every offset of the file)."""
+    at = code.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = code[at - 1] if at else ""
+        after = code[end] if end < len(code) else ""
+        if not (before and (before.isalnum() or before in "_.")) and not (after and (after.isalnum() or after == "_")):
+            yield at
+        at = code.find(name, end)
 
 
 MATRIX = "wmma"  # constant_rule: a width constant used only by wmma functions (not judged)
