@@ -208,7 +208,7 @@ def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator
         yield _finding(m, path, hit.start(), "rocm7-removed", f"{hit.group()} was removed in ROCm 7.0",
                        f"use {curated.ROCM7_REMOVED[hit.group()]}; see {curated.ROCM7_CHANGES}")
     if "warpSize" in code:
-        for hit in _WARPSIZE_CONST_RE.finditer(code):
+        for hit in _warpsize_constant_uses(code):
             at = code.index("warpSize", hit.start())
             yield _finding(m, path, at, "warpsize-not-constexpr",
                            "warpSize used where a compile-time constant is needed; it is not constexpr since ROCm 7.0",
@@ -227,6 +227,19 @@ def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator
     if sets.have_rocm:
         yield from _hip_names(m, path, code, sets)
         yield from _ignored_errors(m, path, code, table, sets)
+
+
+def _warpsize_constant_uses(code: str) -> Iterator[re.Match[str]]:
+    """_WARPSIZE_CONST_RE's matches, searched only in the statements that mention warpSize: no
+    alternative of it crosses a `;` and each contains the word, so the matches are the same as over
+    the whole file, where its lazy type-name alternative was tried at every declaration."""
+    at = code.find("warpSize")
+    while at >= 0:
+        lo = code.rfind(";", 0, at) + 1
+        hi = code.find(";", at)
+        hi = len(code) if hi < 0 else hi
+        yield from _WARPSIZE_CONST_RE.finditer(code, lo, hi)
+        at = code.find("warpSize", hi)
 
 
 def _asm(m: Masked, path: str, code: str) -> Iterator[Finding]:
