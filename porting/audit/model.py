@@ -627,12 +627,13 @@ def _name_before_params(code: str, lo: int, brace: int) -> str:
             j -= 1
         j -= 1
     end = j + 1
-    tail = _NAME_TAIL.search(code, max(lo, end - 200), end)  # the word ending at `end` (regex: no char loop)
-    name = tail.group() if tail is not None else ""
+    # the word ending at `end` (at most 200 characters back), read backwards: a `\w+\Z` search
+    # tried each of the 200 offsets before it
+    floor, j = max(lo, end - 200), end
+    while j > floor and (code[j - 1].isalnum() or code[j - 1] == "_"):
+        j -= 1
+    name = code[j:end]
     return name if name and not name[0].isdigit() and name not in _NOT_FUNCTIONS else ""
-
-
-_NAME_TAIL = re.compile(r"\w+\Z")
 
 
 _NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "catch", "defined"})
