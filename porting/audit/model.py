@@ -241,6 +241,12 @@ class WarpModel:
     def logical(self, s: Scope) -> bool:
         return any(c.logical32 for c in self._closure(s)) or s.tile32
 
+    def called_from_logical(self, s: Scope) -> bool:
+        """Is ``s`` called by a function of this file that works on 32-lane logical warps (a lock
+        helper shuffling from lane 1 for callers that index lanes by % 32): it runs on their warps."""
+        return bool(s.name) and any(c is not s and c.name and s.name in self.calls_of(c) and self.logical(c)
+                                    for c in self.scopes)
+
 
 NOTE = ("32-lane logical warps, consistent at 64: each 32-lane half of a 64-lane wavefront acts as its own "
          "warp here (offsets within 32, leaders at lane % 32, / 32 slots), so the result is the same")
@@ -550,7 +556,7 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         if m is None:
             continue
         s = model.at(m.start())
-        if s.tile32 or not model.logical(s):
+        if s.tile32 or not (model.logical(s) or model.called_from_logical(s)):
             continue
         args = _split_args(warp._call_args(code, m.end() - 1))
         if len(args) != (3 if m.group(1) == "__shfl_sync" else 2):  # (mask,) value, source lane: no width

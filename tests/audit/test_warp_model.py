@@ -143,3 +143,37 @@ def test_bit_packing_on_a_warp_index_is_not_lane_math(tmp_path: Path) -> None:
     result = audit_paths([tmp_path], jobs=1)
     assert found(result, "packed.cu") == []
     assert found(result, "lanes.cu") == [(7, "warp-size-literal"), (8, "warp-size-literal")]
+
+
+LOCK = """__device__ unsigned lane_id();
+__device__ bool try_lock(unsigned* node) {
+  bool locked = true;
+  if (lane_id() == 1) locked = (atomicOr(node + 1, 0x80000000u) & 0x80000000u) != 0;
+  locked = __shfl_sync(~0ull, locked, 1);
+  return locked;
+}
+__global__ void insert(unsigned* nodes, const unsigned* keys) {
+  int lane = threadIdx.x % 32;
+  int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  unsigned* node = nodes + 32 * keys[warp];
+  while (try_lock(node)) {
+  }
+  node[lane] = keys[warp] + lane;
+  for (int o = 16; o > 0; o >>= 1) node[lane] += __shfl_down_sync(~0ull, node[lane], o, 32);
+}
+"""
+
+
+def test_a_fixed_lane_shuffle_in_a_helper_of_32_lane_callers(tmp_path: Path) -> None:
+    """A lock helper with no lane math of its own broadcasts a bool from lane 1 without a width; its
+    caller works on 32-lane logical warps, so at 64 lanes the upper half reads the lower half's lock
+    (and the caller's code is no longer "consistent at 64"). With a width of 32 each half reads its
+    own lane 1; with a caller that counts lanes by warpSize, lane 1 is the whole wavefront's."""
+    (tmp_path / "lock.cu").write_text(LOCK)
+    (tmp_path / "width.cu").write_text(LOCK.replace("locked, 1);", "locked, 1, 32);"))
+    (tmp_path / "hw.cu").write_text(LOCK.replace("% 32", "% warpSize").replace("/ 32", "/ warpSize")
+                                    .replace("int o = 16", "int o = warpSize / 2").replace("o, 32)", "o)"))
+    result = audit_paths([tmp_path], jobs=1)
+    assert found(result, "lock.cu") == [(5, "shfl-fixed-lane")]
+    assert {rule for _line, rule in found(result, "width.cu")} == {"warp32-logical"}
+    assert [f for f in found(result, "hw.cu") if f[1] in ("shfl-fixed-lane", "warp-size-literal")] == []
