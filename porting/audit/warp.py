@@ -471,6 +471,30 @@ def _narrow_tile(code: str, name: str, at: int) -> bool:
     return width is not None and int(width.group(1)) <= 32
 
 
+_HEX32 = re.compile(r"0[xX][0-9a-fA-F]{1,8}[uU]?")
+_AND_AFTER = re.compile(r"\)\s*&\s*\(?\s*(0[xX][0-9a-fA-F]+[uU]?|[A-Za-z_]\w*)\s*\)?\s*;")
+
+
+def _masked_to_32(code: str, m: re.Match[str]) -> tuple[str, int] | None:
+    """The 32-bit constant a ballot is ANDed with, if its result goes straight into a ``bool`` or
+    an ``auto`` (``bool hit = __ballot_sync(...) & 0x55555554;``): the name or literal and where the
+    declaration starts, else None.
+    A name counts when the file #defines it as a hex literal of at most 8 digits."""
+    args = _call_args(code, m.end() - 1)
+    tail = _AND_AFTER.match(code, m.end() + len(args))
+    if tail is None:
+        return None
+    start = max(code.rfind(c, 0, m.start()) for c in (";", "{", "}")) + 1
+    decl = re.match(r"\s*((?:const\s+)?(?:bool|auto)\s+\w+\s*=\s*)\Z", code[start:m.start()])
+    if decl is None:
+        return None
+    value = tail.group(1)
+    define = re.search(r"#[ \t]*define[ \t]+" + re.escape(value) + r"[ \t]+\(?[ \t]*(0[xX][0-9a-fA-F]+[uU]?)", code)
+    if _HEX32.fullmatch(value) or define is not None and _HEX32.fullmatch(define.group(1)):
+        return value, start + decl.start(1)
+    return None
+
+
 def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
@@ -494,6 +518,11 @@ def ballots(code: str) -> Iterator[Hit]:
                                   code[:m.start()]):
             yield (m.start(), "ballot-32bit", f"{func} result assigned to {target}, declared as a 32-bit integer: "
                    "lanes 32-63 of a 64-lane wavefront are dropped", f"declare {target} uint64_t; {EMULATE}", "")
+        elif (masked := _masked_to_32(code, m)) is not None:  # named at the declaration, like a 32-bit store
+            yield (masked[1], "ballot-32bit", f"{func} result masked with the 32-bit constant {masked[0]}: on a "
+                   "64-lane wavefront the bits of lanes 32-63 are dropped: the upper half reads the lower half's vote",
+                   f"widen the mask to 64 bits (repeat the pattern in the upper half) or shift by the half's "
+                   f"base lane; {EMULATE}", "")
         elif func == "__activemask" and not _MASK_ARG_BEFORE.search(code, max(0, m.start() - 40), m.start()):
             # (passed straight as a *_sync mask it is 64-bit on HIP, which is right: nothing to say)
             yield (m.start(), "activemask", "__activemask() returns a 64-bit mask on AMD",
