@@ -99,6 +99,7 @@ class Scope:
     vote: bool = False  # __all / __any here: a vote spans the whole wavefront, not a 32-lane half
     fixed: bool = False  # a fixed-lane shuffle hazard here (shfl-fixed-lane)
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
+    body: int = -1  # where the function's body opens (its `{`), -1 when not a function
     calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
 
 
@@ -147,7 +148,7 @@ class WarpModel:
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
             self.at(m.start()).tile32 = True
         for s in self.scopes:
-            s.name, body_at = _function_name(code, s.lo, s.hi)
+            s.name, s.body = _function_name(code, s.lo, s.hi)
             if s.name and s.name not in own:  # the file's own definition wins over a header's
                 own.add(s.name)
                 self.by_name[s.name] = s
@@ -289,6 +290,7 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
     yield from fixed
     yield from tiles_by_warpsize(model)
     yield from launches(model)
+    yield from work_counts(model)
     yield from shared_arrays(model)
     for s in model.scopes:
         for at, name in model.mixed_calls(s):
@@ -354,6 +356,82 @@ def launches(model: WarpModel) -> Iterator[Hit]:
                        "never computed, or indices run past the end", "size the launch with the device's warp size "
                        f"(hipDeviceProp_t::warpSize) instead of 32; {warp.EMULATE}", name)
                 break
+
+
+_WARP_INDEX = re.compile(r"([A-Za-z_]\w*)\s*=\s*\(?\s*threadIdx\.x\s*\)?\s*/\s*warpSize\b")
+_KERNEL_ALIAS = re.compile(r"\bauto\s+([A-Za-z_]\w*)\s*=\s*&?\s*([A-Za-z_]\w*)\s*(?:<[^;<>]*>)?\s*;")
+
+
+def work_counts(model: WarpModel) -> Iterator[Hit]:
+    """launch-warp32 for a kernel argument: a host count set to 32 (``experts_per_warp = 32``)
+    passed to a kernel of this file that multiplies it by a warp index counted with warpSize
+    (``warp_id * experts_per_warp``, ``warp_id = threadIdx.x / warpSize``): at 64 lanes half the
+    warps exist, so half the items are never reached."""
+    code = model.code
+    if "<<<" not in code or "warpSize" not in code:
+        return
+    const32 = warp.constant_names(code)
+    for start, name, _config in _launch_sites(code):
+        host = model.at(start)
+        alias = {m.group(1): m.group(2) for m in _KERNEL_ALIAS.finditer(code, host.lo, start)}
+        kernel = model.by_name.get(alias.get(name, name))
+        if kernel is None or kernel.src or kernel.body < 0:
+            continue
+        open_at = code.find("(", code.find(">>>", start))
+        if open_at < 0 or code[code.find(">>>", start) + 3:open_at].strip():
+            continue
+        args = _split_args(warp._call_args(code, open_at))
+        for param, arg in zip(_param_names(code, kernel), args):
+            if not re.fullmatch(r"[A-Za-z_]\w*", arg) or not _scales_warp_index(model, kernel, param):
+                continue
+            last = None
+            for a in re.finditer(r"(?<![\w.])" + re.escape(arg) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]):
+                last = a
+            value = last.group(1).strip() if last is not None else ""
+            if last is not None and (value == "32" or value in const32):
+                yield (host.lo + last.start(), "launch-warp32", f"{arg} = {value} (32) is passed to {name} as "
+                       f"{param}, which it multiplies by a warp index counted with warpSize (64 on gfx942/gfx950): "
+                       "half the warps exist at 64 lanes, so half the items are never reached",
+                       f"pass the device's warp size (hipDeviceProp_t::warpSize) or index warps by 32; {warp.EMULATE}",
+                       name)
+
+
+def _scales_warp_index(model: WarpModel, fn: Scope, param: str, depth: int = 0) -> bool:
+    """Does ``fn`` (or a function of the file it passes ``param`` to, one call deep) multiply
+    ``param`` by a warp index counted with warpSize?"""
+    code = model.code
+    if fn.src or fn.body < 0 or not param:
+        return False
+    body = code[fn.body:fn.hi]
+    for w in set(_WARP_INDEX.findall(body)):
+        if re.search(rf"(?<![\w.]){w}\s*\*\s*{param}\b|(?<![\w.]){param}\s*\*\s*{w}\b", body):
+            return True
+    for name in model.calls_of(fn) if depth < 1 else ():
+        callee = model.by_name.get(name)
+        if callee is None or callee is fn:
+            continue
+        for call in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:<[^<>;{}()]*>)?\s*\(", body):
+            args = _split_args(warp._call_args(body, call.end() - 1))
+            names = _param_names(code, callee)
+            if any(a == param and _scales_warp_index(model, callee, p, depth + 1) for a, p in zip(args, names)):
+                return True
+    return False
+
+
+def _param_names(code: str, s: Scope) -> list[str]:
+    """The parameter names of the function ``s`` (the last word of each parameter)."""
+    close = code.rfind(")", s.lo, s.body)
+    depth, i = 0, close
+    while i >= s.lo:
+        depth += (code[i] == ")") - (code[i] == "(")
+        if depth == 0:
+            break
+        i -= 1
+    out = []
+    for p in _split_args(code[i + 1:close]):
+        words = warp._WORDS.findall(p.split("=")[0])
+        out.append(words[-1] if words else "")
+    return out
 
 
 def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:

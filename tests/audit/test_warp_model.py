@@ -177,3 +177,32 @@ def test_a_fixed_lane_shuffle_in_a_helper_of_32_lane_callers(tmp_path: Path) -> 
     assert found(result, "lock.cu") == [(5, "shfl-fixed-lane")]
     assert {rule for _line, rule in found(result, "width.cu")} == {"warp32-logical"}
     assert [f for f in found(result, "hw.cu") if f[1] in ("shfl-fixed-lane", "warp-size-literal")] == []
+
+
+WORK = """__device__ void count(int* counts, int per_warp, int n) {
+  const int warp_id = threadIdx.x / warpSize;
+  for (int i = 0; i < per_warp; ++i)
+    if (warp_id * per_warp + i < n) counts[warp_id * per_warp + i] = 0;
+}
+__global__ void zero(int* counts, int per_warp, int n) {
+  count(counts, per_warp, n);
+}
+void run(int* counts, int n) {
+  const int WARP = 32;
+  int per_warp = WARP;
+  auto kernel = zero;
+  kernel<<<1, 256>>>(counts, per_warp, n);
+}
+"""
+
+
+def test_a_work_count_of_32_passed_to_a_kernel_that_counts_warps_by_warpsize(tmp_path: Path) -> None:
+    """A host count of 32 items per warp, passed as an argument (through an alias of the kernel and
+    one device call) to code that multiplies it by `threadIdx.x / warpSize`: at 64 lanes half the
+    warps exist and half the items are never reached (named at the host assignment). A count taken
+    from the device's warp size is quiet."""
+    (tmp_path / "work.cu").write_text(WORK)
+    (tmp_path / "right.cu").write_text(WORK.replace("int per_warp = WARP;", "int per_warp = device_warp_size();"))
+    result = audit_paths([tmp_path], jobs=1)
+    assert [f for f in found(result, "work.cu") if f[1] == "launch-warp32"] == [(11, "launch-warp32")]
+    assert [f for f in found(result, "right.cu") if f[1] == "launch-warp32"] == []
