@@ -33,8 +33,10 @@ Hit = warp.Hit
 # a warp operation: intrinsic shuffles, votes, ballots, warp syncs, warp reductions/matches
 _WARP_OP = re.compile(r"__shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(|__ballot(?:_sync)?\s*\("
                       r"|__(?:any|all|uni)(?:_sync)?\s*\(|__syncwarp\s*\(|__reduce_\w+_sync\s*\(|__match_\w+_sync\s*\(|\.shfl(?:_up|_down|_xor)?\s*\(")
-# a call `name(` or `name<T>(` (the name is then looked up among the known functions)
-_IDENT_CALL = re.compile(r"([A-Za-z_]\w*)\s*(?:<[^<>;{}()]*>\s*)?\(")
+# a call `name(` or `name<T>(` (the name is then looked up among the known functions). Possessive,
+# and never started after a letter: a word that is not followed by `(` fails at once instead of
+# backtracking through each of its suffixes (the same matches, 4x faster on warp-heavy code)
+_IDENT_CALL = re.compile(r"(?<![A-Za-z_])([A-Za-z_]\w*+)\s*+(?:<[^<>;{}()]*>\s*)?\(")
 _WARP_OP_WORDS = ("__shfl", "__ballot", "__any", "__all", "__uni", "__syncwarp", "__reduce_", "__match_", ".shfl")
 
 
@@ -52,6 +54,12 @@ def _sites(code: str, words: tuple[str, ...], pattern: re.Pattern[str], back: in
 
 
 _WARP_NAMED = re.compile(r"(?i)warp|shfl|shuffle|ballot")
+
+
+@lru_cache(maxsize=65536)
+def _warp_named(name: str) -> bool:
+    """Is a called name named for the warp (asked of every call of every warp function: cached)?"""
+    return _WARP_NAMED.search(name) is not None
 # the warp measured at run time: lane / warp index or a shuffle loop by warpSize
 _BY_WARPSIZE = re.compile(r"(?:%|/|&)\s*\(?\s*(?:warpSize|WARP_SIZE_RT)\b|\bwarpSize\s*(?:/\s*2|>>\s*1)\b"
                           r"|\bwarpSize\s*-\s*1\b|__lane_id\s*\(")
@@ -63,6 +71,8 @@ _TILE_NAMED = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*([A-Za-z_
 # a tile width named for the hardware (DeepSpeed's hw_warp_size): 64 on CDNA. Other names not
 # defined as 32 in the translation unit are not judged either way.
 _HW_NAME = re.compile(r"(?i)hw_|hardware|physical|wavefront")
+_SHADOW = re.compile(r"\b(?:const(?:expr)?\s+)?(?:unsigned\s+)?(?:int|short|long|unsigned|size_t|uint32_t|int32_t)\s+"
+                     r"warpSize\s*=\s*(\d+)[uU]?\s*;")  # a local that shadows the builtin
 _TILE32 = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32\s*>")
 _SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl)\s*\(")  # matched at a `__shfl` found by str.find
 _LANE32_VAR = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;]*?(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\b")
@@ -89,6 +99,7 @@ class Scope:
     vote: bool = False  # __all / __any here: a vote spans the whole wavefront, not a 32-lane half
     fixed: bool = False  # a fixed-lane shuffle hazard here (shfl-fixed-lane)
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
+    body: int = -1  # where the function's body opens (its `{`), -1 when not a function
     calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
 
 
@@ -110,8 +121,16 @@ class WarpModel:
         # each fact found by one pass over the file, then given to the scope around it
         for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
             self.at(at).warp_op = True
+        # a function that declares its own `warpSize` (`int warpSize = 32;`, HeCBench's bsw) measures
+        # its warp by that local, not by the builtin: judged by the local's value (32: a 32-lane warp)
+        shadow = {self.at(m.start()).lo: int(m.group(1)) for m in _SHADOW.finditer(code)} if (
+            "warpSize =" in code or "warpSize=" in code) else {}
         for at in _sites(code, ("warpSize", "__lane_id"), _BY_WARPSIZE, back=8):
-            self.at(at).by_warpsize = True
+            s = self.at(at)
+            if shadow.get(s.lo) == 32 and "warpSize" in code[at:at + 40]:
+                s.logical32 = True
+            else:
+                s.by_warpsize = True
         for at in _sites(code, ("Scan", "Reduce", "cub::"), _HW_COLLECTIVE, back=12):
             self.at(at).warp_op = self.at(at).by_warpsize = True
         for m in _TILE_NAMED.finditer(code) if "_tile" in code or "_partition" in code else ():
@@ -129,7 +148,7 @@ class WarpModel:
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
             self.at(m.start()).tile32 = True
         for s in self.scopes:
-            s.name, body_at = _function_name(code, s.lo, s.hi)
+            s.name, s.body = _function_name(code, s.lo, s.hi)
             if s.name and s.name not in own:  # the file's own definition wins over a header's
                 own.add(s.name)
                 self.by_name[s.name] = s
@@ -162,9 +181,9 @@ class WarpModel:
         if s.calls is None:
             s.calls = set()
             code = s.src or self.code
-            for m in _IDENT_CALL.finditer(code, s.lo, s.hi) if s.name else ():
-                name = m.group(1)
-                if name != s.name and (name in self.by_name or _WARP_NAMED.search(name)):
+            known = self.by_name
+            for name in _IDENT_CALL.findall(code, s.lo, s.hi) if s.name else ():
+                if name != s.name and (name in known or _warp_named(name)):
                     s.calls.add(name)
         return s.calls
 
@@ -223,6 +242,12 @@ class WarpModel:
     def logical(self, s: Scope) -> bool:
         return any(c.logical32 for c in self._closure(s)) or s.tile32
 
+    def called_from_logical(self, s: Scope) -> bool:
+        """Is ``s`` called by a function of this file that works on 32-lane logical warps (a lock
+        helper shuffling from lane 1 for callers that index lanes by % 32): it runs on their warps."""
+        return bool(s.name) and any(c is not s and c.name and s.name in self.calls_of(c) and self.logical(c)
+                                    for c in self.scopes)
+
 
 NOTE = ("32-lane logical warps, consistent at 64: each 32-lane half of a 64-lane wavefront acts as its own "
          "warp here (offsets within 32, leaders at lane % 32, / 32 slots), so the result is the same")
@@ -265,6 +290,7 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
     yield from fixed
     yield from tiles_by_warpsize(model)
     yield from launches(model)
+    yield from work_counts(model)
     yield from shared_arrays(model)
     for s in model.scopes:
         for at, name in model.mixed_calls(s):
@@ -330,6 +356,82 @@ def launches(model: WarpModel) -> Iterator[Hit]:
                        "never computed, or indices run past the end", "size the launch with the device's warp size "
                        f"(hipDeviceProp_t::warpSize) instead of 32; {warp.EMULATE}", name)
                 break
+
+
+_WARP_INDEX = re.compile(r"([A-Za-z_]\w*)\s*=\s*\(?\s*threadIdx\.x\s*\)?\s*/\s*warpSize\b")
+_KERNEL_ALIAS = re.compile(r"\bauto\s+([A-Za-z_]\w*)\s*=\s*&?\s*([A-Za-z_]\w*)\s*(?:<[^;<>]*>)?\s*;")
+
+
+def work_counts(model: WarpModel) -> Iterator[Hit]:
+    """launch-warp32 for a kernel argument: a host count set to 32 (``experts_per_warp = 32``)
+    passed to a kernel of this file that multiplies it by a warp index counted with warpSize
+    (``warp_id * experts_per_warp``, ``warp_id = threadIdx.x / warpSize``): at 64 lanes half the
+    warps exist, so half the items are never reached."""
+    code = model.code
+    if "<<<" not in code or "warpSize" not in code:
+        return
+    const32 = warp.constant_names(code)
+    for start, name, _config in _launch_sites(code):
+        host = model.at(start)
+        alias = {m.group(1): m.group(2) for m in _KERNEL_ALIAS.finditer(code, host.lo, start)}
+        kernel = model.by_name.get(alias.get(name, name))
+        if kernel is None or kernel.src or kernel.body < 0:
+            continue
+        open_at = code.find("(", code.find(">>>", start))
+        if open_at < 0 or code[code.find(">>>", start) + 3:open_at].strip():
+            continue
+        args = _split_args(warp._call_args(code, open_at))
+        for param, arg in zip(_param_names(code, kernel), args):
+            if not re.fullmatch(r"[A-Za-z_]\w*", arg) or not _scales_warp_index(model, kernel, param):
+                continue
+            last = None
+            for a in re.finditer(r"(?<![\w.])" + re.escape(arg) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]):
+                last = a
+            value = last.group(1).strip() if last is not None else ""
+            if last is not None and (value == "32" or value in const32):
+                yield (host.lo + last.start(), "launch-warp32", f"{arg} = {value} (32) is passed to {name} as "
+                       f"{param}, which it multiplies by a warp index counted with warpSize (64 on gfx942/gfx950): "
+                       "half the warps exist at 64 lanes, so half the items are never reached",
+                       f"pass the device's warp size (hipDeviceProp_t::warpSize) or index warps by 32; {warp.EMULATE}",
+                       name)
+
+
+def _scales_warp_index(model: WarpModel, fn: Scope, param: str, depth: int = 0) -> bool:
+    """Does ``fn`` (or a function of the file it passes ``param`` to, one call deep) multiply
+    ``param`` by a warp index counted with warpSize?"""
+    code = model.code
+    if fn.src or fn.body < 0 or not param:
+        return False
+    body = code[fn.body:fn.hi]
+    for w in set(_WARP_INDEX.findall(body)):
+        if re.search(rf"(?<![\w.]){w}\s*\*\s*{param}\b|(?<![\w.]){param}\s*\*\s*{w}\b", body):
+            return True
+    for name in model.calls_of(fn) if depth < 1 else ():
+        callee = model.by_name.get(name)
+        if callee is None or callee is fn:
+            continue
+        for call in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:<[^<>;{}()]*>)?\s*\(", body):
+            args = _split_args(warp._call_args(body, call.end() - 1))
+            names = _param_names(code, callee)
+            if any(a == param and _scales_warp_index(model, callee, p, depth + 1) for a, p in zip(args, names)):
+                return True
+    return False
+
+
+def _param_names(code: str, s: Scope) -> list[str]:
+    """The parameter names of the function ``s`` (the last word of each parameter)."""
+    close = code.rfind(")", s.lo, s.body)
+    depth, i = 0, close
+    while i >= s.lo:
+        depth += (code[i] == ")") - (code[i] == "(")
+        if depth == 0:
+            break
+        i -= 1
+    out = []
+    for p in _split_args(code[i + 1:close]):
+        words = warp._WORDS.findall(p.split("=")[0])
+        out.append(words[-1] if words else "")
+    return out
 
 
 def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
@@ -486,8 +588,8 @@ def constant_rule(code: str, model: WarpModel, name: str, none: str = "warp-size
     the warp (the default keeps a header's constant that only its includers use)."""
     users: dict[int, Scope] = {}
     matrix = False
-    for m in re.finditer(r"(?<![\w.])" + re.escape(name) + r"(?!\w)", code) if name else ():
-        s = model.at(m.start())
+    for at in _word_sites(code, name) if name else ():
+        s = model.at(at)
         if s.name and model.matrix(s):
             matrix = True
         elif s.name and model.uses_warp(s):
@@ -497,6 +599,19 @@ def constant_rule(code: str, model: WarpModel, name: str, none: str = "warp-size
     if not all(model.consistent(s) for s in users.values()):
         return BROKEN
     return "warp32-logical" if users else MATRIX if matrix else none
+
+
+def _word_sites(code: str, name: str) -> Iterator[int]:
+    """Offsets of ``name`` as a whole word, not a member (``.name``): found with str.find (a regex
+    that begins with a lookbehind tries every offset of the file)."""
+    at = code.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before = code[at - 1] if at else ""
+        after = code[end] if end < len(code) else ""
+        if not (before and (before.isalnum() or before in "_.")) and not (after and (after.isalnum() or after == "_")):
+            yield at
+        at = code.find(name, end)
 
 
 MATRIX = "wmma"  # constant_rule: a width constant used only by wmma functions (not judged)
@@ -519,7 +634,7 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         if m is None:
             continue
         s = model.at(m.start())
-        if s.tile32 or not model.logical(s):
+        if s.tile32 or not (model.logical(s) or model.called_from_logical(s)):
             continue
         args = _split_args(warp._call_args(code, m.end() - 1))
         if len(args) != (3 if m.group(1) == "__shfl_sync" else 2):  # (mask,) value, source lane: no width
@@ -596,12 +711,13 @@ def _name_before_params(code: str, lo: int, brace: int) -> str:
             j -= 1
         j -= 1
     end = j + 1
-    tail = _NAME_TAIL.search(code, max(lo, end - 200), end)  # the word ending at `end` (regex: no char loop)
-    name = tail.group() if tail is not None else ""
+    # the word ending at `end` (at most 200 characters back), read backwards: a `\w+\Z` search
+    # tried each of the 200 offsets before it
+    floor, j = max(lo, end - 200), end
+    while j > floor and (code[j - 1].isalnum() or code[j - 1] == "_"):
+        j -= 1
+    name = code[j:end]
     return name if name and not name[0].isdigit() and name not in _NOT_FUNCTIONS else ""
-
-
-_NAME_TAIL = re.compile(r"\w+\Z")
 
 
 _NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "catch", "defined"})

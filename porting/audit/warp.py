@@ -17,6 +17,7 @@ Every check works on masked code (comments and literal contents blanked) and yie
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterator
 
@@ -28,7 +29,8 @@ _SYNC = (r"__shfl(?:_up|_down|_xor)?_sync|__ballot_sync|__any_sync|__all_sync|__
 _SYNC_CALL = re.compile(r"(" + _SYNC + r")\s*\(\s*([^,()]+?)\s*[,)]")
 _MASK32_LIT = re.compile(r"\(?\s*(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1|4294967295[uU]?)\s*\)?\Z")
 _LANE_OP = re.compile(r"(%|/|&|>>|==|<)\s*(32|31|0[xX]1[fF]|5)\b(?![.\w])")
-_LANE_NUM = re.compile(r"(?:3[12]|0[xX]1[fF]|5)(?![\w.])")
+# the numbers of a lane operation, one pattern per literal start (see _merged): 31/32, 0x1f, 5
+_LANE_NUMS = (re.compile(r"3[12](?![\w.])"), re.compile(r"0[xX]1[fF](?![\w.])"), re.compile(r"5(?![\w.])"))
 _SHIFT_LANE = re.compile(r"1[uU]?\s*<<\s*\(?\s*([A-Za-z_]\w*)")
 _ROOT_WORDS = ("threadIdx", "blockDim", "__lane_id", "__lanemask", "laneid", "thread_rank")
 _ROOTS = re.compile(r"\b(?:threadIdx|blockDim|__lane_id|__lanemask\w*|laneid|thread_rank)\b")
@@ -44,7 +46,7 @@ _WARP_COUNT_NAME = re.compile(r"(?i)warps?(?:_?(?:num|count|cnt|per\w*))?$|num_?
 # two regexes, each starting with a literal, are several times faster than their alternation
 _DEFINE_32 = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(32|5)[uU]?[ \t]*\)?[ \t]*$", re.MULTILINE)
 # `const int NAME = 32;` found from the value (digits are rarer than the word const), then checked
-_VALUE_32 = re.compile(r"(32|5)[uU]?\)?\s*[;},]")
+_VALUE_32S = (re.compile(r"(32)[uU]?\)?\s*[;},]"), re.compile(r"(5)[uU]?\)?\s*[;},]"))
 _CONST_BEFORE = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*(?:=|\{)\s*\(?\Z")
 # looser than _DEFINE_32 (raw text: a comment may follow), it only has to include every definition
 _DEFINE_32_LOOSE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(?:32|5)[uU]?\b")
@@ -233,10 +235,17 @@ def _assigned_name(code: str, at: int) -> str:
     return m.group(1) if m else ""
 
 
+def _merged(patterns: tuple[re.Pattern[str], ...], code: str) -> Iterator[re.Match[str]]:
+    """The matches of the alternation of ``patterns`` in order, for patterns that each begin with a
+    literal and whose matches share no character that could start another's: the engine jumps
+    from one literal to the next instead of trying every offset of the file (2-4x faster)."""
+    return heapq.merge(*(p.finditer(code) for p in patterns), key=lambda m: m.start())
+
+
 def _lane_ops(code: str) -> Iterator[re.Match[str]]:
     """The '<op> <32|31|0x1f|5>' sites: found from the numbers (rarer than operators), then the
     operator just before each is checked."""
-    for n in _LANE_NUM.finditer(code):
+    for n in _merged(_LANE_NUMS, code):
         if _after_word(code, n.start()):
             continue
         k = n.start() - 1
@@ -255,6 +264,29 @@ def _lane_ops(code: str) -> Iterator[re.Match[str]]:
         yield m
 
 
+_WARP_DIV = re.compile(r"/\s*\(?\s*(?:warpSize|32)\s*\)?\s*\Z")
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _warp_uniform(code: str, name: str, scope: tuple[int, int], depth: int = 0) -> bool:
+    """Is ``name`` a warp's index, the same value in every lane of the warp: assigned (in its
+    function) a thread index divided by the warp width (``warpId = tid / warpSize``) or a copy of
+    such a name (``i = warpId``)? Its `% 32` / `/ 32` then split a row number (bit-packed data),
+    not lanes."""
+    if depth > 2 or not _IDENT.fullmatch(name) or name in _KEYWORDS:
+        return False
+    at = code.find(name, scope[0], scope[1])
+    while at >= 0:
+        end = at + len(name)
+        if not _after_word(code, at) and code[at - 1:at] not in (".", ">"):
+            m = _ASSIGN_AT.match(code, end)
+            if m is not None and code[end:m.start(1)].strip() == "=":  # a plain `name = expr`
+                rhs = _unindexed(m.group(1)).strip()
+                return bool(_WARP_DIV.search(rhs)) or _warp_uniform(code, rhs, scope, depth + 1)
+        at = code.find(name, end, scope[1])
+    return False
+
+
 def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
     derived = derived or Derivation(code)
     for m in _lane_ops(code):
@@ -264,6 +296,8 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
             continue
         operand = _left_operand(code, m.start())
         by_use = derived.at(operand, m.start())
+        if by_use and _warp_uniform(code, operand.strip(), derived.scope(m.start())):
+            continue  # a warp's index (the same in all its lanes): `row % 32` picks a bit of packed data
         if pair == ("<", "32") and not (by_use and _ANY_SHFL.search(code, m.end(), m.end() + 600)):
             continue  # `tid < 32` is "the last warp" only when a shuffle follows
         if not by_use and not (pair in (("/", "32"), (">>", "5"))
@@ -346,7 +380,7 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
     _CONST_32_LAST[:] = [code, out]
     if "const" not in code:
         return out
-    for v in _VALUE_32.finditer(code):
+    for v in _merged(_VALUE_32S, code):
         k = v.start() - 1
         # `k > 0`, `k >= 1` here and `k <= 0`, `k < 1` below are equivalent mutants: a value preceded
         # only by blanks, parentheses and at most an `=`/`{` from index 0 has no `const NAME` before it;
@@ -437,6 +471,30 @@ def _narrow_tile(code: str, name: str, at: int) -> bool:
     return width is not None and int(width.group(1)) <= 32
 
 
+_HEX32 = re.compile(r"0[xX][0-9a-fA-F]{1,8}[uU]?")
+_AND_AFTER = re.compile(r"\)\s*&\s*\(?\s*(0[xX][0-9a-fA-F]+[uU]?|[A-Za-z_]\w*)\s*\)?\s*;")
+
+
+def _masked_to_32(code: str, m: re.Match[str]) -> tuple[str, int] | None:
+    """The 32-bit constant a ballot is ANDed with, if its result goes straight into a ``bool`` or
+    an ``auto`` (``bool hit = __ballot_sync(...) & 0x55555554;``): the name or literal and where the
+    declaration starts, else None.
+    A name counts when the file #defines it as a hex literal of at most 8 digits."""
+    args = _call_args(code, m.end() - 1)
+    tail = _AND_AFTER.match(code, m.end() + len(args))
+    if tail is None:
+        return None
+    start = max(code.rfind(c, 0, m.start()) for c in (";", "{", "}")) + 1
+    decl = re.match(r"\s*((?:const\s+)?(?:bool|auto)\s+\w+\s*=\s*)\Z", code[start:m.start()])
+    if decl is None:
+        return None
+    value = tail.group(1)
+    define = re.search(r"#[ \t]*define[ \t]+" + re.escape(value) + r"[ \t]+\(?[ \t]*(0[xX][0-9a-fA-F]+[uU]?)", code)
+    if _HEX32.fullmatch(value) or define is not None and _HEX32.fullmatch(define.group(1)):
+        return value, start + decl.start(1)
+    return None
+
+
 def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
@@ -460,6 +518,11 @@ def ballots(code: str) -> Iterator[Hit]:
                                   code[:m.start()]):
             yield (m.start(), "ballot-32bit", f"{func} result assigned to {target}, declared as a 32-bit integer: "
                    "lanes 32-63 of a 64-lane wavefront are dropped", f"declare {target} uint64_t; {EMULATE}", "")
+        elif (masked := _masked_to_32(code, m)) is not None:  # named at the declaration, like a 32-bit store
+            yield (masked[1], "ballot-32bit", f"{func} result masked with the 32-bit constant {masked[0]}: on a "
+                   "64-lane wavefront the bits of lanes 32-63 are dropped: the upper half reads the lower half's vote",
+                   f"widen the mask to 64 bits (repeat the pattern in the upper half) or shift by the half's "
+                   f"base lane; {EMULATE}", "")
         elif func == "__activemask" and not _MASK_ARG_BEFORE.search(code, max(0, m.start() - 40), m.start()):
             # (passed straight as a *_sync mask it is 64-bit on HIP, which is right: nothing to say)
             yield (m.start(), "activemask", "__activemask() returns a 64-bit mask on AMD",

@@ -50,3 +50,20 @@ def test_every_label_is_complete_and_in_its_half(data) -> None:
 def test_holdout_hazards_were_listed_before_the_tool_ran(data) -> None:
     for h in data["hazard"]:
         assert h["listed"] == ("before" if h["half"] == "holdout" else "after"), h
+
+
+def test_the_third_corpus_is_all_holdout_and_labelled_whole() -> None:
+    """Round 2's untouched hold-out (labels_leetcuda.toml): every file is hold-out, chosen by the
+    rule in its header; each finding of the one run is labelled with a reason; the hazard reading
+    (none outside mma code, stated in the header) was committed before the labels."""
+    data = _load_toml(FRESH / "labels_leetcuda.toml")
+    assert data["split"]["tune"] == [] and len(data["split"]["holdout"]) >= 20
+    files = set(data["split"]["holdout"])
+    keys = set()
+    for d in data["finding"]:
+        assert d["half"] == "holdout" and f"{d['source']}/{d['file']}" in files, d
+        assert d["rule"] in RULES and isinstance(d["real"], bool) and len(d["why"]) > 10, d
+        keys.add((d["source"], d["file"], d["line"], d["rule"]))
+    assert len(keys) == len(data["finding"]) >= 200
+    for h in data.get("hazard", []):
+        assert h["half"] == "holdout" and h["listed"] == "before", h

@@ -546,3 +546,27 @@ def test_no_answer_cut_by_one_cycle_is_kept_after_another_cycle_was_cut() -> Non
     scope = d.scope(code.index("o[d"))
     assert d.name("a", scope, 0) and d.name("c", scope, 0)
     assert d.name("d", scope, 0) and d.name("b", scope, 0)
+
+
+MASKED_VOTE = """#define PIVOT_MASK 0x55555554
+__global__ void find(const unsigned* keys, unsigned key, int* found) {
+  int lane = threadIdx.x % 32;
+  unsigned k = keys[blockIdx.x * blockDim.x + threadIdx.x];
+  bool exists = __ballot_sync(~0ull, k == key) & PIVOT_MASK;
+  if (exists && lane == 0) atomicAdd(found, 1);
+}
+"""
+
+
+def test_a_ballot_masked_to_32_bits_into_a_bool(tmp_path) -> None:
+    """`bool b = __ballot_sync(...) & MASK32;` keeps lanes 0-31 only: at 64 lanes the upper half
+    reads the lower half's vote (named at the declaration). Shifted by the half's base lane first,
+    each half reads its own bits: quiet."""
+    from porting.audit.scan import audit_paths
+
+    (tmp_path / "vote.cu").write_text(MASKED_VOTE)
+    vote = "__ballot_sync(~0ull, k == key)"
+    (tmp_path / "half.cu").write_text(MASKED_VOTE.replace(f"{vote} &", f"({vote} >> (threadIdx.x & 32)) &"))
+    found = {(f.path.rsplit("/", 1)[-1], f.line) for f in audit_paths([tmp_path], jobs=1).findings
+             if f.rule == "ballot-32bit"}
+    assert found == {("vote.cu", 5)}
