@@ -85,7 +85,7 @@ def _make_value(text: str, var: str) -> str | None:
 def _top_level_flags(text: str) -> list[str]:
     """-I/-D flags of CFLAGS lines outside ifeq/ifneq blocks (the DEBUG and compiler variants)."""
     flags, depth = [], 0
-    for line in text.splitlines():
+    for line in text.replace("\\\n", " ").splitlines():  # a continued line is one line
         word = line.strip().split(" ", 1)[0]
         if word in ("ifeq", "ifneq", "ifdef", "ifndef"):
             depth += 1
@@ -214,14 +214,20 @@ def reason(record: dict) -> str:
     return msg[:80]
 
 
+def _tally_line(label: str, rs: list[dict]) -> str:
+    tally = collections.Counter(r["outcome"] for r in rs)
+    judged = tally["same"] + tally["diverged"]
+    return (f"{label}: {len(rs)} programs, verdict for {judged} ({100 * judged / max(len(rs), 1):.0f}%): "
+            + ", ".join(f"{o} {tally[o]}" for o in ("same", "diverged", "inconclusive", "refused")))
+
+
 def summarize(records: list[dict]) -> None:
     by_name = {r["program"]: r for r in records}  # a later record of a program replaces an earlier one
     for h in ("tune", "eval", "all"):
         rs = [r for r in by_name.values() if h == "all" or r["half"] == h]
-        tally = collections.Counter(r["outcome"] for r in rs)
-        judged = tally["same"] + tally["diverged"]
-        print(f"{h}: {len(rs)} programs, verdict for {judged} ({100 * judged / max(len(rs), 1):.0f}%): "
-              + ", ".join(f"{o} {tally[o]}" for o in ("same", "diverged", "inconclusive", "refused")))
+        print(_tally_line(h, rs))
+        for stratum in sorted({r.get("stratum", "") for r in rs} - {""}):
+            print("  " + _tally_line(stratum, [r for r in rs if r.get("stratum") == stratum]))
     print("refusals by class (all):")
     for why, n in collections.Counter(reason(r) for r in by_name.values() if r["outcome"] == "refused").most_common():
         print(f"{n:4d}  {why}")

@@ -203,3 +203,11 @@ def test_clock_and_entropy_seeds_are_the_same_at_both_widths(emulate_program):
     result = emulate_program(RUNTIME / "seeded_inputs.cu")
     assert result.verdict == "same", [d.line() for d in result.differences]
     assert result.runs[0].stdout.endswith(" clock_moves 1\n")
+
+
+def test_c99_classification_functions_unqualified(emulate_program):
+    """signbit/isnan/isinf/isfinite unqualified, as nvcc's headers declare them: -1.5 is
+    negative and finite (1 + 8), 2 finite (8), -inf negative and infinite (1 + 4), NaN 2."""
+    result = emulate_program(RUNTIME / "c99_math.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "9 8 5 2\n"

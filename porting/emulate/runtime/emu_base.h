@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <math.h>  // as nvcc's headers: signbit, isnan, isinf, isfinite unqualified (HeCBench's hellinger)
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
