@@ -299,11 +299,15 @@ class MatrixState:
     def _progress(self, report: pytest.TestReport) -> None:
         outcome = "skipped" if report.skipped else "failed" if report.failed else "passed"
         line = self.progress.add(report.nodeid, outcome, time.monotonic())
-        if line:
-            tr = self.config.pluginmanager.getplugin("terminalreporter")
-            if tr is not None:
-                tr.write("\n")  # after the row of dots xdist is writing
-                tr.write_line(line)
+        # A failure is named when it happens: in an hour-long suite run the summary at the
+        # end is too late to start looking at it.
+        lines = ([f"port matrix: failed {report.nodeid} ({report.when}, {report.duration:.1f}s)"]
+                 if outcome == "failed" else []) + ([line] if line else [])
+        tr = self.config.pluginmanager.getplugin("terminalreporter")
+        if tr is not None and lines:
+            tr.write("\n")  # after the row of dots xdist is writing
+            for text in lines:
+                tr.write_line(text)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object | None) -> None:

@@ -29,8 +29,13 @@ from pathlib import Path
 
 from ..errors import InputError
 
-# A per-test limit (pytest-timeout, thread method: a hung Monarch call still gets a report).
+# A per-test limit (pytest-timeout, thread method: a hung Monarch call still gets a report),
+# for a directory suite and torchft (its integration tests train for a minute under load).
 DEFAULT_TIMEOUT_S = 300
+# Monarch's tests are designed quick and mark their own longer limits (pytest.mark.timeout,
+# 10 to 500 s, which override this): an unmarked test still running after two minutes is
+# hung, and 300 s would spend five minutes of a 55-minute CI budget on each such test.
+MONARCH_TIMEOUT_S = 120
 # name -> (distribution, how its suite is laid out in the wheel)
 KNOWN = {"monarch": "torchmonarch", "torchft": "torchft"}
 PLUGINS_NEEDED = ("pytest_timeout", "pytest_asyncio")
@@ -46,6 +51,7 @@ class Suite:
     env: dict[str, str] = field(default_factory=dict)  # set unless the caller already set it
     ini: tuple[str, ...] = ()  # -o name=value
     registry: Path | None = None  # the suite's exemption registry shipped with rocm-port
+    timeout_s: int = DEFAULT_TIMEOUT_S  # per-test limit unless --test-timeout says otherwise
     distribution: str = ""
     version: str = ""
 
@@ -79,7 +85,8 @@ def _installed(name: str, dist_name: str, registries: Path) -> Suite:
         return Suite(name=name, root=site, paths=(tests,), python_path=(tests,),
                      env={"HYPERACTOR_MESH_ADMIN_ADDR": LOOPBACK_ADMIN},
                      ini=("asyncio_mode=auto", "asyncio_default_fixture_loop_scope=function"),
-                     registry=reg, distribution=dist_name, version=dist.version)
+                     registry=reg, distribution=dist_name, version=dist.version,
+                     timeout_s=MONARCH_TIMEOUT_S)
     tests_ft = sorted(site / f for f in files if f.startswith("torchft/") and f.endswith("_test.py"))
     if not tests_ft:
         raise InputError(f"--suite torchft: {dist_name} {dist.version} ships no torchft/*_test.py")

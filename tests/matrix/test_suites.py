@@ -71,6 +71,15 @@ def test_suite_run_arguments_replace_the_packs(tmp_path, monkeypatch):
     assert str(tmp_path.resolve() / "tests/test_a.py::test_a") in out  # the subset, from any cwd
     assert str(tmp_path.resolve()) not in out  # the whole suite is not collected as well
     assert "--import-mode=importlib" not in out and not any("test_matrix" in a for a in out)
+    args.test_timeout = None  # a directory suite's own limit
+    assert f"--timeout={suites.DEFAULT_TIMEOUT_S}" in matrix.build_pytest_args(args, config, tmp_path / "j.xml", "r")
+
+
+def test_monarch_runs_under_its_shorter_per_test_limit():
+    pytest.importorskip("monarch")
+    suite = suites.resolve("monarch", REGISTRIES)
+    assert suite.timeout_s == suites.MONARCH_TIMEOUT_S < suites.DEFAULT_TIMEOUT_S
+    assert f"--timeout={suites.MONARCH_TIMEOUT_S}" in suites.pytest_args(suite, suite.timeout_s)
 
 
 # ---- conventions ----------------------------------------------------------------------
@@ -176,4 +185,7 @@ def test_certify_runs_a_suite_as_its_own_stage_with_progress(tmp_path):
     assert len(junit) == 1
     text = junit[0].read_text()
     assert 'name="port.collected" value="2"' in text and 'name="port.complete" value="true"' in text
-    assert "2/2 tests done: 1 passed, 1 failed, 0 skipped" in Path(stage.log).read_text()
+    log = Path(stage.log).read_text()
+    assert "2/2 tests done: 1 passed, 1 failed, 0 skipped" in log
+    assert "port matrix: failed test_one.py::test_b (call, " in log  # named when it fails
+    assert "port matrix: failed test_one.py::test_a" not in log
