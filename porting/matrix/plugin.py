@@ -59,6 +59,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(oss_skip, DISABLED lists, device skips) as exemptions")
     group.addoption("--port-disabled", action="append", default=None, metavar="FILE",
                     help="a project's 'DISABLED <test>' list, repeatable (with --port-suite)")
+    group.addoption("--port-serial", action="append", default=None, metavar="GROUP=FILE",
+                    help="a test file of the suite that runs on one xdist worker with the other files of "
+                         "GROUP, repeatable")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -163,6 +166,22 @@ class MatrixState:
             self.config.option.numprocesses = workers
         vis = Visibility(self.facts.gpu_variable, tuple(self.facts.gpu_tokens), "")
         self.worker_gpus = assign(vis, workers)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """The files of a serial group (--port-serial GROUP=FILE) go to one worker, the other
+        tests one by one as with ``--dist load``. (xdist's own ``loadgroup`` renames the items,
+        which this pytest ignores, so it does not group.)"""
+        groups = dict(reversed(spec.split("=", 1)) for spec in config.getoption("port_serial") or ())
+        if not groups:
+            return None
+        from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+        class SerialGroups(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return groups.get(nodeid.split("::", 1)[0], nodeid)
+
+        return SerialGroups(config, log)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:

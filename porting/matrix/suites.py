@@ -40,6 +40,14 @@ MONARCH_TIMEOUT_S = 120
 KNOWN = {"monarch": "torchmonarch", "torchft": "torchft"}
 PLUGINS_NEEDED = ("pytest_timeout", "pytest_asyncio")
 LOOPBACK_ADMIN = "127.0.0.1:0"
+# Test files that must not run at the same time as each other, per suite: the plugin's xdist
+# scheduler sends each group to one worker (plugin.pytest_xdist_make_scheduler). torchft's
+# integration tests bind fixed manager ports (Manager(port=19530 + replica_id) in both
+# files): two workers running them at once fail with "Address already in use" (measured:
+# 6 of the 10 failures of a -n 2 run), a set-up collision that says nothing about torchft.
+SERIAL_GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
+    "torchft": {"torchft-fixed-ports": ("torchft/local_sgd_integ_test.py", "torchft/manager_integ_test.py")},
+}
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,8 @@ def pytest_args(suite: Suite, timeout_s: int) -> list[str]:
            f"--timeout={timeout_s}", "--timeout-method=thread", f"--port-suite={suite.name}"]
     for item in suite.ini:
         out += ["-o", item]
+    for group, files in SERIAL_GROUPS.get(suite.name, {}).items():
+        out += [f"--port-serial={group}={f}" for f in files]
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -189,3 +190,40 @@ def test_certify_runs_a_suite_as_its_own_stage_with_progress(tmp_path):
     assert "2/2 tests done: 1 passed, 1 failed, 0 skipped" in log
     assert "port matrix: failed test_one.py::test_b (call, " in log  # named when it fails
     assert "port matrix: failed test_one.py::test_a" not in log
+
+
+# ---- serial groups ---------------------------------------------------------------------
+
+def test_torchft_fixed_port_files_share_one_worker():
+    suite = suites.Suite(name="torchft", root=Path("/s"), paths=())
+    args = suites.pytest_args(suite, 60)
+    assert "--port-serial=torchft-fixed-ports=torchft/manager_integ_test.py" in args
+    plain = suites.pytest_args(suites.Suite(name="d", root=Path("/s"), paths=()), 60)
+    assert not any("--port-serial" in a for a in plain)
+
+
+def test_a_serial_group_runs_on_one_xdist_worker(tmp_path):
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    body = ("import os, pathlib\n"
+            "def _note(name):\n"
+            "    pathlib.Path(os.environ['SEEN'], name).write_text(os.environ['PYTEST_XDIST_WORKER'])\n")
+    for f in ("test_a.py", "test_b.py", "test_c.py"):
+        tests = "".join(f"def test_{i}():\n    _note('{f}-{i}')\n" for i in range(4))
+        (tmp_path / f).write_text(body + tests)
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    junit = tmp_path / "j.xml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tmp_path), f"--rootdir={tmp_path}", "--port-matrix",
+         "--port-suite=d", "--port-serial=g=test_a.py", "--port-serial=g=test_b.py",
+         "-n", "2", "-p", "no:cacheprovider", "-c", "/dev/null", f"--junitxml={junit}", "-q"],
+        env={**os.environ, "SEEN": str(seen)}, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    workers = {p.name: p.read_text() for p in seen.iterdir()}
+    assert len(workers) == 12
+    grouped = {w for name, w in workers.items() if not name.startswith("test_c")}
+    assert len(grouped) == 1, workers  # both files of the group on one worker
+    assert len(list(ET.parse(junit).iter("testcase"))) == 12
