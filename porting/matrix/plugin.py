@@ -119,6 +119,8 @@ class MatrixState:
         self.disabled: frozenset[str] = frozenset()
         self.conventions_used: set[str] = set()
         self.progress = Progress()
+        self.faults: list[str] | None = None  # Monarch suite: unhandled faults not yet reported
+        self._fault_hook: tuple[Any, Any] | None = None  # (module, Monarch's own hook)
 
     # ---- set-up -------------------------------------------------------------------------
     def start(self) -> None:
@@ -224,6 +226,9 @@ class MatrixState:
         os.kill(os.getpid(), signum)
 
     def pytest_unconfigure(self) -> None:
+        if self._fault_hook is not None:
+            module, original = self._fault_hook
+            module.unhandled_fault_hook = original
         for key, value in self._saved_env.items():  # in-process callers (port matrix)
             if value is None:
                 os.environ.pop(key, None)
@@ -298,6 +303,38 @@ class MatrixState:
             return unmet_requirement(self.facts, **merged)
         except (TypeError, ValueError) as exc:
             raise pytest.UsageError(f"{item.nodeid}: bad requires marker: {exc}") from None
+
+    # ---- Monarch's unhandled faults in its own suite ------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Monarch's default unhandled-fault hook ends the client's main thread with
+        KeyboardInterrupt: in a pytest process that stops the xdist worker (the fourth time,
+        the whole run) instead of failing one test. In a Monarch suite run the fault is
+        recorded and fails the test it happened in; a test that sets its own hook keeps it."""
+        if self.suite != "monarch" or self._fault_hook is not None:
+            return
+        import monarch.actor
+
+        self.faults = []
+        faults = self.faults
+        self._fault_hook = (monarch.actor, monarch.actor.unhandled_fault_hook)
+
+        def record(failure: object) -> None:
+            faults.append(str(failure))
+
+        monarch.actor.unhandled_fault_hook = record
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:
+        report = yield
+        if self.faults:
+            text = "\n".join(self.faults)
+            self.faults.clear()
+            report.outcome = "failed"
+            report.longrepr = (f"Monarch's unhandled-fault hook was called during {report.when} (its default "
+                               f"ends the client with KeyboardInterrupt; the suite run fails the test instead):\n"
+                               f"{text}\n{report.longrepr or ''}")
+        return report
 
     # ---- progress -----------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

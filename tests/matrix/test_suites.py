@@ -227,3 +227,34 @@ def test_a_serial_group_runs_on_one_xdist_worker(tmp_path):
     grouped = {w for name, w in workers.items() if not name.startswith("test_c")}
     assert len(grouped) == 1, workers  # both files of the group on one worker
     assert len(list(ET.parse(junit).iter("testcase"))) == 12
+
+
+# ---- Monarch's unhandled-fault hook ------------------------------------------------------
+
+def test_an_unhandled_monarch_fault_fails_its_test_and_the_run_goes_on(tmp_path):
+    """Monarch's default hook would end the pytest process (KeyboardInterrupt); in a run of a
+    suite named monarch the fault fails the test it happened in, and later tests run."""
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    pytest.importorskip("monarch")
+    suite = tmp_path / "monarch"
+    suite.mkdir()
+    (suite / "test_faults.py").write_text(
+        "import monarch.actor\n"
+        "def test_a_fault():\n    monarch.actor.unhandled_fault_hook('mesh boom failed')\n"
+        "def test_after():\n    pass\n"
+        "def test_own_hook_kept():\n"
+        "    monarch.actor.unhandled_fault_hook = lambda failure: None\n"
+        "    monarch.actor.unhandled_fault_hook('dropped by the test')\n")
+    junit = tmp_path / "j.xml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(suite), f"--rootdir={suite}", "--port-matrix", "--port-suite=monarch",
+         "-p", "no:cacheprovider", "-c", "/dev/null", f"--junitxml={junit}", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    cases = {tc.get("name"): tc for tc in ET.parse(junit).iter("testcase")}
+    failure = cases["test_a_fault"].find("failure")
+    assert failure is not None and "mesh boom failed" in (failure.text or "")
+    assert cases["test_after"].find("failure") is None and cases["test_own_hook_kept"].find("failure") is None
