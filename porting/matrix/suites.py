@@ -29,7 +29,11 @@ from pathlib import Path
 
 from ..errors import InputError
 
-# A per-test limit (pytest-timeout, thread method: a hung Monarch call still gets a report),
+# A per-test limit (pytest-timeout, signal method: SIGALRM fails the test in the main thread
+# and the process goes on; the thread method ends the whole process with os._exit(1), which
+# under xdist kills the worker: the measured Monarch run lost workers that way on tests whose
+# own 10 s limit the loaded machine missed, e.g. test_python_actors.py::test_choose; Monarch
+# blocks in signal-safe waits, so a hung call still gets its report),
 # for a directory suite and torchft (its integration tests train for a minute under load).
 DEFAULT_TIMEOUT_S = 300
 # Monarch's tests are designed quick and mark their own longer limits (pytest.mark.timeout,
@@ -111,7 +115,7 @@ def missing_plugins() -> list[str]:
 def pytest_args(suite: Suite, timeout_s: int) -> list[str]:
     """The arguments that replace the packs' paths and rootdir in ``port matrix``'s command."""
     out = [*map(str, suite.paths), f"--rootdir={suite.root}", f"--confcutdir={suite.root}",
-           f"--timeout={timeout_s}", "--timeout-method=thread", f"--port-suite={suite.name}"]
+           f"--timeout={timeout_s}", "--timeout-method=signal", f"--port-suite={suite.name}"]
     for item in suite.ini:
         out += ["-o", item]
     for group, files in SERIAL_GROUPS.get(suite.name, {}).items():

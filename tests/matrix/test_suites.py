@@ -258,3 +258,34 @@ def test_an_unhandled_monarch_fault_fails_its_test_and_the_run_goes_on(tmp_path)
     failure = cases["test_a_fault"].find("failure")
     assert failure is not None and "mesh boom failed" in (failure.text or "")
     assert cases["test_after"].find("failure") is None and cases["test_own_hook_kept"].find("failure") is None
+
+
+def test_a_test_past_its_limit_fails_and_its_worker_goes_on(tmp_path):
+    """pytest-timeout's thread method would end the xdist worker (os._exit) and leave the run
+    incomplete; a suite run uses the signal method: that test fails, the next one runs."""
+    import xml.etree.ElementTree as ET
+
+    from porting.commands import matrix
+    from porting.config import load_config
+
+    suite = tmp_path / "limits"
+    suite.mkdir()
+    (suite / "test_slow.py").write_text(
+        "import time, pytest\n"
+        "@pytest.mark.timeout(1)\n"
+        "def test_hangs():\n    time.sleep(30)\n"
+        "def test_next():\n    pass\n")
+    args = argparse.Namespace(suite=str(suite), matrix_dir=None, workers="1", shard=None, config=None,
+                              pytest_args=[], test_timeout=None, packs=None, exemptions=None)
+    config = load_config(cli={"matrix.packs": None, "matrix.exemptions": None}, env={}, config_file=None)
+    junit = tmp_path / "j.xml"
+    import pytest as _pytest
+
+    code = _pytest.main([*matrix.build_pytest_args(args, config, junit, "limits-run"), "-p", "no:cacheprovider"])
+    assert code == 1
+    root = ET.parse(junit).getroot()
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert props["port.complete"] == "true", props.get("port.incomplete_reason")
+    cases = {tc.get("name"): tc for tc in root.iter("testcase")}
+    assert "Timeout" in (cases["test_hangs"].find("failure").get("message") or "")
+    assert cases["test_next"].find("failure") is None
