@@ -112,6 +112,7 @@ class MatrixState:
         self.unmatched: dict[str, ex.Exemption] = {}
         self.unmatched_seen = False
         self._old_handlers: dict[int, Any] = {}
+        self._handler_pid = 0  # the process whose signals the plugin handles (not a forked child)
         self._saved_env: dict[str, str | None] = {}  # the controller's, restored at the end
         self.final_properties: dict[str, str] = {}
         self.worker_gpus: list[tuple[str, ...]] = []  # controller: the GPUs of each xdist worker
@@ -206,6 +207,7 @@ class MatrixState:
         os.environ[FACTS_ENV] = json.dumps(self.facts.to_json())
 
     def _install_signal_handlers(self) -> None:
+        self._handler_pid = os.getpid()
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
                 self._old_handlers[sig] = signal.signal(sig, self._on_signal)
@@ -213,6 +215,13 @@ class MatrixState:
                 pass
 
     def _on_signal(self, signum: int, frame: object) -> None:
+        if os.getpid() != self._handler_pid:
+            # A child forked by a test (multiprocessing's fork) inherits this handler (and,
+            # under `port`, the CLI's beneath it): it gets the signal as a plain Python
+            # process would (Monarch's test_no_hang_on_shutdown expects its child killed by
+            # SIGTERM).
+            _as_plain_process(signum)
+            return
         name = signal.Signals(signum).name
         now = time.monotonic()
         if self.interrupted is None:
@@ -224,6 +233,7 @@ class MatrixState:
             return
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
+
 
     def pytest_unconfigure(self) -> None:
         if self._fault_hook is not None:
@@ -478,6 +488,16 @@ class MatrixState:
         for e in sorted(self.unmatched.values(), key=lambda e: e.id):
             shown = e.patterns[0] + (f" (+{len(e.patterns) - 1} more)" if len(e.patterns) > 1 else "")
             tr.write_line(f"exemption {e.id} ({shown}) matches no collected test: remove it?", yellow=True)
+
+
+def _as_plain_process(signum: int) -> None:
+    """Python's own reaction to ``signum``: KeyboardInterrupt for SIGINT, else the default
+    action (for SIGTERM: the process dies of the signal)."""
+    if signum == signal.SIGINT:
+        signal.signal(signum, signal.default_int_handler)
+        raise KeyboardInterrupt
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 class _EarlyCollection:

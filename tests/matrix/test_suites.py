@@ -289,3 +289,27 @@ def test_a_test_past_its_limit_fails_and_its_worker_goes_on(tmp_path):
     cases = {tc.get("name"): tc for tc in root.iter("testcase")}
     assert "Timeout" in (cases["test_hangs"].find("failure").get("message") or "")
     assert cases["test_next"].find("failure") is None
+
+
+def test_a_child_forked_by_a_test_gets_sigterm_as_without_the_plugin(tmp_path):
+    """The plugin turns SIGTERM into an orderly stop of the run; a child that a test forks
+    inherits the handler and must still die of the signal."""
+    import subprocess
+    import sys
+
+    (tmp_path / "test_fork.py").write_text(
+        "import os, signal, time\n"
+        "def test_child_dies_of_sigterm():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        time.sleep(30)\n"
+        "        os._exit(0)\n"
+        "    time.sleep(0.5)\n"
+        "    os.kill(pid, signal.SIGTERM)\n"
+        "    _, status = os.waitpid(pid, 0)\n"
+        "    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM, status\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tmp_path), f"--rootdir={tmp_path}", "--port-matrix",
+         "--port-suite=d", "-p", "no:cacheprovider", "-c", "/dev/null", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert "1 passed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
