@@ -36,7 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="run a project's own pytest suite instead of the packs: 'monarch' (the tests the "
                              "installed torchmonarch wheel ships), 'torchft' (torchft/*_test.py) or a directory")
     parser.add_argument("--test-timeout", metavar="S", type=int, default=None,
-                        help=f"per-test time-out of a --suite run in seconds (default: {_suite_timeout()})")
+                        help=f"per-test time-out of a --suite run in seconds (default: the suite's, "
+                             f"{_suite_timeout()} for monarch, else {_suite_timeout('')})")
     add_option_flag(parser, "matrix.packs", "--pack")
     add_option_flag(parser, "matrix.exemptions", "--exemptions")
     parser.add_argument("--run-id", metavar="ID", default=None,
@@ -45,10 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="further pytest arguments (after --), e.g. -- -k actor")
 
 
-def _suite_timeout() -> int:
-    from ..matrix.suites import DEFAULT_TIMEOUT_S
+def _suite_timeout(name: str = "monarch") -> int:
+    from ..matrix.suites import DEFAULT_TIMEOUT_S, MONARCH_TIMEOUT_S
 
-    return DEFAULT_TIMEOUT_S
+    return MONARCH_TIMEOUT_S if name == "monarch" else DEFAULT_TIMEOUT_S
 
 
 def suite_of(args: argparse.Namespace):
@@ -135,14 +136,14 @@ def _write_evidence(junit_file: Path, signing_key: str | None) -> None:
 
 
 def _suite_subject(args: argparse.Namespace, suite, config) -> list[str]:
-    from ..matrix.suites import DEFAULT_TIMEOUT_S, missing_plugins
+    from ..matrix.suites import missing_plugins
     from ..matrix.suites import pytest_args as suite_args
 
     missing = missing_plugins()
     if missing:
         raise UsageError(f"--suite {args.suite} needs pytest-timeout and pytest-asyncio: pip install "
                          f"'rocm-port[suites]' (not importable: {', '.join(missing)})")
-    timeout = args.test_timeout if getattr(args, "test_timeout", None) is not None else DEFAULT_TIMEOUT_S
+    timeout = args.test_timeout if getattr(args, "test_timeout", None) is not None else suite.timeout_s
     if timeout <= 0:
         raise UsageError(f"--test-timeout {timeout}: expected a positive number of seconds")
     out = suite_args(suite, timeout)

@@ -59,6 +59,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(oss_skip, DISABLED lists, device skips) as exemptions")
     group.addoption("--port-disabled", action="append", default=None, metavar="FILE",
                     help="a project's 'DISABLED <test>' list, repeatable (with --port-suite)")
+    group.addoption("--port-serial", action="append", default=None, metavar="GROUP=FILE",
+                    help="a test file of the suite that runs on one xdist worker with the other files of "
+                         "GROUP, repeatable")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -109,6 +112,7 @@ class MatrixState:
         self.unmatched: dict[str, ex.Exemption] = {}
         self.unmatched_seen = False
         self._old_handlers: dict[int, Any] = {}
+        self._handler_pid = 0  # the process whose signals the plugin handles (not a forked child)
         self._saved_env: dict[str, str | None] = {}  # the controller's, restored at the end
         self.final_properties: dict[str, str] = {}
         self.worker_gpus: list[tuple[str, ...]] = []  # controller: the GPUs of each xdist worker
@@ -116,6 +120,8 @@ class MatrixState:
         self.disabled: frozenset[str] = frozenset()
         self.conventions_used: set[str] = set()
         self.progress = Progress()
+        self.faults: list[str] | None = None  # Monarch suite: unhandled faults not yet reported
+        self._fault_hook: tuple[Any, Any] | None = None  # (module, Monarch's own hook)
 
     # ---- set-up -------------------------------------------------------------------------
     def start(self) -> None:
@@ -165,6 +171,22 @@ class MatrixState:
         self.worker_gpus = assign(vis, workers)
 
     @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """The files of a serial group (--port-serial GROUP=FILE) go to one worker, the other
+        tests one by one as with ``--dist load``. (xdist's own ``loadgroup`` renames the items,
+        which this pytest ignores, so it does not group.)"""
+        groups = dict(reversed(spec.split("=", 1)) for spec in config.getoption("port_serial") or ())
+        if not groups:
+            return None
+        from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+        class SerialGroups(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return groups.get(nodeid.split("::", 1)[0], nodeid)
+
+        return SerialGroups(config, log)
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """xdist, before a worker starts: the GPUs it owns (read in _take_assigned_gpus)."""
         gpus = self.worker_gpus
@@ -185,6 +207,7 @@ class MatrixState:
         os.environ[FACTS_ENV] = json.dumps(self.facts.to_json())
 
     def _install_signal_handlers(self) -> None:
+        self._handler_pid = os.getpid()
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
                 self._old_handlers[sig] = signal.signal(sig, self._on_signal)
@@ -192,6 +215,13 @@ class MatrixState:
                 pass
 
     def _on_signal(self, signum: int, frame: object) -> None:
+        if os.getpid() != self._handler_pid:
+            # A child forked by a test (multiprocessing's fork) inherits this handler (and,
+            # under `port`, the CLI's beneath it): it gets the signal as a plain Python
+            # process would (Monarch's test_no_hang_on_shutdown expects its child killed by
+            # SIGTERM).
+            _as_plain_process(signum)
+            return
         name = signal.Signals(signum).name
         now = time.monotonic()
         if self.interrupted is None:
@@ -204,7 +234,11 @@ class MatrixState:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
+
     def pytest_unconfigure(self) -> None:
+        if self._fault_hook is not None:
+            module, original = self._fault_hook
+            module.unhandled_fault_hook = original
         for key, value in self._saved_env.items():  # in-process callers (port matrix)
             if value is None:
                 os.environ.pop(key, None)
@@ -280,6 +314,38 @@ class MatrixState:
         except (TypeError, ValueError) as exc:
             raise pytest.UsageError(f"{item.nodeid}: bad requires marker: {exc}") from None
 
+    # ---- Monarch's unhandled faults in its own suite ------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Monarch's default unhandled-fault hook ends the client's main thread with
+        KeyboardInterrupt: in a pytest process that stops the xdist worker (the fourth time,
+        the whole run) instead of failing one test. In a Monarch suite run the fault is
+        recorded and fails the test it happened in; a test that sets its own hook keeps it."""
+        if self.suite != "monarch" or self._fault_hook is not None:
+            return
+        import monarch.actor
+
+        self.faults = []
+        faults = self.faults
+        self._fault_hook = (monarch.actor, monarch.actor.unhandled_fault_hook)
+
+        def record(failure: object) -> None:
+            faults.append(str(failure))
+
+        monarch.actor.unhandled_fault_hook = record
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Any:
+        report = yield
+        if self.faults:
+            text = "\n".join(self.faults)
+            self.faults.clear()
+            report.outcome = "failed"
+            report.longrepr = (f"Monarch's unhandled-fault hook was called during {report.when} (its default "
+                               f"ends the client with KeyboardInterrupt; the suite run fails the test instead):\n"
+                               f"{text}\n{report.longrepr or ''}")
+        return report
+
     # ---- progress -----------------------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and not report.passed):
@@ -299,11 +365,15 @@ class MatrixState:
     def _progress(self, report: pytest.TestReport) -> None:
         outcome = "skipped" if report.skipped else "failed" if report.failed else "passed"
         line = self.progress.add(report.nodeid, outcome, time.monotonic())
-        if line:
-            tr = self.config.pluginmanager.getplugin("terminalreporter")
-            if tr is not None:
-                tr.write("\n")  # after the row of dots xdist is writing
-                tr.write_line(line)
+        # A failure is named when it happens: in an hour-long suite run the summary at the
+        # end is too late to start looking at it.
+        lines = ([f"port matrix: failed {report.nodeid} ({report.when}, {report.duration:.1f}s)"]
+                 if outcome == "failed" else []) + ([line] if line else [])
+        tr = self.config.pluginmanager.getplugin("terminalreporter")
+        if tr is not None and lines:
+            tr.write("\n")  # after the row of dots xdist is writing
+            for text in lines:
+                tr.write_line(text)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object | None) -> None:
@@ -418,6 +488,16 @@ class MatrixState:
         for e in sorted(self.unmatched.values(), key=lambda e: e.id):
             shown = e.patterns[0] + (f" (+{len(e.patterns) - 1} more)" if len(e.patterns) > 1 else "")
             tr.write_line(f"exemption {e.id} ({shown}) matches no collected test: remove it?", yellow=True)
+
+
+def _as_plain_process(signum: int) -> None:
+    """Python's own reaction to ``signum``: KeyboardInterrupt for SIGINT, else the default
+    action (for SIGTERM: the process dies of the signal)."""
+    if signum == signal.SIGINT:
+        signal.signal(signum, signal.default_int_handler)
+        raise KeyboardInterrupt
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 class _EarlyCollection:

@@ -29,12 +29,29 @@ from pathlib import Path
 
 from ..errors import InputError
 
-# A per-test limit (pytest-timeout, thread method: a hung Monarch call still gets a report).
+# A per-test limit (pytest-timeout, signal method: SIGALRM fails the test in the main thread
+# and the process goes on; the thread method ends the whole process with os._exit(1), which
+# under xdist kills the worker: the measured Monarch run lost workers that way on tests whose
+# own 10 s limit the loaded machine missed, e.g. test_python_actors.py::test_choose; Monarch
+# blocks in signal-safe waits, so a hung call still gets its report),
+# for a directory suite and torchft (its integration tests train for a minute under load).
 DEFAULT_TIMEOUT_S = 300
+# Monarch's tests are designed quick and mark their own longer limits (pytest.mark.timeout,
+# 10 to 500 s, which override this): an unmarked test still running after two minutes is
+# hung, and 300 s would spend five minutes of a 55-minute CI budget on each such test.
+MONARCH_TIMEOUT_S = 120
 # name -> (distribution, how its suite is laid out in the wheel)
 KNOWN = {"monarch": "torchmonarch", "torchft": "torchft"}
 PLUGINS_NEEDED = ("pytest_timeout", "pytest_asyncio")
 LOOPBACK_ADMIN = "127.0.0.1:0"
+# Test files that must not run at the same time as each other, per suite: the plugin's xdist
+# scheduler sends each group to one worker (plugin.pytest_xdist_make_scheduler). torchft's
+# integration tests bind fixed manager ports (Manager(port=19530 + replica_id) in both
+# files): two workers running them at once fail with "Address already in use" (measured:
+# 6 of the 10 failures of a -n 2 run), a set-up collision that says nothing about torchft.
+SERIAL_GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
+    "torchft": {"torchft-fixed-ports": ("torchft/local_sgd_integ_test.py", "torchft/manager_integ_test.py")},
+}
 
 
 @dataclass(frozen=True)
@@ -46,6 +63,7 @@ class Suite:
     env: dict[str, str] = field(default_factory=dict)  # set unless the caller already set it
     ini: tuple[str, ...] = ()  # -o name=value
     registry: Path | None = None  # the suite's exemption registry shipped with rocm-port
+    timeout_s: int = DEFAULT_TIMEOUT_S  # per-test limit unless --test-timeout says otherwise
     distribution: str = ""
     version: str = ""
 
@@ -79,7 +97,8 @@ def _installed(name: str, dist_name: str, registries: Path) -> Suite:
         return Suite(name=name, root=site, paths=(tests,), python_path=(tests,),
                      env={"HYPERACTOR_MESH_ADMIN_ADDR": LOOPBACK_ADMIN},
                      ini=("asyncio_mode=auto", "asyncio_default_fixture_loop_scope=function"),
-                     registry=reg, distribution=dist_name, version=dist.version)
+                     registry=reg, distribution=dist_name, version=dist.version,
+                     timeout_s=MONARCH_TIMEOUT_S)
     tests_ft = sorted(site / f for f in files if f.startswith("torchft/") and f.endswith("_test.py"))
     if not tests_ft:
         raise InputError(f"--suite torchft: {dist_name} {dist.version} ships no torchft/*_test.py")
@@ -96,9 +115,11 @@ def missing_plugins() -> list[str]:
 def pytest_args(suite: Suite, timeout_s: int) -> list[str]:
     """The arguments that replace the packs' paths and rootdir in ``port matrix``'s command."""
     out = [*map(str, suite.paths), f"--rootdir={suite.root}", f"--confcutdir={suite.root}",
-           f"--timeout={timeout_s}", "--timeout-method=thread", f"--port-suite={suite.name}"]
+           f"--timeout={timeout_s}", "--timeout-method=signal", f"--port-suite={suite.name}"]
     for item in suite.ini:
         out += ["-o", item]
+    for group, files in SERIAL_GROUPS.get(suite.name, {}).items():
+        out += [f"--port-serial={group}={f}" for f in files]
     return out
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -71,6 +72,15 @@ def test_suite_run_arguments_replace_the_packs(tmp_path, monkeypatch):
     assert str(tmp_path.resolve() / "tests/test_a.py::test_a") in out  # the subset, from any cwd
     assert str(tmp_path.resolve()) not in out  # the whole suite is not collected as well
     assert "--import-mode=importlib" not in out and not any("test_matrix" in a for a in out)
+    args.test_timeout = None  # a directory suite's own limit
+    assert f"--timeout={suites.DEFAULT_TIMEOUT_S}" in matrix.build_pytest_args(args, config, tmp_path / "j.xml", "r")
+
+
+def test_monarch_runs_under_its_shorter_per_test_limit():
+    pytest.importorskip("monarch")
+    suite = suites.resolve("monarch", REGISTRIES)
+    assert suite.timeout_s == suites.MONARCH_TIMEOUT_S < suites.DEFAULT_TIMEOUT_S
+    assert f"--timeout={suites.MONARCH_TIMEOUT_S}" in suites.pytest_args(suite, suite.timeout_s)
 
 
 # ---- conventions ----------------------------------------------------------------------
@@ -176,4 +186,130 @@ def test_certify_runs_a_suite_as_its_own_stage_with_progress(tmp_path):
     assert len(junit) == 1
     text = junit[0].read_text()
     assert 'name="port.collected" value="2"' in text and 'name="port.complete" value="true"' in text
-    assert "2/2 tests done: 1 passed, 1 failed, 0 skipped" in Path(stage.log).read_text()
+    log = Path(stage.log).read_text()
+    assert "2/2 tests done: 1 passed, 1 failed, 0 skipped" in log
+    assert "port matrix: failed test_one.py::test_b (call, " in log  # named when it fails
+    assert "port matrix: failed test_one.py::test_a" not in log
+
+
+# ---- serial groups ---------------------------------------------------------------------
+
+def test_torchft_fixed_port_files_share_one_worker():
+    suite = suites.Suite(name="torchft", root=Path("/s"), paths=())
+    args = suites.pytest_args(suite, 60)
+    assert "--port-serial=torchft-fixed-ports=torchft/manager_integ_test.py" in args
+    plain = suites.pytest_args(suites.Suite(name="d", root=Path("/s"), paths=()), 60)
+    assert not any("--port-serial" in a for a in plain)
+
+
+def test_a_serial_group_runs_on_one_xdist_worker(tmp_path):
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    body = ("import os, pathlib\n"
+            "def _note(name):\n"
+            "    pathlib.Path(os.environ['SEEN'], name).write_text(os.environ['PYTEST_XDIST_WORKER'])\n")
+    for f in ("test_a.py", "test_b.py", "test_c.py"):
+        tests = "".join(f"def test_{i}():\n    _note('{f}-{i}')\n" for i in range(4))
+        (tmp_path / f).write_text(body + tests)
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    junit = tmp_path / "j.xml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tmp_path), f"--rootdir={tmp_path}", "--port-matrix",
+         "--port-suite=d", "--port-serial=g=test_a.py", "--port-serial=g=test_b.py",
+         "-n", "2", "-p", "no:cacheprovider", "-c", "/dev/null", f"--junitxml={junit}", "-q"],
+        env={**os.environ, "SEEN": str(seen)}, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    workers = {p.name: p.read_text() for p in seen.iterdir()}
+    assert len(workers) == 12
+    grouped = {w for name, w in workers.items() if not name.startswith("test_c")}
+    assert len(grouped) == 1, workers  # both files of the group on one worker
+    assert len(list(ET.parse(junit).iter("testcase"))) == 12
+
+
+# ---- Monarch's unhandled-fault hook ------------------------------------------------------
+
+def test_an_unhandled_monarch_fault_fails_its_test_and_the_run_goes_on(tmp_path):
+    """Monarch's default hook would end the pytest process (KeyboardInterrupt); in a run of a
+    suite named monarch the fault fails the test it happened in, and later tests run."""
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    pytest.importorskip("monarch")
+    suite = tmp_path / "monarch"
+    suite.mkdir()
+    (suite / "test_faults.py").write_text(
+        "import monarch.actor\n"
+        "def test_a_fault():\n    monarch.actor.unhandled_fault_hook('mesh boom failed')\n"
+        "def test_after():\n    pass\n"
+        "def test_own_hook_kept():\n"
+        "    monarch.actor.unhandled_fault_hook = lambda failure: None\n"
+        "    monarch.actor.unhandled_fault_hook('dropped by the test')\n")
+    junit = tmp_path / "j.xml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(suite), f"--rootdir={suite}", "--port-matrix", "--port-suite=monarch",
+         "-p", "no:cacheprovider", "-c", "/dev/null", f"--junitxml={junit}", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    cases = {tc.get("name"): tc for tc in ET.parse(junit).iter("testcase")}
+    failure = cases["test_a_fault"].find("failure")
+    assert failure is not None and "mesh boom failed" in (failure.text or "")
+    assert cases["test_after"].find("failure") is None and cases["test_own_hook_kept"].find("failure") is None
+
+
+def test_a_test_past_its_limit_fails_and_its_worker_goes_on(tmp_path):
+    """pytest-timeout's thread method would end the xdist worker (os._exit) and leave the run
+    incomplete; a suite run uses the signal method: that test fails, the next one runs."""
+    import xml.etree.ElementTree as ET
+
+    from porting.commands import matrix
+    from porting.config import load_config
+
+    suite = tmp_path / "limits"
+    suite.mkdir()
+    (suite / "test_slow.py").write_text(
+        "import time, pytest\n"
+        "@pytest.mark.timeout(1)\n"
+        "def test_hangs():\n    time.sleep(30)\n"
+        "def test_next():\n    pass\n")
+    args = argparse.Namespace(suite=str(suite), matrix_dir=None, workers="1", shard=None, config=None,
+                              pytest_args=[], test_timeout=None, packs=None, exemptions=None)
+    config = load_config(cli={"matrix.packs": None, "matrix.exemptions": None}, env={}, config_file=None)
+    junit = tmp_path / "j.xml"
+    import pytest as _pytest
+
+    code = _pytest.main([*matrix.build_pytest_args(args, config, junit, "limits-run"), "-p", "no:cacheprovider"])
+    assert code == 1
+    root = ET.parse(junit).getroot()
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert props["port.complete"] == "true", props.get("port.incomplete_reason")
+    cases = {tc.get("name"): tc for tc in root.iter("testcase")}
+    assert "Timeout" in (cases["test_hangs"].find("failure").get("message") or "")
+    assert cases["test_next"].find("failure") is None
+
+
+def test_a_child_forked_by_a_test_gets_sigterm_as_without_the_plugin(tmp_path):
+    """The plugin turns SIGTERM into an orderly stop of the run; a child that a test forks
+    inherits the handler and must still die of the signal."""
+    import subprocess
+    import sys
+
+    (tmp_path / "test_fork.py").write_text(
+        "import os, signal, time\n"
+        "def test_child_dies_of_sigterm():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        time.sleep(30)\n"
+        "        os._exit(0)\n"
+        "    time.sleep(0.5)\n"
+        "    os.kill(pid, signal.SIGTERM)\n"
+        "    _, status = os.waitpid(pid, 0)\n"
+        "    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM, status\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tmp_path), f"--rootdir={tmp_path}", "--port-matrix",
+         "--port-suite=d", "-p", "no:cacheprovider", "-c", "/dev/null", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert "1 passed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
