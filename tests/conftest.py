@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import uuid
+from collections.abc import Callable
 
 import pytest
 
@@ -48,3 +49,35 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         lines += [f"  pid {p.pid}: {p.cmdline}" for p in left]
         if reporter is not None:
             reporter.write_line("\n".join(lines), yellow=True)
+
+
+def process_tree() -> dict[int, list[int]]:
+    """parent pid -> child pids, from /proc (processes that vanish while it is read are skipped)."""
+    tree: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="utf-8") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        tree.setdefault(ppid, []).append(int(name))
+    return tree
+
+
+def descendants_of(root: int) -> set[int]:
+    """Every live process below ``root`` (children, their children, ...)."""
+    tree, seen, todo = process_tree(), set(), [root]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
+@pytest.fixture
+def descendants() -> Callable[[int], set[int]]:
+    """Every live process below a pid, read from /proc (tests that check nothing is left behind)."""
+    return descendants_of

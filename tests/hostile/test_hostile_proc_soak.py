@@ -72,27 +72,10 @@ def test_claim_of_a_deeply_nested_marker_is_not_a_traceback(tmp_path: Path) -> N
     assert (out / "logs" / "r0.log").exists()
 
 
-def _descendants(root: int) -> set[int]:
-    tree: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as fh:
-                    tree.setdefault(int(fh.read().rsplit(")", 1)[1].split()[1]), []).append(int(name))
-            except (OSError, IndexError, ValueError):
-                continue
-    seen, todo = set(), [root]
-    while todo:
-        for child in tree.get(todo.pop(), []):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return seen
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_signal_stops_driver_and_replicas_and_writes_an_incomplete_result(tmp_path: Path, hp, sig: int) -> None:
+def test_signal_stops_driver_and_replicas_and_writes_an_incomplete_result(tmp_path: Path, hp, sig: int,
+                                                                          descendants) -> None:
     out = tmp_path / "soak"
     proc = subprocess.Popen([sys.executable, "-m", "porting", "soak", *SHORT, "--out", str(out)],
                             cwd=tmp_path, env=hp.port_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -101,13 +84,13 @@ def test_signal_stops_driver_and_replicas_and_writes_an_incomplete_result(tmp_pa
     try:
         give_up = time.monotonic() + 400  # a hang guard: start-up of Monarch + torchft on a busy machine
         while time.monotonic() < give_up and proc.poll() is None:
-            seen |= _descendants(proc.pid)
+            seen |= descendants(proc.pid)
             steps = out / "steps" / "r0.jsonl"
             if steps.is_file() and steps.stat().st_size > 0:
                 break
             time.sleep(0.2)
         assert proc.poll() is None, proc.communicate()[1][-3000:]
-        seen |= _descendants(proc.pid)
+        seen |= descendants(proc.pid)
         proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 128 + sig, stderr[-3000:]

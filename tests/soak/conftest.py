@@ -4,7 +4,6 @@ analysis can be tested on a known history (one replica killed and healed from a 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -79,39 +78,8 @@ def write_logs():
     return write_history
 
 
-def process_tree() -> dict[int, list[int]]:
-    """parent pid -> child pids, from /proc (processes that vanish while it is read are skipped)."""
-    tree: dict[int, list[int]] = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", encoding="utf-8") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        tree.setdefault(ppid, []).append(int(name))
-    return tree
-
-
-def descendants_of(root: int) -> set[int]:
-    """Every live process below ``root`` (children, their children, ...)."""
-    tree, seen, todo = process_tree(), set(), [root]
-    while todo:
-        for child in tree.get(todo.pop(), []):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return seen
-
-
 @pytest.fixture
 def alive() -> Callable[[int], bool]:
     """Whether a pid exists and is not a zombie: the soak's own check (porting.soak.procs.pid_alive,
     itself tested against a real exited child in test_trainer_parts), not a copy of it."""
     return pid_alive
-
-
-@pytest.fixture
-def descendants() -> Callable[[int], set[int]]:
-    return descendants_of
