@@ -26,36 +26,39 @@ from .errors import PortError
 TYPE_CHECKING = False  # typing is not imported at run time: `port detect` must start fast
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from typing import Any
 
-# `port detect`'s options (porting/commands/detect.py's add_arguments, plus the --config every
-# command has): option -> (attribute, kind); kind "flag", "value" (last one wins) or "append".
-DETECT_OPTIONS = {
-    "--json": ("json", "flag"),
-    "--platform": ("platform", "value"),
-    "--min-rocm": ("min_rocm", "value"),
-    "--require": ("require", "append"),
-    "--root": ("root", "value"),
-    "--sources": ("sources", "append"),
-    "--project": ("project", "value"),
-    "--out": ("out", "value"),
-    "--config": ("config", "value"),
-}
-PLATFORMS = ("auto", "cuda", "rocm", "none")
+# `port detect`'s options, declared once: porting/commands/detect.py builds its argparse parser
+# from this table and the reader below reads the same words. Each row: option, attribute, kind
+# ("flag", "value": the last one wins, "append"), default, choices, metavar, help.
+DETECT_SPEC: tuple[tuple[str, str, str, object, tuple[str, ...] | None, str | None, str], ...] = (
+    ("--json", "json", "flag", False, None, None, "print the detection record as JSON (schema in docs)"),
+    ("--platform", "platform", "value", None, ("auto", "cuda", "rocm", "none"), None,
+     "override the GPU platform (env PORT_GPU_PLATFORM)"),
+    ("--min-rocm", "min_rocm", "value", None, None, "VERSION", "ROCm version gate (default 7.0)"),
+    ("--require", "require", "append", [], None, "EXPR",
+     "fail (exit 1) unless EXPR holds, e.g. 'rocm>=7.0' (repeatable)"),
+    ("--root", "root", "value", "/", None, "DIR", "probe the filesystem under DIR instead of / (synthetic machines)"),
+    ("--sources", "sources", "append", None, None, "DIR",
+     "source dir to classify (HIP vs CUDA); default from config: native"),
+    ("--project", "project", "value", None, None, "DIR", "project directory (default: cwd)"),
+    ("--out", "out", "value", None, None, "FILE", "also write the JSON record to FILE"),
+)
+# option -> (attribute, kind, choices), with the --config every command has (porting.cli adds it)
+DETECT_OPTIONS = {opt: (attr, kind, choices) for opt, attr, kind, _, choices, _, _ in DETECT_SPEC}
+DETECT_OPTIONS["--config"] = ("config", "value", None)
 
 
 class DetectArgs:
     """What argparse's Namespace holds for `port detect` (same attributes, same defaults)."""
 
     def __init__(self) -> None:
-        self.json = False
-        self.platform: str | None = None
-        self.min_rocm: str | None = None
-        self.require: list[str] = []
-        self.root = "/"
-        self.sources: list[str] | None = None
-        self.project: str | None = None
-        self.out: str | None = None
+        for _, attr, _, default, _, _, _ in DETECT_SPEC:
+            setattr(self, attr, list(default) if isinstance(default, list) else default)
         self.config: str | None = None
+
+    def __getattr__(self, name: str) -> Any:  # the attributes set from DETECT_SPEC, for mypy
+        raise AttributeError(name)
 
 
 def parse_detect(argv: Sequence[str]) -> DetectArgs | None:
@@ -69,11 +72,11 @@ def parse_detect(argv: Sequence[str]) -> DetectArgs | None:
         spec = DETECT_OPTIONS.get(name)
         if spec is None:
             return None  # a positional, -h, --, an abbreviation, an unknown option
-        attr, kind = spec
+        attr, kind, choices = spec
         if kind == "flag":
             if eq:
                 return None  # argparse: "ignored explicit argument"
-            args.json = True
+            setattr(args, attr, True)
             i += 1
             continue
         if not eq:
@@ -82,8 +85,8 @@ def parse_detect(argv: Sequence[str]) -> DetectArgs | None:
             value = argv[i + 1]
             i += 1
         i += 1
-        if attr == "platform" and value not in PLATFORMS:
-            return None
+        if choices is not None and value not in choices:
+            return None  # argparse's error
         if kind == "append":
             current = getattr(args, attr)
             setattr(args, attr, [*(current or []), value])
