@@ -51,12 +51,12 @@ Outcome = tuple[str, str, bool] | str  # (verdict, first difference, mask findin
 
 def _emulate(path: Path, out: Path, cache: Path, timeout: float) -> Outcome:
     from .. import emulate
+    from ..walk import read_regular, why_unreadable
 
-    try:
-        text = path.read_text(errors="replace")
-    except OSError as exc:
-        return f"cannot read {path}: {exc.strerror or exc}"
-    if not _MAIN.search(text):
+    data = read_regular(path)  # the one bounded reader: a FIFO or a huge file is not opened/read whole
+    if data is None:
+        return f"{path}: {why_unreadable(path)}"
+    if not _MAIN.search(data.decode("utf-8", "replace")):
         return "no main() in this file: not a program port emulate can run"
     out.mkdir(parents=True)
     req = emulate.Request(sources=[path], out_dir=out, include_dirs=[path.parent], timeout=timeout,
