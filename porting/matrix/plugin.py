@@ -234,7 +234,6 @@ class MatrixState:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
-
     def pytest_unconfigure(self) -> None:
         if self._fault_hook is not None:
             module, original = self._fault_hook
