@@ -1,15 +1,29 @@
 """`port audit --confirm`: run each program that holds wave64 findings under `port emulate` at 32
-and 64 lanes and mark its findings (issue 26).
+and 64 lanes and mark each finding by what the runs showed at or from its line (issue 26).
 
-The attribution is per program, not per line: ``confirmed`` says the program's 64-lane run gives
-other results than its 32-lane run (stdout, exit status), so its wave64 hazards are not only
-theoretical; the divergence is not traced back to the finding's line. ``not-reproduced`` says both
-widths gave the same results (for a ``warp32-logical`` note: its claim held on this run; for a
-hazard: this input did not reach it, or it does not change the output). A ``warp-mask-32bit``
-finding is confirmed when the emulator itself met a 32-bit mask leaving out lanes 32-63 (the run
-goes on with the mask widened: ``mask_faults="report"``). ``inconclusive``: a run timed out;
-``not-run``: no ``main()`` in the file, or port emulate refused or could not build it (the reason
-is kept). Everything port emulate writes goes to a temporary directory removed afterwards.
+At 64 lanes the emulator reports *sites*: the program lines where a warp collective behaved
+otherwise than in a 32-lane warp (a 32-bit mask leaving out lanes 32-63, a shuffle whose lane read
+another value than its 32-lane half gives it, a ballot or vote that counted the other half;
+porting/emulate/runtime/emu_sites.cpp). A site is *tied* to a finding when it lies on one of the
+finding's target lines (porting.audit.flow: its statement, the uses of a name it assigns, the
+bodies of the helpers those lines call). Then:
+
+``confirmed``       a tied site, and the program's results (stdout, exit status) differ at 32 and
+                    64 lanes; or, for ``warp-mask-32bit``, a tied 32-bit mask site alone (HIP
+                    traps on such a mask whatever the results). Correct wave64 code has sites too
+                    (a 64-lane reduction reads across the halves by design), so a site without a
+                    difference in results confirms nothing.
+``not-reproduced``  the same results at both widths (for a ``warp32-logical`` note: its claim held);
+                    or the results differ but the collectives on the target lines behaved as in a
+                    32-lane warp (or were not reached), so the difference arises elsewhere.
+``untraced``        the results differ and no target line holds a warp collective: a hazard in
+                    lane arithmetic used for memory, a shared-array size or a launch configuration
+                    shows only in the results, which the emulator cannot tie to a line.
+``inconclusive``    a run timed out.
+``not-run``         no ``main()`` in the file, or port emulate refused or could not build it (the
+                    reason is kept).
+
+Everything port emulate writes goes to a temporary directory removed afterwards.
 """
 
 from __future__ import annotations
@@ -17,15 +31,17 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..emulate.run import Site
 from ..errors import PortError
 from .evaluate import WAVE64_RULES
 from .findings import Finding
+from .flow import Flow
 
 CONFIRMABLE = WAVE64_RULES | {"warp32-logical"}
 _MAIN = re.compile(r"\bint\s+main\s*\(")
-_MASK_FINDING = "32-bit mask"  # how the emulator's runtime names a mask that leaves out lanes 32-63
 
 
 def confirm(findings: Iterable[Finding], timeout: float = 60.0) -> int:
@@ -40,13 +56,21 @@ def confirm(findings: Iterable[Finding], timeout: float = 60.0) -> int:
         cache = Path(tmp) / "cache"  # the runtime is built once for all programs of the run
         for i, (path, found) in enumerate(sorted(by_file.items())):
             outcome = _emulate(Path(path), Path(tmp) / f"program-{i}", cache, timeout)
-            ran += isinstance(outcome, tuple)
+            ran += isinstance(outcome, Emulated)
             for f in found:
-                f.confirmation, f.confirmation_detail = _judge(f, outcome, Path(path))
+                f.confirmation, f.confirmation_detail = _judge(f, outcome)
     return ran
 
 
-Outcome = tuple[str, str, bool] | str  # (verdict, first difference, mask finding) or why it did not run
+@dataclass
+class Emulated:
+    verdict: str                   # same | diverged | inconclusive
+    first: str                     # the first difference, as port emulate prints it
+    sites: list[Site]              # the 64-lane run's sites in this file
+    flow: Flow
+
+
+Outcome = Emulated | str  # or why it did not run
 
 
 def _emulate(path: Path, out: Path, cache: Path, timeout: float) -> Outcome:
@@ -56,7 +80,8 @@ def _emulate(path: Path, out: Path, cache: Path, timeout: float) -> Outcome:
     data = read_regular(path)  # the one bounded reader: a FIFO or a huge file is not opened/read whole
     if data is None:
         return f"{path}: {why_unreadable(path)}"
-    if not _MAIN.search(data.decode("utf-8", "replace")):
+    text = data.decode("utf-8", "replace")
+    if not _MAIN.search(text):
         return "no main() in this file: not a program port emulate can run"
     out.mkdir(parents=True)
     req = emulate.Request(sources=[path], out_dir=out, include_dirs=[path.parent], timeout=timeout,
@@ -66,21 +91,48 @@ def _emulate(path: Path, out: Path, cache: Path, timeout: float) -> Outcome:
     except PortError as exc:  # refused (a feature it does not model), does not build, fails at every width
         return f"port emulate: {exc}"
     first = result.differences[0].line() if result.differences else ""
-    masks = any(_MASK_FINDING in line for r in result.runs for line in r.findings)
-    return result.verdict, first, masks
+    me = path.resolve()
+    sites = [s for r in result.runs for s in r.sites if _same_file(s.file, me)]
+    return Emulated(result.verdict, first, sites, Flow.of(text))
 
 
-def _judge(f: Finding, outcome: Outcome, path: Path) -> tuple[str, str]:
+def _same_file(name: str, path: Path) -> bool:
+    try:
+        return Path(name).resolve() == path
+    except (OSError, RuntimeError):  # a loop of links, a name the OS refuses
+        return False
+
+
+def _judge(f: Finding, outcome: Outcome) -> tuple[str, str]:
     if isinstance(outcome, str):
         return "not-run", outcome
-    verdict, first, masks = outcome
-    if verdict == "inconclusive":
+    if outcome.verdict == "inconclusive":
         return "inconclusive", "a run at 32 or 64 lanes hit the time limit (--confirm-timeout)"
-    if f.rule == "warp-mask-32bit":
-        if masks:
-            return "confirmed", "the emulator met a 32-bit mask that leaves out lanes 32-63 of a 64-lane wavefront"
-        return "not-reproduced", "the emulator met no 32-bit mask leaving out lanes (this input did not reach it)"
-    if verdict == "diverged":
-        return "confirmed", (f"the program's results differ at 32 and 64 lanes ({first}); per program, "
-                             "not traced to this line")
-    return "not-reproduced", "the same results at 32 and 64 lanes (stdout and exit status) on this run"
+    targets = outcome.flow.targets(f.line)
+    tied = [(s, targets[s.line]) for s in outcome.sites if s.line in targets]
+    diverged = outcome.verdict == "diverged"
+    masks = [t for t in tied if t[0].kind == "mask-32bit"]
+    if f.rule == "warp-mask-32bit" and masks:
+        return "confirmed", _site(*masks[0]) + " (HIP traps on such a mask whatever the results)"
+    if tied and diverged:
+        return "confirmed", f"{_site(*tied[0])}, and the results differ at 32 and 64 lanes ({outcome.first})"
+    if not diverged:
+        if tied:
+            return "not-reproduced", (f"{_site(*tied[0])}, but the results are the same at 32 and 64 lanes "
+                                      "(stdout and exit status) on this run")
+        return "not-reproduced", ("the same results at 32 and 64 lanes (stdout and exit status) on this run, and no "
+                                  "warp collective at or from this line behaved otherwise at 64 lanes")
+    elsewhere = sorted({s.line for s in outcome.sites})
+    where = f" (sites on line {', '.join(map(str, elsewhere))})" if elsewhere else ""
+    if outcome.flow.has_collective(sorted(targets)):
+        return "not-reproduced", (f"the results differ at 32 and 64 lanes ({outcome.first}), but the warp "
+                                  "collectives at or from this line behaved as in a 32-lane warp or were not "
+                                  f"reached: the difference arises elsewhere{where}")
+    return "untraced", (f"the results differ at 32 and 64 lanes ({outcome.first}), but no warp collective is "
+                        "at or flows from this line, so the emulator cannot tie the difference to it"
+                        f"{where}")
+
+
+def _site(site: Site, how: str) -> str:
+    place = f"line {site.line}" + ("" if how == "this line" else f" ({how})")
+    return f"at 64 lanes {site.kind} on {place}: {site.detail}"
