@@ -27,8 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list-rules", action="store_true", help="print the rules and exit")
     parser.add_argument("--confirm", action="store_true",
                         help="run each program holding wave64 findings under port emulate at 32 and 64 lanes "
-                             "and mark each finding confirmed / not-reproduced / untraced by what the runs showed at or "
-                             "from its line (JSON and SARIF)")
+                             "and mark each finding confirmed / not-reproduced / untraced by what the runs showed at "
+                             "or from its line (JSON and SARIF)")
     parser.add_argument("--confirm-timeout", type=float, default=60.0, metavar="SECONDS",
                         help="time limit of each emulated run (default %(default)s)")
 
