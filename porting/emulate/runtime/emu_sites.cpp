@@ -16,6 +16,13 @@
 
 namespace emu {
 namespace {
+// one pointer per kind: Seen compares kinds by address
+constexpr const char* kShuffle = "shuffle-other-half";
+constexpr const char* kBallot = "ballot-64bit";
+constexpr const char* kVote = "vote-other-half";
+constexpr const char* kMatch = "match-other-half";
+constexpr const char* kMask = "mask-32bit";
+
 struct Seen {
   const char* kind;
   const char* file;
@@ -27,10 +34,15 @@ std::vector<Seen>& seen() {
   return v;
 }
 
-bool already(const char* kind, const Arrival* a) {
+bool reported(const char* kind, const Arrival* a) {
   for (const Seen& s : seen()) {
     if (s.kind == kind && s.line == a->line && (s.file == a->file || std::strcmp(s.file, a->file) == 0)) return true;
   }
+  return false;
+}
+
+bool already(const char* kind, const Arrival* a) {
+  if (reported(kind, a)) return true;
   seen().push_back(Seen{kind, a->file, a->line});
   return false;
 }
@@ -66,48 +78,61 @@ void check_shuffle(const Arrival* a, int lane, const Arrival* const* at, uint64_
   int src = source32(a, lane);
   const void* want = (src >= 0 && src < 64 && (active & bit(src))) ? at[src]->in : a->in;
   if (std::memcmp(a->out, want, a->size) != 0) {
-    note("shuffle-other-half", a, "lane %d gets another value than in a 32-lane warp, where it reads lane %d "
+    note(kShuffle, a, "lane %d gets another value than in a 32-lane warp, where it reads lane %d "
          "(width %d, operand %d)", lane, src, a->width, a->arg);
   }
 }
 
 int pred(const Arrival* a) { return *static_cast<const int*>(a->in) != 0; }
 
-void check_vote(const Arrival* a, int lane, const Arrival* const* at, uint64_t part) {
-  uint64_t got, mine = part & half_of(lane), want = 0;
+// `preds`: the lanes of the group whose predicate is true (computed once per group)
+void check_vote(const Arrival* a, int lane, uint64_t preds, uint64_t part) {
+  uint64_t got, mine = part & half_of(lane), want = preds & mine;
   std::memcpy(&got, a->out, sizeof got);
-  for (int p = 0; p < 64; ++p) {
-    if (mine & bit(p)) want |= (uint64_t)pred(at[p]) << p;
-  }
   if (a->op == BALLOT) {
     uint64_t as32 = lane < 32 ? want : want >> 32;  // a 32-lane warp numbers its lanes from 0
-    if (got != as32) note("ballot-64bit", a, "lane %d gets 0x%llx, its 32-lane half alone 0x%llx", lane, got, as32);
+    if (got != as32) note(kBallot, a, "lane %d gets 0x%llx, its 32-lane half alone 0x%llx", lane, got, as32);
     return;
   }
   int expect = a->op == ANY ? want != 0 : want == mine;
-  if ((int)got != expect) note("vote-other-half", a, "lane %d gets %d, its 32-lane half alone %d", lane, (int)got, expect);
+  if ((int)got != expect) note(kVote, a, "lane %d gets %d, its 32-lane half alone %d", lane, (int)got, expect);
+}
+const char* kind_of(int op) {
+  switch (op) {
+    case SHFL_IDX: case SHFL_UP: case SHFL_DOWN: case SHFL_XOR: return kShuffle;
+    case BALLOT: return kBallot;
+    case ANY: case ALL: return kVote;
+    case MATCH_ANY: return kMatch;
+    default: return nullptr;  // __syncwarp, __activemask, reductions, match_all: not compared
+  }
 }
 }  // namespace
 
 void site_narrow_mask(const Arrival* a, int lane) {
-  note("mask-32bit", a, "lane %d is not in the mask 0x%llx (a 32-bit mask leaves out lanes 32-63)", lane, a->mask);
+  note(kMask, a, "lane %d is not in the mask 0x%llx (a 32-bit mask leaves out lanes 32-63)", lane, a->mask);
 }
 
 void sites_after_group(Runtime& r, int base, const int* lanes, int n, uint64_t active) {
   if (EMU_WARP != 64) return;
+  const Arrival* first = r.fibers[base + lanes[0]].arrival;
+  const char* kind = kind_of(first->op);
+  if (kind == nullptr || first->file == nullptr || reported(kind, first)) return;  // a line is reported once
   const Arrival* at[64] = {};
-  for (int i = 0; i < n; ++i) at[lanes[i]] = r.fibers[base + lanes[i]].arrival;
+  uint64_t preds = 0;
+  for (int i = 0; i < n; ++i) {
+    at[lanes[i]] = r.fibers[base + lanes[i]].arrival;
+    if (first->op == BALLOT || first->op == ANY || first->op == ALL) preds |= (uint64_t)pred(at[lanes[i]]) << lanes[i];
+  }
   for (int i = 0; i < n; ++i) {
     const Arrival* a = at[lanes[i]];
-    if (a->file == nullptr) continue;
     uint64_t part = a->synced ? (a->mask & kFull & active) : active;
     switch (a->op) {
       case SHFL_IDX: case SHFL_UP: case SHFL_DOWN: case SHFL_XOR: check_shuffle(a, lanes[i], at, active); break;
-      case BALLOT: case ANY: case ALL: check_vote(a, lanes[i], at, part); break;
+      case BALLOT: case ANY: case ALL: check_vote(a, lanes[i], preds, part); break;
       case MATCH_ANY: {
         uint64_t got;
         std::memcpy(&got, a->out, sizeof got);
-        if (got & ~half_of(lanes[i])) note("match-other-half", a, "lane %d matches lanes of the other 32-lane half", lanes[i]);
+        if (got & ~half_of(lanes[i])) note(kMatch, a, "lane %d matches lanes of the other 32-lane half", lanes[i]);
         break;
       }
       default: break;
