@@ -20,8 +20,11 @@ bodies of the helpers those lines call). Then:
                     lane arithmetic used for memory, a shared-array size or a launch configuration
                     shows only in the results, which the emulator cannot tie to a line.
 ``inconclusive``    a run timed out.
-``not-run``         no ``main()`` in the file, or port emulate refused or could not build it (the
-                    reason is kept).
+``not-run``         no ``main()`` in the file (nor in a program beside it that includes it), or
+                    port emulate refused or could not build it (the reason is kept).
+
+A header's findings are judged on the first program of its directory (in name order, at most
+MAX_INCLUDERS tried) that includes it by name and runs; each program is emulated once per run.
 
 Everything port emulate writes goes to a temporary directory removed afterwards.
 """
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,54 +49,114 @@ _MAIN = re.compile(r"\bint\s+main\s*\(")
 
 def confirm(findings: Iterable[Finding], timeout: float = 60.0) -> int:
     """Mark the wave64 findings (``confirmation``, ``confirmation_detail``) of each file holding
-    any; returns how many programs were emulated."""
+    any; returns how many programs were emulated (each at most once)."""
     by_file: dict[str, list[Finding]] = {}
     for f in findings:
         if f.rule in CONFIRMABLE:
             by_file.setdefault(f.path, []).append(f)
-    ran = 0
+    runs: dict[Path, Ran | str] = {}
     with tempfile.TemporaryDirectory(prefix="port-audit-confirm-") as tmp:
         cache = Path(tmp) / "cache"  # the runtime is built once for all programs of the run
-        for i, (path, found) in enumerate(sorted(by_file.items())):
-            outcome = _emulate(Path(path), Path(tmp) / f"program-{i}", cache, timeout)
-            ran += isinstance(outcome, Emulated)
+
+        def run(program: Path) -> Ran | str:
+            if program not in runs:
+                runs[program] = _emulate(program, Path(tmp) / f"program-{len(runs)}", cache, timeout)
+            return runs[program]
+
+        for path, found in sorted(by_file.items()):
+            outcome = _outcome(Path(path), run)
             for f in found:
                 f.confirmation, f.confirmation_detail = _judge(f, outcome)
-    return ran
+    return sum(isinstance(r, Ran) for r in runs.values())
+
+
+@dataclass
+class Ran:
+    """One emulated program: its verdict and the 64-lane sites of every file it read."""
+    program: Path
+    verdict: str                   # same | diverged | inconclusive
+    first: str                     # the first difference, as port emulate prints it
+    sites: list[Site]
 
 
 @dataclass
 class Emulated:
-    verdict: str                   # same | diverged | inconclusive
-    first: str                     # the first difference, as port emulate prints it
-    sites: list[Site]              # the 64-lane run's sites in this file
+    """What one file's findings are judged on: the run of the program that holds or includes it."""
+    ran: Ran
+    sites: list[Site]              # the sites in this file
     flow: Flow
+    via: str                       # "" for the program itself, else " (emulated through NAME)"
 
 
 Outcome = Emulated | str  # or why it did not run
+MAX_INCLUDERS = 8  # programs beside a header tried for it, in name order
+_PROGRAM_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".hip")
 
 
-def _emulate(path: Path, out: Path, cache: Path, timeout: float) -> Outcome:
-    from .. import emulate
-    from ..walk import read_regular, why_unreadable
+def _outcome(path: Path, run: Callable[[Path], Ran | str]) -> Outcome:
+    """The file's own run when it holds main(); for a header, the first program beside it (same
+    directory) that includes it by name and runs."""
+    text = _read(path)
+    if text is None:
+        return f"{path}: {_why(path)}"
+    if _MAIN.search(text):
+        got = run(path)
+        return _view(got, path, text, "") if isinstance(got, Ran) else got
+    tried = []
+    for program in _includers(path):
+        got = run(program)
+        if isinstance(got, Ran):
+            return _view(got, path, text, f" (emulated through {program.name}, which includes it)")
+        tried.append(f"{program.name}: {got}")
+    if not tried:
+        return "no main() in this file and no program beside it includes it: nothing port emulate can run"
+    return "; ".join(tried)
+
+
+def _view(ran: Ran, path: Path, text: str, via: str) -> Emulated:
+    me = path.resolve()
+    return Emulated(ran, [s for s in ran.sites if _same_file(s.file, me)], Flow.of(text), via)
+
+
+def _includers(header: Path) -> list[Path]:
+    include = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + re.escape(header.name) + '"', re.M)
+    found = []
+    for candidate in sorted(header.parent.iterdir()):
+        if candidate.suffix not in _PROGRAM_SUFFIXES or candidate == header or not candidate.is_file():
+            continue
+        text = _read(candidate)
+        if text is not None and _MAIN.search(text) and include.search(text):
+            found.append(candidate)
+        if len(found) == MAX_INCLUDERS:
+            break
+    return found
+
+
+def _read(path: Path) -> str | None:
+    from ..walk import read_regular
 
     data = read_regular(path)  # the one bounded reader: a FIFO or a huge file is not opened/read whole
-    if data is None:
-        return f"{path}: {why_unreadable(path)}"
-    text = data.decode("utf-8", "replace")
-    if not _MAIN.search(text):
-        return "no main() in this file: not a program port emulate can run"
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def _why(path: Path) -> str:
+    from ..walk import why_unreadable
+
+    return why_unreadable(path)
+
+
+def _emulate(program: Path, out: Path, cache: Path, timeout: float) -> Ran | str:
+    from .. import emulate
+
     out.mkdir(parents=True)
-    req = emulate.Request(sources=[path], out_dir=out, include_dirs=[path.parent], timeout=timeout,
+    req = emulate.Request(sources=[program], out_dir=out, include_dirs=[program.parent], timeout=timeout,
                           cache_dir=cache, mask_faults="report")
     try:
         result = emulate.emulate(req)
     except PortError as exc:  # refused (a feature it does not model), does not build, fails at every width
         return f"port emulate: {exc}"
     first = result.differences[0].line() if result.differences else ""
-    me = path.resolve()
-    sites = [s for r in result.runs for s in r.sites if _same_file(s.file, me)]
-    return Emulated(result.verdict, first, sites, Flow.of(text))
+    return Ran(program, result.verdict, first, [s for r in result.runs for s in r.sites])
 
 
 def _same_file(name: str, path: Path) -> bool:
@@ -106,16 +169,21 @@ def _same_file(name: str, path: Path) -> bool:
 def _judge(f: Finding, outcome: Outcome) -> tuple[str, str]:
     if isinstance(outcome, str):
         return "not-run", outcome
-    if outcome.verdict == "inconclusive":
+    status, detail = _judge_run(f, outcome)
+    return status, detail + outcome.via
+
+
+def _judge_run(f: Finding, outcome: Emulated) -> tuple[str, str]:
+    if outcome.ran.verdict == "inconclusive":
         return "inconclusive", "a run at 32 or 64 lanes hit the time limit (--confirm-timeout)"
     targets = outcome.flow.targets(f.line)
     tied = [(s, targets[s.line]) for s in outcome.sites if s.line in targets]
-    diverged = outcome.verdict == "diverged"
+    diverged = outcome.ran.verdict == "diverged"
     masks = [t for t in tied if t[0].kind == "mask-32bit"]
     if f.rule == "warp-mask-32bit" and masks:
         return "confirmed", _site(*masks[0]) + " (HIP traps on such a mask whatever the results)"
     if tied and diverged:
-        return "confirmed", f"{_site(*tied[0])}, and the results differ at 32 and 64 lanes ({outcome.first})"
+        return "confirmed", f"{_site(*tied[0])}, and the results differ at 32 and 64 lanes ({outcome.ran.first})"
     if not diverged:
         if tied:
             return "not-reproduced", (f"{_site(*tied[0])}, but the results are the same at 32 and 64 lanes "
@@ -125,10 +193,10 @@ def _judge(f: Finding, outcome: Outcome) -> tuple[str, str]:
     elsewhere = sorted({s.line for s in outcome.sites})
     where = f" (sites on line {', '.join(map(str, elsewhere))})" if elsewhere else ""
     if outcome.flow.has_collective(sorted(targets)):
-        return "not-reproduced", (f"the results differ at 32 and 64 lanes ({outcome.first}), but the warp "
+        return "not-reproduced", (f"the results differ at 32 and 64 lanes ({outcome.ran.first}), but the warp "
                                   "collectives at or from this line behaved as in a 32-lane warp or were not "
                                   f"reached: the difference arises elsewhere{where}")
-    return "untraced", (f"the results differ at 32 and 64 lanes ({outcome.first}), but no warp collective is "
+    return "untraced", (f"the results differ at 32 and 64 lanes ({outcome.ran.first}), but no warp collective is "
                         "at or flows from this line, so the emulator cannot tie the difference to it"
                         f"{where}")
 

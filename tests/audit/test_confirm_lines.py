@@ -30,6 +30,8 @@ CHOSEN = [
     ("consistent.cu", 8, "warp-size-literal"),   # a shuffle that reads across the halves by design
     ("untraced.cu", 6, "shared-warp32"),         # __shared__ int seen[128 / 32]: no collective on the way
     ("refused.cu", 7, "warp-mask-32bit"),        # in a program port emulate refuses (inline PTX)
+    ("warp_sum.cuh", 5, "warp-size-literal"),    # a header: for (int offset = 16; ...), run through using_header.cu
+    ("using_header.cu", 5, "warp-size-literal"),  # the call of the header's helper
 ]
 
 
@@ -37,7 +39,7 @@ CHOSEN = [
 def judged() -> dict[tuple[str, int], Finding]:
     found = {(name, line): Finding(str(CASES / name), line, 1, rule, "warning", "m", "s")
              for name, line, rule in CHOSEN}
-    assert confirm.confirm(found.values()) == 5  # refused.cu does not run
+    assert confirm.confirm(found.values()) == 6  # refused.cu does not run; using_header.cu runs once for both
     return found
 
 
@@ -83,6 +85,17 @@ def test_a_difference_with_no_collective_on_the_way_is_untraced(judged) -> None:
 def test_a_program_the_emulator_refuses_is_not_run_with_the_reason(judged) -> None:
     f = judged["refused.cu", 7]
     assert f.confirmation == "not-run" and "inline PTX" in f.confirmation_detail
+
+
+@needs_emulator
+def test_a_header_is_judged_on_the_program_beside_it_that_includes_it(judged) -> None:
+    header = judged["warp_sum.cuh", 5]
+    assert header.confirmation == "confirmed"
+    assert "uses offset, set on line 5" in header.confirmation_detail
+    assert header.confirmation_detail.endswith("(emulated through using_header.cu, which includes it)")
+    # the input that breaks the helper rule: the helper is in another file, which is not followed, so the
+    # call in the program (no collective of its own) is untraced although the header's site explains it
+    assert judged["using_header.cu", 5].confirmation == "untraced"
 
 
 # ---- the flow rules on text alone (no emulator) ---------------------------------------------
