@@ -6,7 +6,9 @@ otherwise than in a 32-lane warp (a 32-bit mask leaving out lanes 32-63, a shuff
 another value than its 32-lane half gives it, a ballot or vote that counted the other half;
 porting/emulate/runtime/emu_sites.cpp). A site is *tied* to a finding when it lies on one of the
 finding's target lines (porting.audit.flow: its statement, the uses of a name it assigns, the
-bodies of the helpers those lines call). Then:
+lines that set a name it uses, the bodies of the helpers of the same file those lines call). The
+results compared are stdout and the exit status; a mask the 64-lane run widened is a site, not a
+difference in results. Then:
 
 ``confirmed``       a tied site, and the program's results (stdout, exit status) differ at 32 and
                     64 lanes; or, for ``warp-mask-32bit``, a tied 32-bit mask site alone (HIP
@@ -155,8 +157,12 @@ def _emulate(program: Path, out: Path, cache: Path, timeout: float) -> Ran | str
         result = emulate.emulate(req)
     except PortError as exc:  # refused (a feature it does not model), does not build, fails at every width
         return f"port emulate: {exc}"
-    first = result.differences[0].line() if result.differences else ""
-    return Ran(program, result.verdict, first, [s for r in result.runs for s in r.sites])
+    # a mask the 64-lane run reported and widened is a difference of port emulate's, not of the
+    # program's results: it is a site of its own (mask-32bit), so only the results count here
+    results = [d for d in result.differences if d.what != "finding"]
+    verdict = "same" if result.verdict == "diverged" and not results else result.verdict
+    first = results[0].line() if results else ""
+    return Ran(program, verdict, first, [s for r in result.runs for s in r.sites])
 
 
 def _same_file(name: str, path: Path) -> bool:

@@ -32,15 +32,17 @@ CHOSEN = [
     ("refused.cu", 7, "warp-mask-32bit"),        # in a program port emulate refuses (inline PTX)
     ("warp_sum.cuh", 5, "warp-size-literal"),    # a header: for (int offset = 16; ...), run through using_header.cu
     ("using_header.cu", 5, "warp-size-literal"),  # the call of the header's helper
+    ("mask_only.cu", 5, "warp-mask-32bit"),      # a 32-bit mask on a shuffle that stays in its half
+    ("mask_only.cu", 5, "shfl-fixed-lane"),      # another rule on that line
 ]
 
 
 @pytest.fixture(scope="module")
-def judged() -> dict[tuple[str, int], Finding]:
-    found = {(name, line): Finding(str(CASES / name), line, 1, rule, "warning", "m", "s")
+def judged() -> dict[tuple, Finding]:
+    found = {(name, line, rule): Finding(str(CASES / name), line, 1, rule, "warning", "m", "s")
              for name, line, rule in CHOSEN}
-    assert confirm.confirm(found.values()) == 6  # refused.cu does not run; using_header.cu runs once for both
-    return found
+    assert confirm.confirm(found.values()) == 7  # refused.cu does not run; using_header.cu runs once for both
+    return {**found, **{(name, line): f for (name, line, _), f in found.items()}}
 
 
 @needs_emulator
@@ -96,6 +98,13 @@ def test_a_header_is_judged_on_the_program_beside_it_that_includes_it(judged) ->
     # the input that breaks the helper rule: the helper is in another file, which is not followed, so the
     # call in the program (no collective of its own) is untraced although the header's site explains it
     assert judged["using_header.cu", 5].confirmation == "untraced"
+
+
+@needs_emulator
+def test_a_widened_mask_alone_confirms_the_mask_rule_only(judged) -> None:
+    assert judged["mask_only.cu", 5, "warp-mask-32bit"].confirmation == "confirmed"
+    other = judged["mask_only.cu", 5, "shfl-fixed-lane"]
+    assert other.confirmation == "not-reproduced" and "results are the same" in other.confirmation_detail
 
 
 # ---- the flow rules on text alone (no emulator) ---------------------------------------------
