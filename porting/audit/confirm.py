@@ -79,6 +79,7 @@ class Ran:
     verdict: str                   # same | diverged | inconclusive
     first: str                     # the first difference, as port emulate prints it
     sites: list[Site]
+    reached: list[Site]            # lines whose collective completed at 64 lanes
 
 
 @dataclass
@@ -86,6 +87,7 @@ class Emulated:
     """What one file's findings are judged on: the run of the program that holds or includes it."""
     ran: Ran
     sites: list[Site]              # the sites in this file
+    reached: set[int]              # the lines of this file whose collective ran at 64 lanes (sites included)
     flow: Flow
     via: str                       # "" for the program itself, else " (emulated through NAME)"
 
@@ -117,7 +119,9 @@ def _outcome(path: Path, run: Callable[[Path], Ran | str]) -> Outcome:
 
 def _view(ran: Ran, path: Path, text: str, via: str) -> Emulated:
     me = path.resolve()
-    return Emulated(ran, [s for s in ran.sites if _same_file(s.file, me)], Flow.of(text), via)
+    sites = [s for s in ran.sites if _same_file(s.file, me)]
+    reached = {s.line for s in ran.reached if _same_file(s.file, me)} | {s.line for s in sites}
+    return Emulated(ran, sites, reached, Flow.of(text), via)
 
 
 def _includers(header: Path) -> list[Path]:
@@ -162,7 +166,8 @@ def _emulate(program: Path, out: Path, cache: Path, timeout: float) -> Ran | str
     results = [d for d in result.differences if d.what != "finding"]
     verdict = "same" if result.verdict == "diverged" and not results else result.verdict
     first = results[0].line() if results else ""
-    return Ran(program, verdict, first, [s for r in result.runs for s in r.sites])
+    return Ran(program, verdict, first, [s for r in result.runs for s in r.sites],
+               [s for r in result.runs for s in r.reached])
 
 
 def _same_file(name: str, path: Path) -> bool:
@@ -194,17 +199,25 @@ def _judge_run(f: Finding, outcome: Emulated) -> tuple[str, str]:
         if tied:
             return "not-reproduced", (f"{_site(*tied[0])}, but the results are the same at 32 and 64 lanes "
                                       "(stdout and exit status) on this run")
-        return "not-reproduced", ("the same results at 32 and 64 lanes (stdout and exit status) on this run, and no "
-                                  "warp collective at or from this line behaved otherwise at 64 lanes")
-    elsewhere = sorted({s.line for s in outcome.sites})
-    where = f" (sites on line {', '.join(map(str, elsewhere))})" if elsewhere else ""
+        return "not-reproduced", "the same results at 32 and 64 lanes (stdout and exit status) on this run; " + \
+            _collectives(outcome, targets)
     if outcome.flow.has_collective(sorted(targets)):
-        return "not-reproduced", (f"the results differ at 32 and 64 lanes ({outcome.ran.first}), but the warp "
-                                  "collectives at or from this line behaved as in a 32-lane warp or were not "
-                                  f"reached: the difference arises elsewhere{where}")
+        elsewhere = sorted({s.line for s in outcome.sites})
+        where = f" (sites on line {', '.join(map(str, elsewhere))})" if elsewhere else ""
+        return "not-reproduced", (f"the results differ at 32 and 64 lanes ({outcome.ran.first}), but "
+                                  f"{_collectives(outcome, targets)}: the difference arises elsewhere{where}")
     return "untraced", (f"the results differ at 32 and 64 lanes ({outcome.ran.first}), but no warp collective is "
-                        "at or flows from this line, so the emulator cannot tie the difference to it"
-                        f"{where}")
+                        "at or flows from this line, so the emulator cannot tie the difference to it")
+
+
+def _collectives(outcome: Emulated, targets: dict[int, str]) -> str:
+    """What the warp collectives at or from a finding's line did at 64 lanes, when none is a site."""
+    ran = sorted(n for n in targets if n in outcome.reached)
+    if ran:
+        return f"the warp collectives on line {', '.join(map(str, ran))} ran at 64 lanes as in a 32-lane warp"
+    if outcome.flow.has_collective(sorted(targets)):
+        return "no warp collective at or from this line ran at 64 lanes (this input did not reach it)"
+    return "no warp collective is at or flows from this line"
 
 
 def _site(site: Site, how: str) -> str:

@@ -60,6 +60,14 @@ def parse_sites(stderr: str) -> list[Site]:
     return [Site(k, f, int(n), d) for k, n, f, d in _SITE.findall(stderr)]
 
 
+_REACHED = re.compile(r"^emu: reached:\t(\d+)\t([^\t\n]+)$", re.M)
+
+
+def parse_reached(stderr: str) -> list[Site]:
+    """The lines whose warp collective completed at 64 lanes (kind "reached", no detail)."""
+    return [Site("reached", f, int(n), "") for n, f in _REACHED.findall(stderr)]
+
+
 @dataclass
 class Run:
     warp: int
@@ -76,6 +84,7 @@ class Run:
     masked: list[tuple[int, str]] = field(default_factory=list)  # (line, original) of masked stdout lines
     findings: list[str] = field(default_factory=list)  # the runtime's "emu: finding:" lines (the run went on)
     sites: list[Site] = field(default_factory=list)  # the runtime's "emu: site:" lines (emu_sites.cpp)
+    reached: list[Site] = field(default_factory=list)  # its "emu: reached:" lines: collectives that ran
 
     def to_json(self) -> dict:
         return {"warp": self.warp, "status": self.status, "exit": self.exit,
@@ -84,7 +93,8 @@ class Run:
                 "stdout": self.stdout, "stderr_tail": self.stderr[-2000:], "fault": self.fault or None,
                 "masked_lines": [{"line": n, "text": t} for n, t in self.masked[:MAX_MASKED_SHOWN]],
                 "masked_count": len(self.masked), "findings": self.findings,
-                "sites": [x.to_json() for x in self.sites]}
+                "sites": [x.to_json() for x in self.sites],
+                "reached": [{"file": x.file, "line": x.line} for x in self.reached]}
 
 
 def prepare_workdir(workdir: Path, seed: Path | None) -> None:
@@ -134,9 +144,10 @@ def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Pa
     stdout, stderr = _read_capped(out_path), _read_capped(err_path)
     if status == "timeout":  # the partial output is kept: it shows how far the run got
         return Run(warp, "timeout", None, stdout, stderr, seconds, workdir=workdir, findings=_FINDING.findall(stderr),
-                   sites=parse_sites(stderr))
+                   sites=parse_sites(stderr), reached=parse_reached(stderr))
     run = Run(warp, "ran", proc.returncode, stdout, stderr, seconds, workdir=workdir,
-              findings=_FINDING.findall(stderr), sites=parse_sites(stderr))
+              findings=_FINDING.findall(stderr), sites=parse_sites(stderr),
+              reached=parse_reached(stderr))
     emu = _EMU_LINE.findall(stderr)
     if emu:
         kind, message = emu[-1]

@@ -51,6 +51,7 @@ def test_of_two_hazards_only_the_one_that_runs_is_confirmed(judged) -> None:
     assert ballot.confirmation == "confirmed" and "ballot-64bit on line 6:" in ballot.confirmation_detail
     assert count.confirmation == "confirmed" and "sets bits, used on line 7" in count.confirmation_detail
     assert mask.confirmation == "not-reproduced" and "sites on line 6" in mask.confirmation_detail
+    assert "this input did not reach it" in mask.confirmation_detail
 
 
 @needs_emulator

@@ -25,6 +25,8 @@ def test_a_hazard_is_reported_at_its_line_at_64_lanes_only(emulate_program, name
     assert by_warp[32] == []
     assert (kind, line) in {(s.kind, s.line) for s in by_warp[64]}
     assert {s.file for s in by_warp[64]} == {str((HAZARDS / name).resolve())}  # not the mirror under OUT/src
+    assert line in {s.line for s in result.runs[1].reached} or kind == "mask-32bit"
+    assert result.runs[0].reached == []
     record = json.loads(json.dumps(result.to_json()))
     assert any(s["kind"] == kind and s["line"] == line for s in record["runs"][1]["sites"])
 
@@ -39,6 +41,12 @@ def test_a_helper_reports_its_own_line_and_correct_code_has_sites_too(emulate_pr
     assert [s.line for s in result.runs[1].sites] == [7]  # the helper's shuffle, width 64 by default
     result = emulate_program(HAZARDS / "lane31_fix.cu")
     assert all(s.kind == "shuffle-other-half" for s in result.runs[1].sites)  # correct code has sites too
+
+
+def test_a_collective_that_behaves_as_in_a_32_lane_warp_is_reached_but_no_site(emulate_program) -> None:
+    result = emulate_program(CONFIRM / "mask_only.cu", mask_faults="report")  # xor 1 stays in its half
+    assert [(s.kind, s.line) for s in result.runs[1].sites] == [("mask-32bit", 5)]
+    assert [s.line for s in result.runs[1].reached] == [5]
 
 
 def test_a_site_line_is_parsed_field_by_field() -> None:

@@ -9,6 +9,8 @@
 //                       other half are set)
 //   vote-other-half     __any/__all gave a lane another answer than its half alone gives
 //   match-other-half    __match_any_sync named lanes of the other half
+// and each line whose collective completed at all, once, as `emu: reached:<TAB>LINE<TAB>FILE` (so
+// port audit --confirm can tell "behaved as in a 32-lane warp" from "never ran").
 // Nothing here runs at 32 lanes, and only when a group completes (never for a plain thread).
 #include "emu_internal.h"
 
@@ -22,6 +24,7 @@ constexpr const char* kBallot = "ballot-64bit";
 constexpr const char* kVote = "vote-other-half";
 constexpr const char* kMatch = "match-other-half";
 constexpr const char* kMask = "mask-32bit";
+constexpr const char* kReached = "reached";  // not a site: a line whose collective completed at 64 lanes
 
 struct Seen {
   const char* kind;
@@ -115,6 +118,9 @@ void site_narrow_mask(const Arrival* a, int lane) {
 void sites_after_group(Runtime& r, int base, const int* lanes, int n, uint64_t active) {
   if (EMU_WARP != 64) return;
   const Arrival* first = r.fibers[base + lanes[0]].arrival;
+  if (first->file != nullptr && !already(kReached, first)) {  // which lines ran at all (once each)
+    std::fprintf(stderr, "emu: reached:\t%d\t%s\n", first->line, first->file);
+  }
   const char* kind = kind_of(first->op);
   if (kind == nullptr || first->file == nullptr || reported(kind, first)) return;  // a line is reported once
   const Arrival* at[64] = {};
