@@ -49,7 +49,7 @@ CONFIRMABLE = WAVE64_RULES | {"warp32-logical"}
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 
 
-def confirm(findings: Iterable[Finding], timeout: float = 60.0) -> int:
+def confirm(findings: Iterable[Finding], timeout: float = 60.0, program_args: list[str] | None = None) -> int:
     """Mark the wave64 findings (``confirmation``, ``confirmation_detail``) of each file holding
     any; returns how many programs were emulated (each at most once)."""
     by_file: dict[str, list[Finding]] = {}
@@ -62,7 +62,8 @@ def confirm(findings: Iterable[Finding], timeout: float = 60.0) -> int:
 
         def run(program: Path) -> Ran | str:
             if program not in runs:
-                runs[program] = _emulate(program, Path(tmp) / f"program-{len(runs)}", cache, timeout)
+                runs[program] = _emulate(program, Path(tmp) / f"program-{len(runs)}", cache, timeout,
+                                         program_args or [])
             return runs[program]
 
         for path, found in sorted(by_file.items()):
@@ -151,12 +152,12 @@ def _why(path: Path) -> str:
     return why_unreadable(path)
 
 
-def _emulate(program: Path, out: Path, cache: Path, timeout: float) -> Ran | str:
+def _emulate(program: Path, out: Path, cache: Path, timeout: float, argv: list[str]) -> Ran | str:
     from .. import emulate
 
     out.mkdir(parents=True)
     req = emulate.Request(sources=[program], out_dir=out, include_dirs=[program.parent], timeout=timeout,
-                          cache_dir=cache, mask_faults="report")
+                          cache_dir=cache, mask_faults="report", program_args=argv)
     try:
         result = emulate.emulate(req)
     except PortError as exc:  # refused (a feature it does not model), does not build, fails at every width

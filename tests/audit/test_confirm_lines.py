@@ -108,6 +108,17 @@ def test_a_widened_mask_alone_confirms_the_mask_rule_only(judged) -> None:
     assert other.confirmation == "not-reproduced" and "results are the same" in other.confirmation_detail
 
 
+@needs_emulator
+@pytest.mark.parametrize("argv, status, why", [
+    ([], "not-reproduced", "this input did not reach it"),  # mode 0: the ballot never runs
+    (["1"], "confirmed", "ballot-64bit on line 8"),
+])
+def test_program_arguments_decide_what_is_reached(argv, status, why) -> None:
+    f = Finding(str(CASES / "by_argument.cu"), 8, 1, "ballot-32bit", "warning", "m", "s")
+    assert confirm.confirm([f], program_args=argv) == 1
+    assert f.confirmation == status and why in f.confirmation_detail
+
+
 # ---- the flow rules on text alone (no emulator) ---------------------------------------------
 
 SOURCE = """\
