@@ -65,6 +65,13 @@ inline uint64_t half_of(int lane) { return lane < 32 ? 0xffffffffull : 0xfffffff
 
 // The lane a 32-lane warp reads for `lane` (numbered in the 64-lane wavefront): the same index
 // arithmetic as emu_warp.cpp's shuffle_source, on the lane's own half with the width cut to 32.
+// the common operand sizes compared inline (std::memcmp with a run-time size is a call)
+inline bool same_bytes(const void* x, const void* y, int size) {
+  if (size == 4) { uint32_t a, b; std::memcpy(&a, x, 4); std::memcpy(&b, y, 4); return a == b; }
+  if (size == 8) { uint64_t a, b; std::memcpy(&a, x, 8); std::memcpy(&b, y, 8); return a == b; }
+  return std::memcmp(x, y, size) == 0;
+}
+
 int source32(const Arrival* a, int lane) {
   const int w = a->width < 32 ? a->width : 32, l = lane & 31, arg = a->arg;
   int src = l;
@@ -80,7 +87,7 @@ int source32(const Arrival* a, int lane) {
 void check_shuffle(const Arrival* a, int lane, const Arrival* const* at, uint64_t active) {
   int src = source32(a, lane);
   const void* want = (src >= 0 && src < 64 && (active & bit(src))) ? at[src]->in : a->in;
-  if (std::memcmp(a->out, want, a->size) != 0) {
+  if (!same_bytes(a->out, want, a->size)) {
     note(kShuffle, a, "lane %d gets another value than in a 32-lane warp, where it reads lane %d "
          "(width %d, operand %d)", lane, src, a->width, a->arg);
   }
@@ -115,19 +122,31 @@ void site_narrow_mask(const Arrival* a, int lane) {
   note(kMask, a, "lane %d is not in the mask 0x%llx (a 32-bit mask leaves out lanes 32-63)", lane, a->mask);
 }
 
-void sites_after_group(Runtime& r, int base, const int* lanes, int n, uint64_t active) {
+// Call sites (return addresses, Arrival::site) already reached, and those whose line is reported
+// for its kind: a direct-mapped cache in front of the linear lists, so a collective in a loop
+// costs one comparison per group once its line is known.
+static const void* reached_cache[256];
+static const void* done_cache[256];
+static inline unsigned slot(const void* site) { return (unsigned)(((uintptr_t)site >> 2) * 2654435761u >> 24) & 255u; }
+
+void sites_after_group(const Arrival* const* at, const int* lanes, int n, uint64_t active) {
   if (EMU_WARP != 64) return;
-  const Arrival* first = r.fibers[base + lanes[0]].arrival;
-  if (first->file != nullptr && !already(kReached, first)) {  // which lines ran at all (once each)
-    std::fprintf(stderr, "emu: reached:\t%d\t%s\n", first->line, first->file);
+  const Arrival* first = at[lanes[0]];
+  if (first->file == nullptr) return;  // a collective the runtime itself calls has no site
+  const unsigned k = slot(first->site);
+  if (reached_cache[k] != first->site) {
+    if (!already(kReached, first)) std::fprintf(stderr, "emu: reached:\t%d\t%s\n", first->line, first->file);
+    reached_cache[k] = first->site;
   }
+  if (done_cache[k] == first->site) return;
   const char* kind = kind_of(first->op);
-  if (kind == nullptr || first->file == nullptr || reported(kind, first)) return;  // a line is reported once
-  const Arrival* at[64] = {};
+  if (kind == nullptr || reported(kind, first)) {  // a line is reported once
+    done_cache[k] = first->site;
+    return;
+  }
   uint64_t preds = 0;
-  for (int i = 0; i < n; ++i) {
-    at[lanes[i]] = r.fibers[base + lanes[i]].arrival;
-    if (first->op == BALLOT || first->op == ANY || first->op == ALL) preds |= (uint64_t)pred(at[lanes[i]]) << lanes[i];
+  if (first->op == BALLOT || first->op == ANY || first->op == ALL) {
+    for (int i = 0; i < n; ++i) preds |= (uint64_t)pred(at[lanes[i]]) << lanes[i];
   }
   for (int i = 0; i < n; ++i) {
     const Arrival* a = at[lanes[i]];

@@ -15,11 +15,11 @@
 
 namespace emu {
 struct Arrival;
-struct Runtime;
 // A *_sync mask at 64 lanes whose upper 32 bits are zero leaves out `lane` (emu_warp.cpp calls
 // this before it faults or widens the mask).
 void site_narrow_mask(const Arrival* a, int lane);
 // After a group of lanes completed one collective at 64 lanes: compares what each lane got with
 // what the lanes of its 32-lane half would have got as a warp of their own (emu_sites.cpp).
-void sites_after_group(Runtime& r, int base, const int* lanes, int n, uint64_t active);
+// `at` holds the group's arrivals by lane (emu_warp.cpp's resolve_group).
+void sites_after_group(const Arrival* const* at, const int* lanes, int n, uint64_t active);
 }  // namespace emu

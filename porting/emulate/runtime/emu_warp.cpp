@@ -172,7 +172,7 @@ void resolve_group(Runtime& r, int base, const int* lanes, int n, uint64_t gone)
     uint64_t part = a->synced ? (a->mask & kFull & active) : active;
     complete(r, base, lanes[i], a, at, part, active);
   }
-  sites_after_group(r, base, lanes, n, active);  // emu_sites.cpp (64 lanes only)
+  if (EMU_WARP == 64) sites_after_group(at, lanes, n, active);  // emu_sites.cpp
   r.cur = &r.sched;
   for (int i = 0; i < n; ++i) r.fibers[base + lanes[i]].state = READY;
 }
