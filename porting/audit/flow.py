@@ -81,10 +81,12 @@ class Flow:
         """The target lines of a finding at ``line``, each with how it is tied (for the detail)."""
         found: dict[int, str] = {n: "its statement" for n in self.statement(line)}
         found[line] = "this line"
+        lines = self.directive(line)
+        origin = lines[0] if lines is not None else line  # a #define is set on its first line
         for name, scope in self.assigned(line):
             for n in scope:
-                if n != line and re.search(rf"\b{re.escape(name)}\b", self.text(n)):
-                    found.setdefault(n, f"uses {name}, set on line {line}")
+                if n not in found and re.search(rf"\b{re.escape(name)}\b", self.text(n)):
+                    found.setdefault(n, f"uses {name}, set on line {origin}")
         for n, how in self.sources(line).items():
             found.setdefault(n, how)
         for n in list(found):
@@ -92,10 +94,26 @@ class Flow:
                 found.setdefault(m, how)
         return found
 
+    def directive(self, line: int) -> range | None:
+        """The lines of the preprocessor directive that holds ``line`` (continued with ``\\``)."""
+        first = line
+        while first > 1 and self.text(first - 1).rstrip().endswith("\\"):
+            first -= 1
+        if not self.text(first).lstrip().startswith("#"):
+            return None
+        last = line
+        while last < len(self.lines) and self.text(last).rstrip().endswith("\\"):
+            last += 1
+        return range(first, last + 1)
+
     def statement(self, line: int) -> range:
-        """The lines from the statement's start (after the previous ``;``, ``{`` or ``}``) to its ``;``."""
-        if not 0 < line <= len(self.lines) or self.text(line).lstrip().startswith("#"):
-            return range(line, line + 1)  # a directive is its own statement
+        """The lines from the statement's start (after the previous ``;``, ``{`` or ``}``) to its
+        ``;``; a directive's lines for a line of a directive."""
+        if not 0 < line <= len(self.lines):
+            return range(line, line + 1)
+        lines = self.directive(line)
+        if lines is not None:
+            return lines
         at = self.starts[line - 1]
         begin = max(self.code.rfind(c, 0, at) for c in ";{}") + 1
         while begin < at and self.code[begin].isspace():
@@ -106,10 +124,13 @@ class Flow:
 
     def assigned(self, line: int) -> list[tuple[str, range]]:
         """Names the line assigns, each with the lines where a use of it is looked for."""
-        text = self.text(line)
+        lines = self.directive(line)
+        text = self.text(lines[0] if lines is not None else line)  # a #define continued on this line
         here = self.enclosing(line)
         whole = range(1, len(self.lines) + 1)
         names = [(m.group(1), whole) for m in _DEFINE.finditer(text)]
+        if lines is not None:
+            return names  # an assignment inside a directive's body is the macro's, not a variable
         if not names:
             scope = range(here.first, here.last + 1) if here else whole
             names = [(m.group(1), scope) for m in _ASSIGN.finditer(text)

@@ -34,6 +34,7 @@ CHOSEN = [
     ("using_header.cu", 5, "warp-size-literal"),  # the call of the header's helper
     ("mask_only.cu", 5, "warp-mask-32bit"),      # a 32-bit mask on a shuffle that stays in its half
     ("mask_only.cu", 5, "shfl-fixed-lane"),      # another rule on that line
+    ("macro.cu", 5, "warp-size-literal"),        # the continued line of a #define used on line 9
 ]
 
 
@@ -41,7 +42,7 @@ CHOSEN = [
 def judged() -> dict[tuple, Finding]:
     found = {(name, line, rule): Finding(str(CASES / name), line, 1, rule, "warning", "m", "s")
              for name, line, rule in CHOSEN}
-    assert confirm.confirm(found.values()) == 7  # refused.cu does not run; using_header.cu runs once for both
+    assert confirm.confirm(found.values()) == 8  # refused.cu does not run; using_header.cu runs once for both
     return {**found, **{(name, line): f for (name, line, _), f in found.items()}}
 
 
@@ -99,6 +100,13 @@ def test_a_header_is_judged_on_the_program_beside_it_that_includes_it(judged) ->
     # the input that breaks the helper rule: the helper is in another file, which is not followed, so the
     # call in the program (no collective of its own) is untraced although the header's site explains it
     assert judged["using_header.cu", 5].confirmation == "untraced"
+
+
+@needs_emulator
+def test_a_macro_is_reported_where_it_is_used_and_tied_to_its_definition(judged) -> None:
+    f = judged["macro.cu", 5]
+    assert f.confirmation == "confirmed"
+    assert "shuffle-other-half on line 9 (uses WARP_REDUCE, set on line 4)" in f.confirmation_detail
 
 
 @needs_emulator
@@ -177,6 +185,14 @@ def test_flow_source_is_the_line_that_sets_a_name_this_line_uses() -> None:
     t = Flow.of(SOURCE).targets(15)  # uses v and w and f
     assert t[12] == "sets w, used on line 15" and t[11] == "sets v, used on line 15"
     assert 18 not in t  # `m` of other() is another function's
+
+
+def test_flow_a_continued_directive_is_one_statement() -> None:
+    text = "#define R(v) \\\n  v += __shfl_down_sync(0xffffffffu, v, 16)\nint k(int v) {\n  R(v);\n  return v;\n}\n"
+    flow = Flow.of(text)
+    assert list(flow.statement(2)) == [1, 2]
+    assert flow.targets(2)[4] == "uses R, set on line 1"
+    assert 5 not in flow.targets(2)  # `v = ...` inside the macro's body is not a variable of k()
 
 
 def test_flow_breaks_on_a_shadowed_name() -> None:
