@@ -6,7 +6,9 @@ the site lies on one of its *target lines*, found textually on the file with com
 literals blanked (porting.audit.mask), without a C++ parser:
 
 1. **statement**: every line of the statement that holds the finding's line (a call split over
-   lines reports the line of its name, the audit may name the line of an argument);
+   lines reports the line of its name, the audit may name the line of an argument), or of the
+   preprocessor directive, continued with backslashes (a macro's collective is reported on the
+   line that uses the macro, which rule 2 reaches through the macro's name);
 2. **variable**: when the finding's line assigns a name (``unsigned m = 0xffffffff;``, the
    ``offset = 16`` of a ``for``, ``#define FULL 0xffffffff``), each line that uses the name:
    inside the same function for a name assigned in a function, anywhere in the file for a
@@ -19,7 +21,8 @@ literals blanked (porting.audit.mask), without a C++ parser:
    function pointers or virtual calls are not followed).
 
 What breaks it: a name shadowed in an inner block counts as the same name; two overloads of a
-helper both count; a macro that hides a call is followed only through its ``#define`` line.
+helper both count; a ``#define`` used to set a variable that reaches the site is two steps away
+(not tied); a helper defined in another file (a header) is not followed from its call.
 """
 
 from __future__ import annotations
