@@ -191,7 +191,10 @@ def runtime_of(commit: str | None, work: Path) -> Iterator[None]:
         (work / "export" / RUNTIME_PATH).rename(dest)
     from porting import assets
 
-    with mock.patch.object(assets, "emulate_runtime_dir", lambda: dest):
+    # that commit's own list of runtime sources (a later checkout may have added a .cpp file)
+    sources = tuple(sorted(p.name for p in dest.glob("emu_*.cpp")))
+    with mock.patch.object(assets, "emulate_runtime_dir", lambda: dest), \
+            mock.patch.object(assets, "EMULATE_RUNTIME_SOURCES", sources):
         yield
 
 

@@ -52,7 +52,7 @@ class Finding:
     snippet: str = ""  # the source line, stripped, or a window of a long one (snippet_at)
     symbol: str = ""  # the CUDA name concerned, where there is one (e.g. input for `port aliases`)
     hip: str = ""  # its HIP name from hipify's tables, where there is one
-    # `port audit --confirm` (porting.audit.confirm): confirmed / not-reproduced / inconclusive / not-run
+    # `port audit --confirm` (porting.audit.confirm): confirmed / not-reproduced / untraced / inconclusive / not-run
     confirmation: str = ""
     confirmation_detail: str = ""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 
 HELP = "scan C/C++/CUDA/Rust sources for ROCm porting hazards (text, JSON, SARIF)"
@@ -27,9 +28,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list-rules", action="store_true", help="print the rules and exit")
     parser.add_argument("--confirm", action="store_true",
                         help="run each program holding wave64 findings under port emulate at 32 and 64 lanes "
-                             "and mark its findings confirmed / not-reproduced (per program, in JSON and SARIF)")
+                             "and mark each finding confirmed / not-reproduced / untraced by what the runs showed at "
+                             "or from its line (JSON and SARIF)")
     parser.add_argument("--confirm-timeout", type=float, default=60.0, metavar="SECONDS",
                         help="time limit of each emulated run (default %(default)s)")
+    parser.add_argument("--confirm-args", default="", metavar="ARGS",
+                        help="arguments of every emulated program, split as a shell would (default: none)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--jobs: must be >= 0, got {args.jobs}")
     if args.confirm_timeout <= 0:
         raise UsageError(f"--confirm-timeout: must be positive, got {args.confirm_timeout}")
+    try:
+        args.confirm_argv = shlex.split(args.confirm_args)
+    except ValueError as exc:
+        raise UsageError(f"--confirm-args: {exc}") from None
     disable = [d.strip() for d in args.disable.split(",") if d.strip()] if args.disable is not None else None
     enable = [d.strip() for d in args.enable.split(",") if d.strip()] if args.enable is not None else None
     config = load_config(cli={"audit.fail_on": args.fail_on, "audit.baseline": args.baseline,
@@ -65,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.confirm and not args.write_baseline:
         from ..audit.confirm import confirm
 
-        programs = confirm(result.findings, timeout=args.confirm_timeout)
+        programs = confirm(result.findings, timeout=args.confirm_timeout, program_args=args.confirm_argv)
         print(f"audit: --confirm emulated {programs} program(s) at 32 and 64 lanes", file=sys.stderr)
     if args.write_baseline:
         _write("--write-baseline", args.write_baseline, json.dumps(Baseline.to_json(result.findings), indent=2) + "\n")

@@ -8,6 +8,7 @@ Request and returns a Result record; porting.commands.emulate is the thin CLI ov
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -153,6 +154,9 @@ def _run_width(req: Request, compiled: build.Compiled, mirror: str, launch: run.
     files = [c for c in req.compare if c not in ("stdout", "exit")]
     result = run.run_binary(compiled.binary, compiled.warp, launch, workdir, req.stdin, req.timeout, files)
     result.compile_seconds, result.compile_cached = compiled.seconds, compiled.cached
+    for site in [*result.sites, *result.reached]:  # __builtin_FILE() names the mirror copy, the user's file below it
+        if site.file.startswith(mirror + os.sep):
+            site.file = site.file[len(mirror):]
     return result
 
 

@@ -40,6 +40,32 @@ DEFAULT_MASKS: tuple[str, ...] = (
 )
 _EMU_LINE = re.compile(r"^emu: (error|unsupported): (.*)$", re.M)
 _FINDING = re.compile(r"^emu: finding: (.*?)(?: \[warp \d+[^\]]*\])?$", re.M)
+# emu_sites.cpp: a warp collective that behaves otherwise at 64 lanes than in a 32-lane warp
+_SITE = re.compile(r"^emu: site: ([a-z0-9-]+)\t(\d+)\t([^\t\n]+)\t(.*)$", re.M)
+
+
+@dataclass
+class Site:
+    """Where a 64-lane run met a warp collective that a 32-lane warp completes otherwise."""
+    kind: str                      # mask-32bit | shuffle-other-half | ballot-64bit | vote-other-half | match-other-half
+    file: str                      # the user's file (the mirror prefix removed by the caller)
+    line: int
+    detail: str
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "file": self.file, "line": self.line, "detail": self.detail}
+
+
+def parse_sites(stderr: str) -> list[Site]:
+    return [Site(k, f, int(n), d) for k, n, f, d in _SITE.findall(stderr)]
+
+
+_REACHED = re.compile(r"^emu: reached:\t(\d+)\t([^\t\n]+)$", re.M)
+
+
+def parse_reached(stderr: str) -> list[Site]:
+    """The lines whose warp collective completed at 64 lanes (kind "reached", no detail)."""
+    return [Site("reached", f, int(n), "") for n, f in _REACHED.findall(stderr)]
 
 
 @dataclass
@@ -57,6 +83,8 @@ class Run:
     workdir: Path | None = None
     masked: list[tuple[int, str]] = field(default_factory=list)  # (line, original) of masked stdout lines
     findings: list[str] = field(default_factory=list)  # the runtime's "emu: finding:" lines (the run went on)
+    sites: list[Site] = field(default_factory=list)  # the runtime's "emu: site:" lines (emu_sites.cpp)
+    reached: list[Site] = field(default_factory=list)  # its "emu: reached:" lines: collectives that ran
 
     def to_json(self) -> dict:
         return {"warp": self.warp, "status": self.status, "exit": self.exit,
@@ -64,7 +92,9 @@ class Run:
                 "compile_cached": self.compile_cached, "stdout_lines": len(self.stdout.splitlines()),
                 "stdout": self.stdout, "stderr_tail": self.stderr[-2000:], "fault": self.fault or None,
                 "masked_lines": [{"line": n, "text": t} for n, t in self.masked[:MAX_MASKED_SHOWN]],
-                "masked_count": len(self.masked), "findings": self.findings}
+                "masked_count": len(self.masked), "findings": self.findings,
+                "sites": [x.to_json() for x in self.sites],
+                "reached": [{"file": x.file, "line": x.line} for x in self.reached]}
 
 
 def prepare_workdir(workdir: Path, seed: Path | None) -> None:
@@ -113,9 +143,11 @@ def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Pa
     seconds = time.monotonic() - began
     stdout, stderr = _read_capped(out_path), _read_capped(err_path)
     if status == "timeout":  # the partial output is kept: it shows how far the run got
-        return Run(warp, "timeout", None, stdout, stderr, seconds, workdir=workdir, findings=_FINDING.findall(stderr))
+        return Run(warp, "timeout", None, stdout, stderr, seconds, workdir=workdir, findings=_FINDING.findall(stderr),
+                   sites=parse_sites(stderr), reached=parse_reached(stderr))
     run = Run(warp, "ran", proc.returncode, stdout, stderr, seconds, workdir=workdir,
-              findings=_FINDING.findall(stderr))
+              findings=_FINDING.findall(stderr), sites=parse_sites(stderr),
+              reached=parse_reached(stderr))
     emu = _EMU_LINE.findall(stderr)
     if emu:
         kind, message = emu[-1]

@@ -54,3 +54,9 @@ def test_a_bad_timeout_is_one_line() -> None:
     proc = subprocess.run([sys.executable, "-m", "porting.cli", "audit", str(CASES), "--confirm",
                            "--confirm-timeout", "0"], capture_output=True, text=True)
     assert proc.returncode == 2 and "--confirm-timeout" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_bad_program_arguments_are_one_line() -> None:
+    proc = subprocess.run([sys.executable, "-m", "porting.cli", "audit", str(CASES), "--confirm",
+                           "--confirm-args", "'unclosed"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "--confirm-args" in proc.stderr and "Traceback" not in proc.stderr

@@ -3,6 +3,7 @@
 // (defined in emu_scheduler.cpp, emu_warp.cpp and emu_launch.cpp).
 #pragma once
 #include "emu_host_api.h"
+#include "emu_sites.h"
 
 // ---- device side: the fiber scheduler's entry points ----------------------------------------
 namespace emu {
@@ -31,6 +32,8 @@ struct Arrival {
   void* out;
   int pred_out;
   const void* site;
+  const char* file = nullptr;   // the program's call site (EMU_SITE: emu_sites.h), for emu: site lines
+  int line = 0;
 };
 void arrive(Arrival* a);
 extern unsigned char dynamic_shared[];
@@ -86,22 +89,24 @@ cudaError_t launch_packed(void (*f)(P...), const LaunchConfig& c, void** args, s
   return cudaGetLastError();
 }
 
-template <class T> EMU_INL T exchange(const char* name, int op, int synced, unsigned long long mask, const T& v, int arg, int width) {
+template <class T> EMU_INL T exchange(const char* name, int op, int synced, unsigned long long mask, const T& v, int arg, int width,
+                                      const char* file = nullptr, int line = 0) {
   static_assert(std::is_trivially_copyable<T>::value, "warp shuffles move trivially copyable values");
   typename std::aligned_storage<sizeof(T), alignof(T)>::type out;
-  Arrival a{name, op, synced, mask, &v, (int)sizeof(T), std::is_signed<T>::value, arg, width, &out, 0, nullptr};
+  Arrival a{name, op, synced, mask, &v, (int)sizeof(T), std::is_signed<T>::value, arg, width, &out, 0, nullptr, file, line};
   arrive(&a);
   return *reinterpret_cast<T*>(&out);
 }
-EMU_INL unsigned long long vote(const char* name, int op, int synced, unsigned long long mask, int pred) {
+EMU_INL unsigned long long vote(const char* name, int op, int synced, unsigned long long mask, int pred,
+                                const char* file = nullptr, int line = 0) {
   unsigned long long out = 0;
-  Arrival a{name, op, synced, mask, &pred, (int)sizeof(int), 1, 0, EMU_WARP, &out, 0, nullptr};
+  Arrival a{name, op, synced, mask, &pred, (int)sizeof(int), 1, 0, EMU_WARP, &out, 0, nullptr, file, line};
   arrive(&a);
   return out;
 }
-template <class T> EMU_INL T reduce(const char* name, int op, unsigned long long mask, T v) {
+template <class T> EMU_INL T reduce(const char* name, int op, unsigned long long mask, T v, const char* file = nullptr, int line = 0) {
   T out = 0;
-  Arrival a{name, op, 1, mask, &v, (int)sizeof(T), std::is_signed<T>::value, 0, EMU_WARP, &out, 0, nullptr};
+  Arrival a{name, op, 1, mask, &v, (int)sizeof(T), std::is_signed<T>::value, 0, EMU_WARP, &out, 0, nullptr, file, line};
   arrive(&a);
   return out;
 }
@@ -125,46 +130,46 @@ EMU_INL long long wall_clock64() { return (long long)emu::clock_ticks(); }
 EMU_INL unsigned long long __globaltimer() { return emu::clock_ticks(); }
 
 // ---- warp collectives -----------------------------------------------------------------------
-template <class T> EMU_INL T __shfl_sync(unsigned long long m, T v, int src, int w = warpSize) { return emu::exchange("__shfl_sync", emu::SHFL_IDX, 1, m, v, src, w); }
-template <class T> EMU_INL T __shfl_up_sync(unsigned long long m, T v, unsigned int d, int w = warpSize) { return emu::exchange("__shfl_up_sync", emu::SHFL_UP, 1, m, v, (int)d, w); }
-template <class T> EMU_INL T __shfl_down_sync(unsigned long long m, T v, unsigned int d, int w = warpSize) { return emu::exchange("__shfl_down_sync", emu::SHFL_DOWN, 1, m, v, (int)d, w); }
-template <class T> EMU_INL T __shfl_xor_sync(unsigned long long m, T v, int x, int w = warpSize) { return emu::exchange("__shfl_xor_sync", emu::SHFL_XOR, 1, m, v, x, w); }
-template <class T> EMU_INL T __shfl(T v, int src, int w = warpSize) { return emu::exchange("__shfl", emu::SHFL_IDX, 0, 0, v, src, w); }
-template <class T> EMU_INL T __shfl_up(T v, unsigned int d, int w = warpSize) { return emu::exchange("__shfl_up", emu::SHFL_UP, 0, 0, v, (int)d, w); }
-template <class T> EMU_INL T __shfl_down(T v, unsigned int d, int w = warpSize) { return emu::exchange("__shfl_down", emu::SHFL_DOWN, 0, 0, v, (int)d, w); }
-template <class T> EMU_INL T __shfl_xor(T v, int x, int w = warpSize) { return emu::exchange("__shfl_xor", emu::SHFL_XOR, 0, 0, v, x, w); }
+template <class T> EMU_INL T __shfl_sync(unsigned long long m, T v, int src, int w = warpSize, EMU_SITE) { return emu::exchange("__shfl_sync", emu::SHFL_IDX, 1, m, v, src, w, EMU_SITE_ARGS); }
+template <class T> EMU_INL T __shfl_up_sync(unsigned long long m, T v, unsigned int d, int w = warpSize, EMU_SITE) { return emu::exchange("__shfl_up_sync", emu::SHFL_UP, 1, m, v, (int)d, w, EMU_SITE_ARGS); }
+template <class T> EMU_INL T __shfl_down_sync(unsigned long long m, T v, unsigned int d, int w = warpSize, EMU_SITE) { return emu::exchange("__shfl_down_sync", emu::SHFL_DOWN, 1, m, v, (int)d, w, EMU_SITE_ARGS); }
+template <class T> EMU_INL T __shfl_xor_sync(unsigned long long m, T v, int x, int w = warpSize, EMU_SITE) { return emu::exchange("__shfl_xor_sync", emu::SHFL_XOR, 1, m, v, x, w, EMU_SITE_ARGS); }
+template <class T> EMU_INL T __shfl(T v, int src, int w = warpSize, EMU_SITE) { return emu::exchange("__shfl", emu::SHFL_IDX, 0, 0, v, src, w, EMU_SITE_ARGS); }
+template <class T> EMU_INL T __shfl_up(T v, unsigned int d, int w = warpSize, EMU_SITE) { return emu::exchange("__shfl_up", emu::SHFL_UP, 0, 0, v, (int)d, w, EMU_SITE_ARGS); }
+template <class T> EMU_INL T __shfl_down(T v, unsigned int d, int w = warpSize, EMU_SITE) { return emu::exchange("__shfl_down", emu::SHFL_DOWN, 0, 0, v, (int)d, w, EMU_SITE_ARGS); }
+template <class T> EMU_INL T __shfl_xor(T v, int x, int w = warpSize, EMU_SITE) { return emu::exchange("__shfl_xor", emu::SHFL_XOR, 0, 0, v, x, w, EMU_SITE_ARGS); }
 // CUDA returns a 32-bit mask; HIP returns 64 bits on a 64-lane wavefront.
-EMU_INL emu::lanemask_t __ballot_sync(unsigned long long m, int p) { return (emu::lanemask_t)emu::vote("__ballot_sync", emu::BALLOT, 1, m, p); }
-EMU_INL emu::lanemask_t __ballot(int p) { return (emu::lanemask_t)emu::vote("__ballot", emu::BALLOT, 0, 0, p); }
-EMU_INL int __any_sync(unsigned long long m, int p) { return (int)emu::vote("__any_sync", emu::ANY, 1, m, p); }
-EMU_INL int __all_sync(unsigned long long m, int p) { return (int)emu::vote("__all_sync", emu::ALL, 1, m, p); }
-EMU_INL int __any(int p) { return (int)emu::vote("__any", emu::ANY, 0, 0, p); }
-EMU_INL int __all(int p) { return (int)emu::vote("__all", emu::ALL, 0, 0, p); }
-EMU_INL int __uni_sync(unsigned long long m, int p) { return __all_sync(m, p) || !__any_sync(m, p); }
-EMU_INL emu::lanemask_t __activemask() { return (emu::lanemask_t)emu::vote("__activemask", emu::ACTIVEMASK, 0, 0, 1); }
-EMU_INL void __syncwarp(unsigned long long m = emu::kFull) { emu::vote("__syncwarp", emu::SYNCWARP, 1, m, 1); }
-template <class T> EMU_INL emu::lanemask_t __match_any_sync(unsigned long long m, T v) {
+EMU_INL emu::lanemask_t __ballot_sync(unsigned long long m, int p, EMU_SITE) { return (emu::lanemask_t)emu::vote("__ballot_sync", emu::BALLOT, 1, m, p, EMU_SITE_ARGS); }
+EMU_INL emu::lanemask_t __ballot(int p, EMU_SITE) { return (emu::lanemask_t)emu::vote("__ballot", emu::BALLOT, 0, 0, p, EMU_SITE_ARGS); }
+EMU_INL int __any_sync(unsigned long long m, int p, EMU_SITE) { return (int)emu::vote("__any_sync", emu::ANY, 1, m, p, EMU_SITE_ARGS); }
+EMU_INL int __all_sync(unsigned long long m, int p, EMU_SITE) { return (int)emu::vote("__all_sync", emu::ALL, 1, m, p, EMU_SITE_ARGS); }
+EMU_INL int __any(int p, EMU_SITE) { return (int)emu::vote("__any", emu::ANY, 0, 0, p, EMU_SITE_ARGS); }
+EMU_INL int __all(int p, EMU_SITE) { return (int)emu::vote("__all", emu::ALL, 0, 0, p, EMU_SITE_ARGS); }
+EMU_INL int __uni_sync(unsigned long long m, int p, EMU_SITE) { return __all_sync(m, p, EMU_SITE_ARGS) || !__any_sync(m, p, EMU_SITE_ARGS); }
+EMU_INL emu::lanemask_t __activemask(EMU_SITE) { return (emu::lanemask_t)emu::vote("__activemask", emu::ACTIVEMASK, 0, 0, 1, EMU_SITE_ARGS); }
+EMU_INL void __syncwarp(unsigned long long m = emu::kFull, EMU_SITE) { emu::vote("__syncwarp", emu::SYNCWARP, 1, m, 1, EMU_SITE_ARGS); }
+template <class T> EMU_INL emu::lanemask_t __match_any_sync(unsigned long long m, T v, EMU_SITE) {
   unsigned long long out = 0;
-  emu::Arrival a{"__match_any_sync", emu::MATCH_ANY, 1, m, &v, (int)sizeof(T), 0, 0, EMU_WARP, &out, 0, nullptr};
+  emu::Arrival a{"__match_any_sync", emu::MATCH_ANY, 1, m, &v, (int)sizeof(T), 0, 0, EMU_WARP, &out, 0, nullptr, EMU_SITE_ARGS};
   emu::arrive(&a);
   return (emu::lanemask_t)out;
 }
-template <class T> EMU_INL emu::lanemask_t __match_all_sync(unsigned long long m, T v, int* pred) {
+template <class T> EMU_INL emu::lanemask_t __match_all_sync(unsigned long long m, T v, int* pred, EMU_SITE) {
   unsigned long long out = 0;
-  emu::Arrival a{"__match_all_sync", emu::MATCH_ALL, 1, m, &v, (int)sizeof(T), 0, 0, EMU_WARP, &out, 0, nullptr};
+  emu::Arrival a{"__match_all_sync", emu::MATCH_ALL, 1, m, &v, (int)sizeof(T), 0, 0, EMU_WARP, &out, 0, nullptr, EMU_SITE_ARGS};
   emu::arrive(&a);
   *pred = a.pred_out;
   return (emu::lanemask_t)out;
 }
-EMU_INL unsigned __reduce_add_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_add_sync", emu::RED_ADD, m, v); }
-EMU_INL int __reduce_add_sync(unsigned long long m, int v) { return emu::reduce("__reduce_add_sync", emu::RED_ADD, m, v); }
-EMU_INL unsigned __reduce_min_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_min_sync", emu::RED_MIN, m, v); }
-EMU_INL int __reduce_min_sync(unsigned long long m, int v) { return emu::reduce("__reduce_min_sync", emu::RED_MIN, m, v); }
-EMU_INL unsigned __reduce_max_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_max_sync", emu::RED_MAX, m, v); }
-EMU_INL int __reduce_max_sync(unsigned long long m, int v) { return emu::reduce("__reduce_max_sync", emu::RED_MAX, m, v); }
-EMU_INL unsigned __reduce_and_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_and_sync", emu::RED_AND, m, v); }
-EMU_INL unsigned __reduce_or_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_or_sync", emu::RED_OR, m, v); }
-EMU_INL unsigned __reduce_xor_sync(unsigned long long m, unsigned v) { return emu::reduce("__reduce_xor_sync", emu::RED_XOR, m, v); }
+EMU_INL unsigned __reduce_add_sync(unsigned long long m, unsigned v, EMU_SITE) { return emu::reduce("__reduce_add_sync", emu::RED_ADD, m, v, EMU_SITE_ARGS); }
+EMU_INL int __reduce_add_sync(unsigned long long m, int v, EMU_SITE) { return emu::reduce("__reduce_add_sync", emu::RED_ADD, m, v, EMU_SITE_ARGS); }
+EMU_INL unsigned __reduce_min_sync(unsigned long long m, unsigned v, EMU_SITE) { return emu::reduce("__reduce_min_sync", emu::RED_MIN, m, v, EMU_SITE_ARGS); }
+EMU_INL int __reduce_min_sync(unsigned long long m, int v, EMU_SITE) { return emu::reduce("__reduce_min_sync", emu::RED_MIN, m, v, EMU_SITE_ARGS); }
+EMU_INL unsigned __reduce_max_sync(unsigned long long m, unsigned v, EMU_SITE) { return emu::reduce("__reduce_max_sync", emu::RED_MAX, m, v, EMU_SITE_ARGS); }
+EMU_INL int __reduce_max_sync(unsigned long long m, int v, EMU_SITE) { return emu::reduce("__reduce_max_sync", emu::RED_MAX, m, v, EMU_SITE_ARGS); }
+EMU_INL unsigned __reduce_and_sync(unsigned long long m, unsigned v, EMU_SITE) { return emu::reduce("__reduce_and_sync", emu::RED_AND, m, v, EMU_SITE_ARGS); }
+EMU_INL unsigned __reduce_or_sync(unsigned long long m, unsigned v, EMU_SITE) { return emu::reduce("__reduce_or_sync", emu::RED_OR, m, v, EMU_SITE_ARGS); }
+EMU_INL unsigned __reduce_xor_sync(unsigned long long m, unsigned v, EMU_SITE) { return emu::reduce("__reduce_xor_sync", emu::RED_XOR, m, v, EMU_SITE_ARGS); }
 // HIP's lane queries (no collective needed: the lane follows from the linear thread id).
 EMU_INL unsigned __lane_id() {
   return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % EMU_WARP;

@@ -54,6 +54,7 @@ void widen_narrow_masks(Runtime& r, int base, const int* lanes, int n) {
     finding(r, a, "%s: lane %d is not in its mask 0x%llx (a 32-bit mask leaves out lanes 32-63 of a 64-lane "
             "wavefront); continuing with the mask widened to 0x%llx", a->name, lanes[i], a->mask,
             (a->mask & 0xffffffffull) | (a->mask << 32));
+    site_narrow_mask(a, lanes[i]);  // emu_sites.cpp: the line, for port audit --confirm
     for (int j = 0; j < n; ++j) {
       Arrival* b = r.fibers[base + lanes[j]].arrival;
       if (b->synced && (b->mask >> 32) == 0) b->mask |= b->mask << 32;
@@ -65,6 +66,7 @@ void widen_narrow_masks(Runtime& r, int base, const int* lanes, int n) {
 void check_mask(Runtime& r, int lane, const Arrival* a, uint64_t active, uint64_t gone) {
   uint64_t m = a->mask & kFull;
   if (!(m & bit(lane))) {
+    if (EMU_WARP == 64 && (a->mask >> 32) == 0) site_narrow_mask(a, lane);
     faultf("%s: lane %d is not in its mask 0x%llx%s", a->name, lane, a->mask,
            (EMU_WARP == 64 && (a->mask >> 32) == 0) ? " (a 32-bit mask leaves out lanes 32-63 of a 64-lane wavefront)" : "");
   }
@@ -170,6 +172,7 @@ void resolve_group(Runtime& r, int base, const int* lanes, int n, uint64_t gone)
     uint64_t part = a->synced ? (a->mask & kFull & active) : active;
     complete(r, base, lanes[i], a, at, part, active);
   }
+  if (EMU_WARP == 64) sites_after_group(at, lanes, n, active);  // emu_sites.cpp
   r.cur = &r.sched;
   for (int i = 0; i < n; ++i) r.fibers[base + lanes[i]].state = READY;
 }

@@ -1,0 +1,17 @@
+// --confirm: inline PTX is not emulated, so port emulate refuses the program: its findings are
+// not-run, with the reason (here: its 32-bit shuffle mask).
+#include <cstdio>
+__global__ void lane_of(int* out) {
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  out[threadIdx.x] = __shfl_xor_sync(0xffffffff, (int)lane, 1);
+}
+int main() {
+  int* out;
+  cudaMalloc(&out, 64 * sizeof(int));
+  lane_of<<<1, 64>>>(out);
+  int host[64];
+  cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost);
+  printf("%d\n", host[40]);
+  return 0;
+}
