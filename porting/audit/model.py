@@ -22,7 +22,7 @@ Scopes are top-level functions as warp.Derivation cuts them (from a top-level ``
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -74,13 +74,19 @@ _HW_NAME = re.compile(r"(?i)hw_|hardware|physical|wavefront")
 _SHADOW = re.compile(r"\b(?:const(?:expr)?\s+)?(?:unsigned\s+)?(?:int|short|long|unsigned|size_t|uint32_t|int32_t)\s+"
                      r"warpSize\s*=\s*(\d+)[uU]?\s*;")  # a local that shadows the builtin
 _TILE32 = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32\s*>")
-_SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl)\s*\(")  # matched at a `__shfl` found by str.find
+# matched at a `__shfl` found by str.find; ATen's WARP_SHFL(value, srcLane, width = warpSize, mask)
+# (c10/ATen DeviceUtils.cuh) is the same shuffle with its width defaulting to the hardware's
+_SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl|WARP_SHFL)\s*\(")
 _LANE32_VAR = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;]*?(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\b")
 _WARP_COUNT_SHIFT = re.compile(r"1[uU]?\s*<<\s*\(\s*[^()]*/\s*warpSize\s*\)")
 # wmma / mma: fragments are spread over a hardware warp (64 lanes on CDNA, rocWMMA), not over
 # 32-lane halves, so neither "consistent at 64" nor the lane-math warnings describe this code; the
 # width is not what fails (nvcuda::wmma has no ROCm build; that is a library port)
 _MMA = re.compile(r"wmma::|\bmma_sync\s*\(")
+# the same warp matrix operations written as PTX (`asm("mma.sync.aligned...")`, ldmatrix, wgmma),
+# often inside a `#define HMMA16816(...)` macro body that the kernels use rather than in the kernel
+_PTX_MATRIX = ("mma.sync", "ldmatrix.sync", "wgmma.")
+_MACRO_HEAD = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _VOTE = re.compile(r"__(?:all|any)(?:_sync)?\s*\(")
 LANE_BIT = "'1 <<"  # how warp.lane_math's lane-bit hits begin
 _LOOP16 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
@@ -110,7 +116,7 @@ class WarpModel:
     def __init__(self, code: str, derived: warp.Derivation, hits: list[Hit],
                  external: dict[str, Scope] | None = None, external_32: frozenset[str] = frozenset(),
                  own_32: set[str] | None = None, widths: set[str] | None = None,
-                 cuda_only: Callable[[int], bool] | None = None) -> None:
+                 cuda_only: Callable[[int], bool] | None = None, ptx_matrix: tuple[int, ...] = ()) -> None:
         self.code = code
         self.derived = derived
         self.scopes: list[Scope] = []
@@ -141,6 +147,8 @@ class WarpModel:
             elif _HW_NAME.search(m.group(1)):
                 s.by_warpsize = True
         for at in _sites(code, ("wmma::", "mma_sync"), _MMA):
+            self.at(at).mma = True
+        for at in _ptx_matrix_sites(code, ptx_matrix):
             self.at(at).mma = True
         for at in _sites(code, ("__all", "__any"), _VOTE):
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
@@ -627,9 +635,8 @@ def _tile_loop(code: str, at: int, s: Scope) -> bool:
 
 
 def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
-    if "__shfl" not in code:
-        return
-    for at in _sites(code, ("__shfl",), _SHFL_FIXED, back=1):
+    words = tuple(w for w in ("__shfl", "WARP_SHFL") if w in code)
+    for at in _sites(code, words, _SHFL_FIXED, back=1):
         m = _SHFL_FIXED.match(code, at)
         if m is None:
             continue
@@ -651,6 +658,38 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
                "logical warps: on a 64-lane wavefront lanes 32-63 read the lower half's lane, not their own "
                "half's", f"pass the logical width ({m.group(1)}(..., {src}, 32)) or compute the source lane "
                f"from warpSize; {warp.EMULATE}", m.group(1))
+
+
+def _ptx_matrix_sites(code: str, seeds: tuple[int, ...]) -> Iterator[int]:
+    """``seeds`` (where string literals holding a PTX warp matrix instruction sit: the caller has the
+    strings, ``code`` has them blanked) and every use of a macro whose body holds one (transitively:
+    a macro built from such a macro), so the functions using them count as mma code."""
+    names: set[str] = set()
+    todo = list(seeds)
+    while todo:
+        at = todo.pop()
+        yield at
+        name = _macro_around(code, at)
+        if name and name not in names:
+            names.add(name)
+            todo.extend(_word_sites(code, name))
+
+
+def ptx_matrix_literals(strings: Iterable[tuple[int, str]]) -> tuple[int, ...]:
+    """Offsets of the (start, text) string literals that hold a PTX warp matrix instruction."""
+    return tuple(start for start, text in strings if any(w in text for w in _PTX_MATRIX))
+
+
+def _macro_around(code: str, at: int) -> str:
+    """The name of the `#define` whose (backslash-continued) body holds offset ``at``, or ""."""
+    start = code.rfind("\n", 0, at) + 1
+    while True:
+        m = _MACRO_HEAD.match(code, start)
+        if m is not None:
+            return m.group(1) if m.end() <= at else ""
+        if start < 2 or code[start - 2] != "\\":  # the line above does not continue into this one
+            return ""
+        start = code.rfind("\n", 0, start - 1) + 1
 
 
 def _split_args(args: str) -> list[str]:
