@@ -17,7 +17,7 @@ from porting.config import _load_toml
 FRESH = Path(__file__).parent / "fresh"
 
 
-@pytest.fixture(scope="module", params=["labels.toml", "labels_hecbench_faiss.toml"])
+@pytest.fixture(scope="module", params=["labels.toml", "labels_hecbench_faiss.toml", "labels_fourth.toml"])
 def data(request) -> dict:
     return _load_toml(FRESH / request.param)
 
