@@ -474,9 +474,11 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
         candidates = frozenset(own_32) | external_32
     own_widths = warp.width_names(code, derived, candidates)
     if hits or any(word in code for word in _MODEL_WORDS):  # else no warp rule of model.py can fire
-        ptx = model.ptx_matrix_literals((lit.start, lit.text) for lit in m.strings)
+        strings = [(lit.start, lit.text) for lit in m.strings]
         wm = model.WarpModel(code, derived, hits, model.external_functions(headers), external_32, own_32,
-                             own_widths, cuda_only=model.cuda_only(code, facts.side), ptx_matrix=ptx)
+                             own_widths, cuda_only=model.cuda_only(code, facts.side),
+                             ptx_matrix=model.ptx_matrix_literals(strings),
+                             ptx_laneid=model.ptx_laneid_literals(strings))
         judged = model.classify(wm, hits)
     for gen in (judged, warp.masks(code), warp.ballots(code)):
         for offset, rule, message, suggestion, symbol in gen:

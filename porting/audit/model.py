@@ -104,6 +104,7 @@ class Scope:
     mma: bool = False  # warp matrix operations here (wmma fragments belong to hardware warps)
     vote: bool = False  # __all / __any here: a vote spans the whole wavefront, not a 32-lane half
     fixed: bool = False  # a fixed-lane shuffle hazard here (shfl-fixed-lane)
+    hw_lane: bool = False  # reads PTX %laneid: the hardware lane (0-63 once ported as __lane_id())
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
     body: int = -1  # where the function's body opens (its `{`), -1 when not a function
     calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
@@ -116,13 +117,15 @@ class WarpModel:
     def __init__(self, code: str, derived: warp.Derivation, hits: list[Hit],
                  external: dict[str, Scope] | None = None, external_32: frozenset[str] = frozenset(),
                  own_32: set[str] | None = None, widths: set[str] | None = None,
-                 cuda_only: Callable[[int], bool] | None = None, ptx_matrix: tuple[int, ...] = ()) -> None:
+                 cuda_only: Callable[[int], bool] | None = None, ptx_matrix: tuple[int, ...] = (),
+                 ptx_laneid: tuple[int, ...] = ()) -> None:
         self.code = code
         self.derived = derived
         self.scopes: list[Scope] = []
         self.by_name: dict[str, Scope] = dict(external or {})
         own: set[str] = set()
         const32 = (warp.constant_names(code) if own_32 is None else own_32) | external_32
+        self.const32 = frozenset(const32)
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
         # each fact found by one pass over the file, then given to the scope around it
         for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
@@ -150,6 +153,8 @@ class WarpModel:
             self.at(at).mma = True
         for at in _ptx_matrix_sites(code, ptx_matrix):
             self.at(at).mma = True
+        for at in ptx_laneid:
+            self.at(at).hw_lane = True
         for at in _sites(code, ("__all", "__any"), _VOTE):
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
                 self.at(at).vote = True
@@ -243,9 +248,10 @@ class WarpModel:
 
     def consistent(self, s: Scope) -> bool:
         """May the note "32-lane logical warps, consistent at 64" be said of ``s``? Not where a
-        vote spans the wavefront (two logical warps vote together) or a fixed-lane shuffle reads the
-        other half."""
-        return not any(c.vote or c.fixed for c in self._closure(s))
+        vote spans the wavefront (two logical warps vote together), a fixed-lane shuffle reads the
+        other half, or the function takes its lane from PTX %laneid (the hardware lane: 0-63 once
+        ported, so lane 32 is no leader of warp tid / 32)."""
+        return not any(c.vote or c.fixed or c.hw_lane for c in self._closure(s))
 
     def logical(self, s: Scope) -> bool:
         return any(c.logical32 for c in self._closure(s)) or s.tile32
@@ -641,8 +647,8 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         if m is None:
             continue
         s = model.at(m.start())
-        if s.tile32 or not (model.logical(s) or model.called_from_logical(s)):
-            continue
+        if s.tile32 or model.matrix(s) or not (model.logical(s) or model.called_from_logical(s)):
+            continue  # a tile's own lanes; or mma fragment exchanges (a library port, not lane math)
         args = _split_args(warp._call_args(code, m.end() - 1))
         if len(args) != (3 if m.group(1) == "__shfl_sync" else 2):  # (mask,) value, source lane: no width
             continue
@@ -651,7 +657,9 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
             continue  # a literal broadcast: the same value in both halves
         if _one_warp_blocks(model, s):
             continue  # every launch found runs one 32-thread warp per block: lanes 32-63 do not exist
-        lane32 = {v.group(1) for v in _LANE32_VAR.finditer(code, s.lo, s.hi)}
+        lane32 = {v.group(1) for v in _LANE32_VAR.finditer(code, s.lo, s.hi)} | _lane_vars(model, s)
+        if _same_in_both_halves(code, s, args[-2].strip(), m.start(), lane32):
+            continue  # read at the logical lane from data every warp shares: both halves hold it
         if model.derived.at(src, m.start()) and not lane32.intersection(warp._WORDS.findall(src)):
             continue  # an absolute lane (threadIdx.x ^ 1): the same lane at 64
         yield (m.start(), "shfl-fixed-lane", f"{m.group(1)} from source lane {src} with no width inside 32-lane "
@@ -680,6 +688,11 @@ def ptx_matrix_literals(strings: Iterable[tuple[int, str]]) -> tuple[int, ...]:
     return tuple(start for start, text in strings if any(w in text for w in _PTX_MATRIX))
 
 
+def ptx_laneid_literals(strings: Iterable[tuple[int, str]]) -> tuple[int, ...]:
+    """Offsets of the (start, text) string literals that read PTX's %laneid register."""
+    return tuple(start for start, text in strings if "%laneid" in text)
+
+
 def _macro_around(code: str, at: int) -> str:
     """The name of the `#define` whose (backslash-continued) body holds offset ``at``, or ""."""
     start = code.rfind("\n", 0, at) + 1
@@ -690,6 +703,37 @@ def _macro_around(code: str, at: int) -> str:
         if start < 2 or code[start - 2] != "\\":  # the line above does not continue into this one
             return ""
         start = code.rfind("\n", 0, start - 1) + 1
+
+
+def _lane_vars(model: WarpModel, s: Scope) -> set[str]:
+    """Variables of ``s`` set to a thread index modulo a constant equal to 32 (``tid % WARP_SIZE``)."""
+    if not model.const32:
+        return set()
+    names = "|".join(sorted(re.escape(n) for n in model.const32))
+    pattern = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;=]*?%\s*(?:" + names + r")\b")
+    return {v.group(1) for v in pattern.finditer(model.code, s.lo, s.hi)}
+
+
+_ASSIGN = r"(?<![\w.])%s\s*(=|\+=|-=|\*=)(?!=)([^;]*);"
+_AT_LANE = r"(?<![\w.])[A-Za-z_]\w*\s*\[\s*(?:%s)\s*\]"
+
+
+def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[str]) -> bool:
+    """Does ``value`` hold, where it is shuffled at ``at``, what it was last set to from an array
+    read at a logical lane (``v = red_smem[lane]`` or ``lane < N ? a[lane] : c``, lane = tid % 32),
+    changed since only by xor shuffles of itself (a reduction)? Every 32-lane half reads the same
+    entries, so lane 0 and lane 32 hold the same value (FasterTransformer's block_sum)."""
+    if not lanes or not re.fullmatch(r"[A-Za-z_]\w*", value):
+        return False
+    at_lane = re.compile(_AT_LANE % "|".join(sorted(re.escape(n) for n in lanes)))
+    for m in reversed(list(re.finditer(_ASSIGN % re.escape(value), code[s.lo:at]))):
+        op, rhs = m.group(1), m.group(2)
+        if op == "=" and at_lane.search(rhs) and "__shfl" not in rhs:
+            rest = at_lane.sub("", rhs)
+            return not re.search(r"threadIdx|\bwarp|\bwid\b", rest)
+        if "__shfl_xor" not in rhs:
+            return False
+    return False
 
 
 def _split_args(args: str) -> list[str]:

@@ -88,3 +88,55 @@ def test_aten_warp_shfl_from_a_lane_counted_in_32_reads_the_other_half(tmp_path:
 def test_aten_warp_shfl_with_a_width_or_xor_is_quiet(tmp_path: Path) -> None:
     for name, text in (("width.cu", WELFORD_WIDTH), ("xor.cu", WELFORD_XOR)):
         assert not any(rule == "shfl-fixed-lane" for _, rule in rules(tmp_path, name, text)), name
+
+
+# PTX %laneid is the hardware lane (0-63 once ported as __lane_id()): a block reduction whose
+# leaders test it against warps counted by tid / 32 loses the odd warps' partials at 64, so it is
+# not "consistent at 64" (FasterTransformer's xlnet softmax). With lane = tid % 32 it is.
+LANEID = r"""__device__ unsigned lane_id() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %laneid;" : "=r"(r));
+  return r;
+}
+__global__ void row_max(const float* x, float* out) {
+  __shared__ float part[32];
+  int lid = lane_id();
+  int wid = threadIdx.x / 32;
+  float v = x[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, o, 32));
+  if (lid == 0) part[wid] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = part[0];
+}
+"""
+LANE_MOD32 = LANEID.replace("int lid = lane_id();", "int lid = threadIdx.x % 32;")
+
+# a broadcast from lane 0 of a value every warp read from the same entries (red[lane], lane =
+# tid % WARP_SIZE) and reduced by xor: lane 0 and lane 32 hold the same value (FasterTransformer's
+# block_sum). Broadcasting the warp's own partial, or an entry picked by the warp, is the hazard.
+BLOCK_SUM = """#define WARP_SIZE 32
+template <int WARPS>
+__device__ float block_sum(float* red, float sum) {
+  int warp = threadIdx.x / WARP_SIZE;
+  int lane = threadIdx.x % WARP_SIZE;
+  for (int m = WARP_SIZE / 2; m >= 1; m /= 2) sum += __shfl_xor_sync(0xffffffff, sum, m);
+  if (lane == 0) red[warp] = sum;
+  __syncthreads();
+  if (lane < WARPS) sum = red[lane];
+  for (int m = WARPS / 2; m >= 1; m /= 2) sum += __shfl_xor_sync(0xffffffff, sum, m);
+  return __shfl_sync(0xffffffff, sum, 0);
+}
+"""
+OWN_PARTIAL = BLOCK_SUM.replace("  if (lane < WARPS) sum = red[lane];\n", "")
+PICKED_BY_WARP = BLOCK_SUM.replace("sum = red[lane];", "sum = red[lane + warp * WARPS];")
+
+
+def test_a_lane_from_ptx_laneid_is_not_consistent_at_64(tmp_path: Path) -> None:
+    assert not any(rule == "warp32-logical" for _, rule in rules(tmp_path, "laneid.cu", LANEID))
+    assert any(rule == "warp32-logical" for _, rule in rules(tmp_path, "mod32.cu", LANE_MOD32))
+
+
+def test_a_broadcast_of_data_every_warp_shares_is_right_at_64(tmp_path: Path) -> None:
+    assert not any(rule == "shfl-fixed-lane" for _, rule in rules(tmp_path, "block_sum.cu", BLOCK_SUM))
+    for name, text in (("own.cu", OWN_PARTIAL), ("picked.cu", PICKED_BY_WARP)):
+        assert (10 if name == "own.cu" else 11, "shfl-fixed-lane") in rules(tmp_path, name, text), name
