@@ -707,11 +707,15 @@ def _macro_around(code: str, at: int) -> str:
 
 def _lane_vars(model: WarpModel, s: Scope) -> set[str]:
     """Variables of ``s`` set to a thread index modulo a constant equal to 32 (``tid % WARP_SIZE``)."""
-    if not model.const32:
+    if not model.const32 or "%" not in model.code[s.lo:s.hi]:
         return set()
-    names = "|".join(sorted(re.escape(n) for n in model.const32))
-    pattern = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;=]*?%\s*(?:" + names + r")\b")
-    return {v.group(1) for v in pattern.finditer(model.code, s.lo, s.hi)}
+    return {v.group(1) for v in _mod_names(model.const32).finditer(model.code, s.lo, s.hi)}
+
+
+@lru_cache(maxsize=256)
+def _mod_names(names: frozenset[str]) -> re.Pattern[str]:
+    alternatives = "|".join(sorted(re.escape(n) for n in names))
+    return re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;=]*?%\s*(?:" + alternatives + r")\b")
 
 
 _ASSIGN = r"(?<![\w.])%s\s*(=|\+=|-=|\*=)(?!=)([^;]*);"
