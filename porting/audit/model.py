@@ -126,6 +126,9 @@ class WarpModel:
         own: set[str] = set()
         const32 = (warp.constant_names(code) if own_32 is None else own_32) | external_32
         self.const32 = frozenset(const32)
+        # per-function answers asked once per shuffle or launch site, kept for the file
+        self.lane_memo: dict[int, set[str]] = {}
+        self.scales_memo: dict[tuple[int, str, int], bool] = {}
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
         # each fact found by one pass over the file, then given to the scope around it
         for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
@@ -412,12 +415,20 @@ def work_counts(model: WarpModel) -> Iterator[Hit]:
 
 def _scales_warp_index(model: WarpModel, fn: Scope, param: str, depth: int = 0) -> bool:
     """Does ``fn`` (or a function of the file it passes ``param`` to, one call deep) multiply
-    ``param`` by a warp index counted with warpSize?"""
+    ``param`` by a warp index counted with warpSize? (Asked per launch site: answered once.)"""
+    key = (id(fn), param, depth)
+    known = model.scales_memo.get(key)
+    if known is None:
+        known = model.scales_memo[key] = _scales(model, fn, param, depth)
+    return known
+
+
+def _scales(model: WarpModel, fn: Scope, param: str, depth: int) -> bool:
     code = model.code
     if fn.src or fn.body < 0 or not param:
         return False
     body = code[fn.body:fn.hi]
-    for w in set(_WARP_INDEX.findall(body)):
+    for w in set(_WARP_INDEX.findall(body)) if "warpSize" in body else ():
         if re.search(rf"(?<![\w.]){w}\s*\*\s*{param}\b|(?<![\w.]){param}\s*\*\s*{w}\b", body):
             return True
     for name in model.calls_of(fn) if depth < 1 else ():
@@ -657,7 +668,10 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
             continue  # a literal broadcast: the same value in both halves
         if _one_warp_blocks(model, s):
             continue  # every launch found runs one 32-thread warp per block: lanes 32-63 do not exist
-        lane32 = {v.group(1) for v in _LANE32_VAR.finditer(code, s.lo, s.hi)} | _lane_vars(model, s)
+        lane32 = model.lane_memo.get(id(s))
+        if lane32 is None:  # the function's logical-lane variables, found once per function
+            lane32 = _lane32_vars(code, s.lo, s.hi) | _lane_vars(model, s)
+            model.lane_memo[id(s)] = lane32
         if _same_in_both_halves(code, s, args[-2].strip(), m.start(), lane32):
             continue  # read at the logical lane from data every warp shares: both halves hold it
         if model.derived.at(src, m.start()) and not lane32.intersection(warp._WORDS.findall(src)):
@@ -705,17 +719,40 @@ def _macro_around(code: str, at: int) -> str:
         start = code.rfind("\n", 0, start - 1) + 1
 
 
+_LANE32_OP = re.compile(r"%\s*32|&\s*(?:31|0[xX]1[fF])")
+
+
+def _lane32_vars(code: str, lo: int, hi: int, op_re: re.Pattern[str] = _LANE32_OP,
+                 var_re: re.Pattern[str] = _LANE32_VAR) -> set[str]:
+    """The names ``var_re`` finds in code[lo:hi], searched only in the `;`-separated statements
+    that hold an ``op_re`` (`% 32` / `& 31`; ``var_re`` cannot cross a `;`): the same names,
+    without trying its lazy scan at every identifier of a long function."""
+    out: set[str] = set()
+    done = -1
+    for op in op_re.finditer(code, lo, hi):
+        if op.start() < done:
+            continue
+        start = max(lo, code.rfind(";", lo, op.start()) + 1)
+        end = code.find(";", op.end(), hi)
+        done = hi if end < 0 else end
+        out.update(v.group(1) for v in var_re.finditer(code, start, done))
+    return out
+
+
 def _lane_vars(model: WarpModel, s: Scope) -> set[str]:
     """Variables of ``s`` set to a thread index modulo a constant equal to 32 (``tid % WARP_SIZE``)."""
     if not model.const32 or "%" not in model.code[s.lo:s.hi]:
         return set()
-    return {v.group(1) for v in _mod_names(model.const32).finditer(model.code, s.lo, s.hi)}
+    op_re, var_re = _mod_names(model.const32)
+    return _lane32_vars(model.code, s.lo, s.hi, op_re, var_re)
 
 
 @lru_cache(maxsize=256)
-def _mod_names(names: frozenset[str]) -> re.Pattern[str]:
+def _mod_names(names: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(`% NAME`, `var = ... % NAME`) for the constants equal to 32."""
     alternatives = "|".join(sorted(re.escape(n) for n in names))
-    return re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;=]*?%\s*(?:" + alternatives + r")\b")
+    return (re.compile(r"%\s*(?:" + alternatives + r")\b"),
+            re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;=]*?%\s*(?:" + alternatives + r")\b"))
 
 
 _ASSIGN = r"(?<![\w.])%s\s*(=|\+=|-=|\*=)(?!=)([^;]*);"
