@@ -1,0 +1,52 @@
+"""Issue 26, round 4 (classes seen in corpus 4's hold-out misses; own programs, not its code).
+
+- A ballot compared with a 32-bit all-ones constant (``__ballot_sync(m, done) == ~0u``,
+  ``0xffffffff != __ballot_sync(...)``): on a 64-lane wavefront the ballot has 64 bits, so the test
+  is false when all 64 lanes vote (an early exit that never happens). ``~0`` / ``-1`` (signed,
+  sign-extended) and ``~0ull`` are right at 64 and stay quiet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from porting.audit.scan import audit_paths
+
+TILE_DONE = """__global__ void raster(const int* work, int* out, int n) {
+  unsigned long long full = ~0ull;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    bool done = work[i] == 0;
+    if (__ballot_sync(full, done) == ~0u)
+      break;
+    out[i] += work[i];
+  }
+  if (0xFFFFFFFFu != __ballot_sync(full, out[threadIdx.x] > 0))
+    out[0] = 1;
+}
+"""
+# the same kernel comparing with the wavefront's full mask: right at 64
+TILE_DONE_64 = TILE_DONE.replace("== ~0u", "== ~0ull").replace("0xFFFFFFFFu !=", "full !=")
+# `~0` and `-1` are ints, sign-extended to all 64 ones when compared with the 64-bit ballot: right
+TILE_DONE_SIGNED = TILE_DONE.replace("== ~0u", "== ~0").replace("0xFFFFFFFFu !=", "-1 !=")
+# the input that should break the rule: a 32-bit constant inside the ballot's arguments (its mask)
+# is not a comparison of its result; only the mask rule speaks there
+MASK_ONLY = TILE_DONE_64.replace("__ballot_sync(full, done)", "__ballot_sync(0xffffffffu, done == (0xffffffffu == 0))")
+
+
+def rules(tmp_path: Path, name: str, text: str) -> list[tuple[int, str]]:
+    (tmp_path / name).write_text(text)
+    return sorted((f.line, f.rule) for f in audit_paths([tmp_path / name], jobs=1).findings)
+
+
+def test_a_ballot_compared_with_32_bit_all_ones_is_named(tmp_path: Path) -> None:
+    found = rules(tmp_path, "raster.cu", TILE_DONE)
+    assert (5, "ballot-32bit") in found and (9, "ballot-32bit") in found
+
+
+def test_a_ballot_compared_with_a_64_bit_or_signed_all_ones_is_quiet(tmp_path: Path) -> None:
+    assert not [r for r in rules(tmp_path, "raster64.cu", TILE_DONE_64) if r[1] == "ballot-32bit"]
+    assert not [r for r in rules(tmp_path, "rasters.cu", TILE_DONE_SIGNED) if r[1] == "ballot-32bit"]
+
+
+def test_a_32_bit_constant_inside_the_ballot_arguments_is_not_a_comparison(tmp_path: Path) -> None:
+    found = rules(tmp_path, "mask.cu", MASK_ONLY)
+    assert (5, "warp-mask-32bit") in found and (5, "ballot-32bit") not in found
