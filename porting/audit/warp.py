@@ -512,6 +512,16 @@ def _compared_to_ones32(code: str, m: re.Match[str]) -> bool:
     return bool(_CMP_ONES_AFTER.match(code, after) or _CMP_ONES_BEFORE.search(code, max(0, m.start() - 24), m.start()))
 
 
+def _declared_int32(code: str, name: str, before: int) -> bool:
+    """Is ``name`` declared as a 32-bit integer before ``before``: ``unsigned m;``, ``int a, m;`` or
+    with an initializer, ``unsigned int m = __ballot_sync(...);`` (a ballot re-assigned to a
+    variable declared, and first filled, in an earlier statement)? The last declaration of the
+    name wins, so a wider redeclaration in between (``uint64_t m = ...``) keeps it quiet."""
+    decls = list(re.finditer(r"\b(" + _INT32 + r"|u?int64_t|(?:unsigned\s+)?long\s+long|size_t|auto|bool)"
+                             r"\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*" + re.escape(name) + r"\s*[;,=]", code[:before]))
+    return bool(decls) and re.fullmatch(_INT32, decls[-1].group(1)) is not None
+
+
 def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
@@ -531,8 +541,7 @@ def ballots(code: str) -> Iterator[Hit]:
             yield (decl.start(), "ballot-32bit", f"{func} result stored in a 32-bit integer: on a 64-lane wavefront "
                    "it returns 64 bits (unsigned long long) and lanes 32-63 are dropped",
                    f"store it in uint64_t and use __popcll/__ffsll; {EMULATE}", "")
-        elif target and re.search(r"\b" + _INT32 + r"\s+(?:\w+\s*,\s*)*" + re.escape(target) + r"\s*[;,]",
-                                  code[:m.start()]):
+        elif target and _declared_int32(code, target, m.start()):
             yield (m.start(), "ballot-32bit", f"{func} result assigned to {target}, declared as a 32-bit integer: "
                    "lanes 32-63 of a 64-lane wavefront are dropped", f"declare {target} uint64_t; {EMULATE}", "")
         elif _compared_to_ones32(code, m):

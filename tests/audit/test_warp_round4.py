@@ -50,3 +50,38 @@ def test_a_ballot_compared_with_a_64_bit_or_signed_all_ones_is_quiet(tmp_path: P
 def test_a_32_bit_constant_inside_the_ballot_arguments_is_not_a_comparison(tmp_path: Path) -> None:
     found = rules(tmp_path, "mask.cu", MASK_ONLY)
     assert (5, "warp-mask-32bit") in found and (5, "ballot-32bit") not in found
+
+
+# A ballot re-assigned to a variable declared 32-bit (and first filled) in an earlier statement:
+# each `amask = __ballot_sync(amask, ...)` drops lanes 32-63 again (corpus 2's btree 669 class).
+REASSIGNED = """__global__ void grads(const int* item, float* g, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned int amask = __ballot_sync(~0ull, i < n);
+  if (i >= n) return;
+  bool fail = item[i] < 0;
+  amask = __ballot_sync(amask, !fail);
+  if (fail) return;
+  g[i] = __popcll(amask);
+}
+"""
+# declared 64-bit: right at 64, quiet
+REASSIGNED_64 = REASSIGNED.replace("unsigned int amask", "unsigned long long amask")
+# the input that breaks it: a second name declared after an initializer holding a comma
+# (`unsigned a = __ballot_sync(m, p), b;`) is not seen as 32-bit, so `b = __ballot_sync(...)` is
+# missed; the declaration's own ballot (a) is still named
+BREAKS = REASSIGNED.replace("unsigned int amask = __ballot_sync(~0ull, i < n);",
+                            "unsigned int first = __ballot_sync(~0ull, i < n), amask;")
+
+
+def test_a_ballot_reassigned_to_a_32_bit_variable_declared_earlier_is_named(tmp_path: Path) -> None:
+    found = rules(tmp_path, "grads.cu", REASSIGNED)
+    assert (3, "ballot-32bit") in found and (6, "ballot-32bit") in found
+
+
+def test_a_ballot_reassigned_to_a_64_bit_variable_is_quiet(tmp_path: Path) -> None:
+    assert not [r for r in rules(tmp_path, "grads64.cu", REASSIGNED_64) if r[1] == "ballot-32bit"]
+
+
+def test_a_name_declared_after_an_initializer_with_a_comma_is_the_known_miss(tmp_path: Path) -> None:
+    found = rules(tmp_path, "grads_b.cu", BREAKS)
+    assert (3, "ballot-32bit") in found and (6, "ballot-32bit") not in found
