@@ -513,12 +513,19 @@ def _compared_to_ones32(code: str, m: re.Match[str]) -> bool:
 
 
 def _declared_int32(code: str, name: str, before: int) -> bool:
-    """Is ``name`` declared as a 32-bit integer before ``before``: ``unsigned m;``, ``int a, m;`` or
-    with an initializer, ``unsigned int m = __ballot_sync(...);`` (a ballot re-assigned to a
-    variable declared, and first filled, in an earlier statement)? The last declaration of the
-    name wins, so a wider redeclaration in between (``uint64_t m = ...``) keeps it quiet."""
-    decls = list(re.finditer(r"\b(" + _INT32 + r"|u?int64_t|(?:unsigned\s+)?long\s+long|size_t|auto|bool)"
-                             r"\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*" + re.escape(name) + r"\s*[;,=]", code[:before]))
+    """Is ``name`` declared as a 32-bit integer in an earlier statement than the one holding
+    ``before``: ``unsigned m;``, ``int a, m;`` or with an initializer, ``unsigned int m =
+    __ballot_sync(...);`` (a ballot re-assigned to a variable declared, and first filled, before)?
+    The last declaration of the name wins, so a wider redeclaration in between (``uint64_t m``)
+    keeps it quiet; a declaration in the call's own statement (``while (auto q = __ballot(..))``,
+    ``int m = __match_any_sync(__activemask(), p)``) is not a re-assignment: the direct-store check
+    judges those."""
+    stmt = max(code.rfind(c, 0, before) for c in ";{}") + 1
+    typed = (r"\b(" + _INT32 + r"|u?int64_t|(?:unsigned\s+)?long\s+long|size_t|auto|bool)\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*"
+             + re.escape(name) + r"\s*[;,=)]")
+    if re.search(typed, code[stmt:before]):
+        return False
+    decls = list(re.finditer(typed, code[:stmt]))
     return bool(decls) and re.fullmatch(_INT32, decls[-1].group(1)) is not None
 
 

@@ -85,3 +85,23 @@ def test_a_ballot_reassigned_to_a_64_bit_variable_is_quiet(tmp_path: Path) -> No
 def test_a_name_declared_after_an_initializer_with_a_comma_is_the_known_miss(tmp_path: Path) -> None:
     found = rules(tmp_path, "grads_b.cu", BREAKS)
     assert (3, "ballot-32bit") in found and (6, "ballot-32bit") not in found
+
+
+# a name declared in the call's own statement is no re-assignment: `while (auto q = __ballot(..))`
+# after a 32-bit `q` of another scope (64-bit on HIP: right), and a 32-bit store of another
+# intrinsic's result that merely takes __activemask() as its mask
+OWN_STATEMENT = """__device__ unsigned other(int p) { uint32_t q = p; return q; }
+__global__ void walk(int* out, bool todo) {
+  while (auto q = __ballot_sync(~0ull, todo)) {
+    int src = __ffsll(q) - 1;
+    todo = todo && threadIdx.x != src;
+  }
+  uint32_t q;
+  int m = __match_any_sync(__activemask(), (unsigned long long)out);
+  out[threadIdx.x] = m;
+}
+"""
+
+
+def test_a_declaration_in_the_calls_own_statement_is_not_a_reassignment(tmp_path: Path) -> None:
+    assert not [r for r in rules(tmp_path, "walk.cu", OWN_STATEMENT) if r[1] == "ballot-32bit"]
