@@ -305,6 +305,7 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
             yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                    NOTE_FIX, symbol)
     yield from fixed
+    yield from wide_in_logical(model)
     yield from tiles_by_warpsize(model)
     yield from launches(model)
     yield from work_counts(model)
@@ -315,6 +316,63 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                    f"but {name} works on 32-lane warps (shuffle offsets from 16): each call covers half a "
                    "wavefront, so per-warp results are partial", f"make {name} loop from warpSize / 2 (or "
                    f"index this function's warps by 32); {warp.EMULATE}", name)
+
+
+# a shuffle loop whose offsets start at half the hardware warp (`offset = warpSize / 2`)
+_WIDE_LOOP = re.compile(r"\bwarpSize\s*(?:/\s*2|>>\s*1)\b")
+# a cub / hipcub warp collective built with no logical width (one template argument): hipCUB's
+# default LOGICAL_WARP_THREADS is the hardware warp, 64 lanes on CDNA
+_CUB_WARP = re.compile(r"\b(?:hip)?cub::Warp(?:Reduce|Scan)\s*<\s*[\w:]+(?:\s*<[^<>;]*>)?\s*>\s*\(")
+
+
+def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
+    """warp-width-mixed in a function that counts its lanes and warps in 32 (``lane = tid % 32``
+    leaders, ``tid / 32`` slots) but reduces over the hardware warp: a shuffle loop from
+    ``warpSize / 2``, or a ``cub::WarpReduce<T>`` / ``WarpScan<T>`` with no logical width (64 lanes
+    under hipCUB). At 64 the reduction spans both 32-lane halves, so each half's leader stores the
+    whole wavefront's result in its own slot: the block's total counts every value twice. The
+    loop or the collective is the line to change (or the 32s around it)."""
+    code = model.code
+    if "warpSize" in code and "shfl" in code:
+        for at, head in warp._shuffle_loops(code, warp._ANY_SHFL).items():
+            s = model.at(at)
+            if _WIDE_LOOP.search(head) and _counts_in_32(model, s):
+                yield (at, "warp-width-mixed", "this shuffle reduction spans warpSize lanes (offsets from "
+                       "warpSize / 2: 64 lanes on gfx942/gfx950) but this function counts lanes and warps "
+                       "in 32 (lane % 32 leaders, / 32 slots): at 64 both 32-lane leaders store the whole "
+                       "wavefront's result", "start the offsets at 16 (32-lane warps), or count lanes and warps "
+                       f"by warpSize; {warp.EMULATE}", "warpSize")
+    for m in _CUB_WARP.finditer(code) if "cub::Warp" in code else ():
+        s = model.at(m.start())
+        if _counts_in_32(model, s):
+            yield (m.start(), "warp-width-mixed", "cub::WarpReduce / WarpScan without a logical width spans the "
+                   "hardware warp under hipCUB (64 lanes on gfx942/gfx950), but this function gives each 32 lanes "
+                   "their own warp (/ 32 slots, lane % 32 leaders): at 64 two logical warps reduce together",
+                   "pass the logical width as the second template argument (cub::WarpReduce<T, 32>), or count "
+                   f"warps by warpSize; {warp.EMULATE}", "cub::WarpReduce")
+
+
+def _counts_in_32(model: WarpModel, s: Scope) -> bool:
+    """Does ``s`` (its own body, not its callees) index lanes or warps in 32 (``% 32``, ``/ 32``,
+    ``& 31``, ``>> 5``, or ``%`` / ``/`` by a constant equal to 32) and never by ``warpSize``,
+    outside matrix code? The
+    body is read, not only the scope's flag: a ``#define WARP 32`` just above a function falls in
+    its scope without the function counting anything in 32."""
+    if not (s.name and s.logical32) or s.hw_lane or model.matrix(s) or s.src:
+        return False
+    names = "|".join(re.escape(n) for n in sorted(model.const32) if _only_32(model.code, n))
+    by32 = r"(?:%|/)\s*\(?\s*(?:32\b" + (f"|(?:{names})\\b" if names else "") + r")|&\s*31\b|>>\s*5\b"
+    body = model.code[max(s.body, s.lo):s.hi]
+    # lanes or warps also counted by warpSize (`tid % warpSize`): the 32s are something else
+    # (bit-packing, tile columns), and the warpSize reduction agrees with the function's leaders
+    return re.search(by32, body) is not None and _BY_WARPSIZE_OP.search(body) is None
+
+
+def _only_32(code: str, name: str) -> bool:
+    """Is every ``#define`` of ``name`` in the file 32? A name defined as 32 in one branch and as
+    ``warpSize`` in a ROCm branch (``#if defined(USE_ROCM)``: exllamav2's norms) is ported."""
+    return all(re.fullmatch(r"\(?\s*32[uU]?\s*\)?", v.strip()) for v in re.findall(
+        r"#[ \t]*define[ \t]+" + re.escape(name) + r"[ \t]+([^\n]*)", code))
 
 
 _BY_WARPSIZE_OP = re.compile(r"(?:/|%|\+=)\s*\(?\s*warpSize\b")

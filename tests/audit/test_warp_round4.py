@@ -105,3 +105,86 @@ __global__ void walk(int* out, bool todo) {
 
 def test_a_declaration_in_the_calls_own_statement_is_not_a_reassignment(tmp_path: Path) -> None:
     assert not [r for r in rules(tmp_path, "walk.cu", OWN_STATEMENT) if r[1] == "ballot-32bit"]
+
+
+# A reduction over the hardware warp (offsets from warpSize / 2) in a function whose lanes and warps
+# are counted in 32: at 64 each 32-lane leader stores the whole wavefront's sum in its own slot,
+# and the block total counts every value twice.
+HEAD_SUM = """#define WARP 32
+__global__ void head_sum(const float* x, float* out, int dim) {
+  __shared__ float sums[8];
+  int warp_id = threadIdx.x / WARP;
+  int lane_id = threadIdx.x % WARP;
+  float sum = x[blockIdx.x * dim + threadIdx.x];
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffff, sum, offset);
+  if (lane_id == 0) sums[warp_id] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float t = 0.f;
+    for (int i = 0; i < blockDim.x / WARP; ++i) t += sums[i];
+    out[blockIdx.x] = t;
+  }
+}
+"""
+# counted by warpSize on both sides: right at 64
+HEAD_SUM_HW = HEAD_SUM.replace("threadIdx.x / WARP", "threadIdx.x / warpSize").replace(
+    "threadIdx.x % WARP", "threadIdx.x % warpSize").replace("blockDim.x / WARP", "blockDim.x / warpSize")
+# offsets from 16: 32-lane logical warps, consistent at 64 (no mixed width)
+HEAD_SUM_16 = HEAD_SUM.replace("int offset = warpSize / 2", "int offset = 16")
+
+# cub::WarpReduce with no logical width per 32-lane warp (hipCUB: 64 lanes)
+CUB_WARP = """#include <cub/cub.cuh>
+__global__ void qk(const float* k, const float* q, float* logits, int n) {
+  __shared__ typename cub::WarpReduce<float>::TempStorage tmp[4];
+  int warp_id = threadIdx.x / 32;
+  int lane_id = threadIdx.x % 32;
+  for (int i = warp_id; i < n; i += 4) {
+    float v = k[i * 32 + lane_id] * q[lane_id];
+    float s = cub::WarpReduce<float>(tmp[warp_id]).Sum(v);
+    if (lane_id == 0) logits[i] = s;
+  }
+}
+"""
+CUB_WARP_32 = CUB_WARP.replace("cub::WarpReduce<float>(tmp", "cub::WarpReduce<float, 32>(tmp").replace(
+    "cub::WarpReduce<float>::TempStorage", "cub::WarpReduce<float, 32>::TempStorage")
+# the input that breaks it: the warpSize / 2 loop moved into a helper the 32-lane function calls;
+# the rule reads the function holding the loop, so nothing names it (the known miss)
+HELPER = HEAD_SUM.replace(
+    "__global__ void head_sum(", "__device__ float wsum(float sum) {\n"
+    "  for (int offset = warpSize / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffff, sum, offset);\n"
+    "  return sum;\n}\n__global__ void head_sum(").replace(
+    "  for (int offset = warpSize / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffff, sum, offset);\n"
+    "  if (lane_id", "  sum = wsum(sum);\n  if (lane_id")
+
+
+def test_a_warpsize_reduction_stored_by_32_lane_leaders_is_named(tmp_path: Path) -> None:
+    assert (7, "warp-width-mixed") in rules(tmp_path, "head_sum.cu", HEAD_SUM)
+
+
+def test_a_warpsize_reduction_counted_by_warpsize_or_a_16_loop_is_no_mixed_width(tmp_path: Path) -> None:
+    assert not [r for r in rules(tmp_path, "hs_hw.cu", HEAD_SUM_HW) if r[1] == "warp-width-mixed"]
+    assert not [r for r in rules(tmp_path, "hs16.cu", HEAD_SUM_16) if r[1] == "warp-width-mixed"]
+
+
+def test_cub_warp_reduce_without_a_width_per_32_lane_warp_is_named(tmp_path: Path) -> None:
+    assert (8, "warp-width-mixed") in rules(tmp_path, "qk.cu", CUB_WARP)
+
+
+def test_cub_warp_reduce_with_a_logical_width_of_32_is_quiet(tmp_path: Path) -> None:
+    assert not [r for r in rules(tmp_path, "qk32.cu", CUB_WARP_32) if r[1] == "warp-width-mixed"]
+
+
+def test_a_warpsize_loop_in_a_helper_of_a_32_lane_function_is_the_known_miss(tmp_path: Path) -> None:
+    found = rules(tmp_path, "helper.cu", HELPER)
+    assert not [r for r in found if r[1] == "warp-width-mixed" and r[0] == 3]
+
+
+# a width ported for ROCm in its own branch (`#if defined(USE_ROCM)` WARP = warpSize, else 32):
+# on ROCm the leaders and slots count by warpSize, like the loop: no mixed width (corpus 4's tune
+# half, exllamav2's rms_norm and layer_norm, gave the class its second condition)
+PORTED = HEAD_SUM.replace("#define WARP 32\n", "#if defined(USE_ROCM)\n#define WARP (warpSize)\n#else\n"
+                          "#define WARP 32\n#endif\n")
+
+
+def test_a_width_ported_in_a_rocm_branch_is_no_mixed_width(tmp_path: Path) -> None:
+    assert not [r for r in rules(tmp_path, "ported.cu", PORTED) if r[1] == "warp-width-mixed"]
