@@ -69,7 +69,7 @@ def test_the_third_corpus_is_all_holdout_and_labelled_whole() -> None:
         assert h["half"] == "holdout" and h["listed"] == "before", h
 
 
-@pytest.mark.parametrize("name", ["labels_fifth.toml", "labels_fifth_b.toml"])
+@pytest.mark.parametrize("name", ["labels_fifth.toml", "labels_fifth_b.toml", "labels_fifth_c.toml"])
 def test_the_fifth_corpus_split_and_holdout_labels(name: str) -> None:
     """Round 4's untouched hold-outs (labels_fifth*.toml): split by the sha1 rule in the header,
     hazards listed before the run, and every hold-out finding of the one run labelled."""
