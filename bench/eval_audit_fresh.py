@@ -39,7 +39,8 @@ def score(root: Path, half: str, data: dict) -> dict:
                    | _half_files(root, data, half))
     found = audit_paths([str(p) for p in files], jobs=1).findings
     keys = set()
-    total, true = Counter(), Counter()
+    total: Counter[str] = Counter()
+    true: Counter[str] = Counter()
     named: set[tuple[str, str, int]] = set()
     spans: dict[Path, dict[int, int]] = {}
     for f in found:
