@@ -25,6 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from porting.audit.evaluate import WAVE64_RULES  # noqa: E402
 from porting.audit.scan import audit_paths  # noqa: E402
+from porting.audit.tokenize import tokenize  # noqa: E402
 from porting.config import _load_toml  # noqa: E402
 
 LABELS = REPO / "tests" / "audit" / "fresh" / "labels.toml"
@@ -38,12 +39,15 @@ def score(root: Path, half: str, data: dict) -> dict:
                    | _half_files(root, data, half))
     found = audit_paths([str(p) for p in files], jobs=1).findings
     keys = set()
-    total, true = Counter(), Counter()
+    total: Counter[str] = Counter()
+    true: Counter[str] = Counter()
     named: set[tuple[str, str, int]] = set()
+    spans: dict[Path, dict[int, int]] = {}
     for f in found:
         rel = Path(f.path).resolve().relative_to(root.resolve())
         src, path = rel.parts[0], Path(*rel.parts[1:]).as_posix()
         key = (src, path, f.line, f.rule)
+        first = _statement_of(spans, root / src / path, f.line)
         keys.add(key)
         if key in labels:
             total[f.rule] += 1
@@ -51,15 +55,56 @@ def score(root: Path, half: str, data: dict) -> dict:
         # a hazard is named by a wave64 rule's finding on its line that was judged TRUE: a
         # finding whose message is wrong there (labelled FALSE) does not describe it
         if f.rule in WAVE64_RULES and f.rule != "warp-mask-32bit" and labels.get(key, False):
-            named.add((src, path, f.line))
+            named.add((src, path, first))
     hazards = [(d["source"], d["file"], int(d["line"])) for d in data.get("hazard", []) if d["half"] == half]
+    missed = [h for h in hazards if (h[0], h[1], _statement_of(spans, root / h[0] / h[1], h[2])) not in named]
     wave64 = [r for r in total if r in WAVE64_RULES or r == "warp32-logical"]
     return {"half": half, "files": len(files), "findings": sum(total.values()), "true": sum(true.values()),
             "by_rule": {r: [true[r], total[r]] for r in sorted(total)},
             "wave64_findings": sum(total[r] for r in wave64), "wave64_true": sum(true[r] for r in wave64),
-            "hazards": len(hazards), "hazards_named": sum(h in named for h in hazards),
-            "missed": [h for h in hazards if h not in named],
+            "hazards": len(hazards), "hazards_named": len(hazards) - len(missed), "missed": missed,
             "unlabelled": sorted(keys - set(labels)), "stale": sorted(set(labels) - keys)}
+
+
+def statement_lines(text: str) -> dict[int, int]:
+    """Map each line holding code to the first line of the statement it belongs to. A statement
+    ends at a `;` outside parentheses (so a `for (;;)` header stays whole), at `{` or `}`, and a
+    preprocessor directive at the end of its line. A hazard listed on one line of a statement
+    that spans several (a ballot whose call sits on the line after `x =`) is named by a finding
+    on any of its lines: the listed line and the reported line are the same code."""
+    first: dict[int, int] = {}
+    start: int | None = None
+    depth = 0
+    directive: int | None = None
+    for tok in tokenize(text):
+        if tok.kind == "comment":
+            continue
+        if directive is not None and tok.line != directive:
+            directive, start = None, None
+        if tok.kind == "preprocessor":
+            directive, start, depth = tok.line, tok.line, 0
+        if start is None:
+            start = tok.line
+        for line in range(start, tok.line + 1):
+            first.setdefault(line, start)
+        if directive is not None:
+            continue
+        if tok.text == "(":
+            depth += 1
+        elif tok.text == ")":
+            depth = max(0, depth - 1)
+        elif tok.text in ("{", "}") or (tok.text == ";" and depth == 0):
+            start, depth = None, 0
+    return first
+
+
+def _statement_of(cache: dict[Path, dict[int, int]], path: Path, line: int) -> int:
+    if path not in cache:
+        try:
+            cache[path] = statement_lines(path.read_text(errors="replace"))
+        except OSError:
+            cache[path] = {}
+    return cache[path].get(line, line)
 
 
 def _half_files(root: Path, data: dict, half: str) -> set[Path]:

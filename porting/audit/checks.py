@@ -458,7 +458,7 @@ def _directive_line(code: str, at: int) -> bool:
 
 # what a file needs for a rule of porting/audit/model.py to fire (fixed-lane shuffles, launches,
 # shared arrays, calls from warpSize code, tiles): without any of them only warp.py's hits matter
-_MODEL_WORDS = ("__shfl", "<<<", "warpSize", "__lane_id", "_tile", "_partition")
+_MODEL_WORDS = ("__shfl", "WARP_SHFL", "<<<", "warpSize", "__lane_id", "_tile", "_partition")
 
 
 def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding]:
@@ -474,8 +474,11 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
         candidates = frozenset(own_32) | external_32
     own_widths = warp.width_names(code, derived, candidates)
     if hits or any(word in code for word in _MODEL_WORDS):  # else no warp rule of model.py can fire
+        strings = [(lit.start, lit.text) for lit in m.strings]
         wm = model.WarpModel(code, derived, hits, model.external_functions(headers), external_32, own_32,
-                             own_widths, cuda_only=model.cuda_only(code, facts.side))
+                             own_widths, cuda_only=model.cuda_only(code, facts.side),
+                             ptx_matrix=model.ptx_matrix_literals(strings),
+                             ptx_laneid=model.ptx_laneid_literals(strings))
         judged = model.classify(wm, hits)
     for gen in (judged, warp.masks(code), warp.ballots(code)):
         for offset, rule, message, suggestion, symbol in gen:

@@ -22,7 +22,7 @@ Scopes are top-level functions as warp.Derivation cuts them (from a top-level ``
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -74,13 +74,19 @@ _HW_NAME = re.compile(r"(?i)hw_|hardware|physical|wavefront")
 _SHADOW = re.compile(r"\b(?:const(?:expr)?\s+)?(?:unsigned\s+)?(?:int|short|long|unsigned|size_t|uint32_t|int32_t)\s+"
                      r"warpSize\s*=\s*(\d+)[uU]?\s*;")  # a local that shadows the builtin
 _TILE32 = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*32\s*>")
-_SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl)\s*\(")  # matched at a `__shfl` found by str.find
+# matched at a `__shfl` found by str.find; ATen's WARP_SHFL(value, srcLane, width = warpSize, mask)
+# (c10/ATen DeviceUtils.cuh) is the same shuffle with its width defaulting to the hardware's
+_SHFL_FIXED = re.compile(r"(?<![\w.])(__shfl_sync|__shfl|WARP_SHFL)\s*\(")
 _LANE32_VAR = re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;]*?(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\b")
 _WARP_COUNT_SHIFT = re.compile(r"1[uU]?\s*<<\s*\(\s*[^()]*/\s*warpSize\s*\)")
 # wmma / mma: fragments are spread over a hardware warp (64 lanes on CDNA, rocWMMA), not over
 # 32-lane halves, so neither "consistent at 64" nor the lane-math warnings describe this code; the
 # width is not what fails (nvcuda::wmma has no ROCm build; that is a library port)
 _MMA = re.compile(r"wmma::|\bmma_sync\s*\(")
+# the same warp matrix operations written as PTX (`asm("mma.sync.aligned...")`, ldmatrix, wgmma),
+# often inside a `#define HMMA16816(...)` macro body that the kernels use rather than in the kernel
+_PTX_MATRIX = ("mma.sync", "ldmatrix.sync", "wgmma.")
+_MACRO_HEAD = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _VOTE = re.compile(r"__(?:all|any)(?:_sync)?\s*\(")
 LANE_BIT = "'1 <<"  # how warp.lane_math's lane-bit hits begin
 _LOOP16 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
@@ -98,6 +104,7 @@ class Scope:
     mma: bool = False  # warp matrix operations here (wmma fragments belong to hardware warps)
     vote: bool = False  # __all / __any here: a vote spans the whole wavefront, not a 32-lane half
     fixed: bool = False  # a fixed-lane shuffle hazard here (shfl-fixed-lane)
+    hw_lane: bool = False  # reads PTX %laneid: the hardware lane (0-63 once ported as __lane_id())
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
     body: int = -1  # where the function's body opens (its `{`), -1 when not a function
     calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
@@ -110,13 +117,18 @@ class WarpModel:
     def __init__(self, code: str, derived: warp.Derivation, hits: list[Hit],
                  external: dict[str, Scope] | None = None, external_32: frozenset[str] = frozenset(),
                  own_32: set[str] | None = None, widths: set[str] | None = None,
-                 cuda_only: Callable[[int], bool] | None = None) -> None:
+                 cuda_only: Callable[[int], bool] | None = None, ptx_matrix: tuple[int, ...] = (),
+                 ptx_laneid: tuple[int, ...] = ()) -> None:
         self.code = code
         self.derived = derived
         self.scopes: list[Scope] = []
         self.by_name: dict[str, Scope] = dict(external or {})
         own: set[str] = set()
         const32 = (warp.constant_names(code) if own_32 is None else own_32) | external_32
+        self.const32 = frozenset(const32)
+        # per-function answers asked once per shuffle or launch site, kept for the file
+        self.lane_memo: dict[int, set[str]] = {}
+        self.scales_memo: dict[tuple[int, str, int], bool] = {}
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
         # each fact found by one pass over the file, then given to the scope around it
         for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
@@ -142,6 +154,10 @@ class WarpModel:
                 s.by_warpsize = True
         for at in _sites(code, ("wmma::", "mma_sync"), _MMA):
             self.at(at).mma = True
+        for at in _ptx_matrix_sites(code, ptx_matrix):
+            self.at(at).mma = True
+        for at in ptx_laneid:
+            self.at(at).hw_lane = True
         for at in _sites(code, ("__all", "__any"), _VOTE):
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
                 self.at(at).vote = True
@@ -235,9 +251,10 @@ class WarpModel:
 
     def consistent(self, s: Scope) -> bool:
         """May the note "32-lane logical warps, consistent at 64" be said of ``s``? Not where a
-        vote spans the wavefront (two logical warps vote together) or a fixed-lane shuffle reads the
-        other half."""
-        return not any(c.vote or c.fixed for c in self._closure(s))
+        vote spans the wavefront (two logical warps vote together), a fixed-lane shuffle reads the
+        other half, or the function takes its lane from PTX %laneid (the hardware lane: 0-63 once
+        ported, so lane 32 is no leader of warp tid / 32)."""
+        return not any(c.vote or c.fixed or c.hw_lane for c in self._closure(s))
 
     def logical(self, s: Scope) -> bool:
         return any(c.logical32 for c in self._closure(s)) or s.tile32
@@ -288,6 +305,7 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
             yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                    NOTE_FIX, symbol)
     yield from fixed
+    yield from wide_in_logical(model)
     yield from tiles_by_warpsize(model)
     yield from launches(model)
     yield from work_counts(model)
@@ -298,6 +316,63 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                    f"but {name} works on 32-lane warps (shuffle offsets from 16): each call covers half a "
                    "wavefront, so per-warp results are partial", f"make {name} loop from warpSize / 2 (or "
                    f"index this function's warps by 32); {warp.EMULATE}", name)
+
+
+# a shuffle loop whose offsets start at half the hardware warp (`offset = warpSize / 2`)
+_WIDE_LOOP = re.compile(r"\bwarpSize\s*(?:/\s*2|>>\s*1)\b")
+# a cub / hipcub warp collective built with no logical width (one template argument): hipCUB's
+# default LOGICAL_WARP_THREADS is the hardware warp, 64 lanes on CDNA
+_CUB_WARP = re.compile(r"\b(?:hip)?cub::Warp(?:Reduce|Scan)\s*<\s*[\w:]+(?:\s*<[^<>;]*>)?\s*>\s*\(")
+
+
+def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
+    """warp-width-mixed in a function that counts its lanes and warps in 32 (``lane = tid % 32``
+    leaders, ``tid / 32`` slots) but reduces over the hardware warp: a shuffle loop from
+    ``warpSize / 2``, or a ``cub::WarpReduce<T>`` / ``WarpScan<T>`` with no logical width (64 lanes
+    under hipCUB). At 64 the reduction spans both 32-lane halves, so each half's leader stores the
+    whole wavefront's result in its own slot: the block's total counts every value twice. The
+    loop or the collective is the line to change (or the 32s around it)."""
+    code = model.code
+    if "warpSize" in code and "shfl" in code:
+        for at, head in warp._shuffle_loops(code, warp._ANY_SHFL).items():
+            s = model.at(at)
+            if _WIDE_LOOP.search(head) and _counts_in_32(model, s):
+                yield (at, "warp-width-mixed", "this shuffle reduction spans warpSize lanes (offsets from "
+                       "warpSize / 2: 64 lanes on gfx942/gfx950) but this function counts lanes and warps "
+                       "in 32 (lane % 32 leaders, / 32 slots): at 64 both 32-lane leaders store the whole "
+                       "wavefront's result", "start the offsets at 16 (32-lane warps), or count lanes and warps "
+                       f"by warpSize; {warp.EMULATE}", "warpSize")
+    for m in _CUB_WARP.finditer(code) if "cub::Warp" in code else ():
+        s = model.at(m.start())
+        if _counts_in_32(model, s):
+            yield (m.start(), "warp-width-mixed", "cub::WarpReduce / WarpScan without a logical width spans the "
+                   "hardware warp under hipCUB (64 lanes on gfx942/gfx950), but this function gives each 32 lanes "
+                   "their own warp (/ 32 slots, lane % 32 leaders): at 64 two logical warps reduce together",
+                   "pass the logical width as the second template argument (cub::WarpReduce<T, 32>), or count "
+                   f"warps by warpSize; {warp.EMULATE}", "cub::WarpReduce")
+
+
+def _counts_in_32(model: WarpModel, s: Scope) -> bool:
+    """Does ``s`` (its own body, not its callees) index lanes or warps in 32 (``% 32``, ``/ 32``,
+    ``& 31``, ``>> 5``, or ``%`` / ``/`` by a constant equal to 32) and never by ``warpSize``,
+    outside matrix code? The
+    body is read, not only the scope's flag: a ``#define WARP 32`` just above a function falls in
+    its scope without the function counting anything in 32."""
+    if not (s.name and s.logical32) or s.hw_lane or model.matrix(s) or s.src:
+        return False
+    names = "|".join(re.escape(n) for n in sorted(model.const32) if _only_32(model.code, n))
+    by32 = r"(?:%|/)\s*\(?\s*(?:32\b" + (f"|(?:{names})\\b" if names else "") + r")|&\s*31\b|>>\s*5\b"
+    body = model.code[max(s.body, s.lo):s.hi]
+    # lanes or warps also counted by warpSize (`tid % warpSize`): the 32s are something else
+    # (bit-packing, tile columns), and the warpSize reduction agrees with the function's leaders
+    return re.search(by32, body) is not None and _BY_WARPSIZE_OP.search(body) is None
+
+
+def _only_32(code: str, name: str) -> bool:
+    """Is every ``#define`` of ``name`` in the file 32? A name defined as 32 in one branch and as
+    ``warpSize`` in a ROCm branch (``#if defined(USE_ROCM)``: exllamav2's norms) is ported."""
+    return all(re.fullmatch(r"\(?\s*32[uU]?\s*\)?", v.strip()) for v in re.findall(
+        r"#[ \t]*define[ \t]+" + re.escape(name) + r"[ \t]+([^\n]*)", code))
 
 
 _BY_WARPSIZE_OP = re.compile(r"(?:/|%|\+=)\s*\(?\s*warpSize\b")
@@ -398,12 +473,20 @@ def work_counts(model: WarpModel) -> Iterator[Hit]:
 
 def _scales_warp_index(model: WarpModel, fn: Scope, param: str, depth: int = 0) -> bool:
     """Does ``fn`` (or a function of the file it passes ``param`` to, one call deep) multiply
-    ``param`` by a warp index counted with warpSize?"""
+    ``param`` by a warp index counted with warpSize? (Asked per launch site: answered once.)"""
+    key = (id(fn), param, depth)
+    known = model.scales_memo.get(key)
+    if known is None:
+        known = model.scales_memo[key] = _scales(model, fn, param, depth)
+    return known
+
+
+def _scales(model: WarpModel, fn: Scope, param: str, depth: int) -> bool:
     code = model.code
     if fn.src or fn.body < 0 or not param:
         return False
     body = code[fn.body:fn.hi]
-    for w in set(_WARP_INDEX.findall(body)):
+    for w in set(_WARP_INDEX.findall(body)) if "warpSize" in body else ():
         if re.search(rf"(?<![\w.]){w}\s*\*\s*{param}\b|(?<![\w.]){param}\s*\*\s*{w}\b", body):
             return True
     for name in model.calls_of(fn) if depth < 1 else ():
@@ -627,15 +710,14 @@ def _tile_loop(code: str, at: int, s: Scope) -> bool:
 
 
 def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
-    if "__shfl" not in code:
-        return
-    for at in _sites(code, ("__shfl",), _SHFL_FIXED, back=1):
+    words = tuple(w for w in ("__shfl", "WARP_SHFL") if w in code)
+    for at in _sites(code, words, _SHFL_FIXED, back=1):
         m = _SHFL_FIXED.match(code, at)
         if m is None:
             continue
         s = model.at(m.start())
-        if s.tile32 or not (model.logical(s) or model.called_from_logical(s)):
-            continue
+        if s.tile32 or model.matrix(s) or not (model.logical(s) or model.called_from_logical(s)):
+            continue  # a tile's own lanes; or mma fragment exchanges (a library port, not lane math)
         args = _split_args(warp._call_args(code, m.end() - 1))
         if len(args) != (3 if m.group(1) == "__shfl_sync" else 2):  # (mask,) value, source lane: no width
             continue
@@ -644,13 +726,113 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
             continue  # a literal broadcast: the same value in both halves
         if _one_warp_blocks(model, s):
             continue  # every launch found runs one 32-thread warp per block: lanes 32-63 do not exist
-        lane32 = {v.group(1) for v in _LANE32_VAR.finditer(code, s.lo, s.hi)}
+        lane32 = model.lane_memo.get(id(s))
+        if lane32 is None:  # the function's logical-lane variables, found once per function
+            lane32 = _lane32_vars(code, s.lo, s.hi) | _lane_vars(model, s)
+            model.lane_memo[id(s)] = lane32
+        if _same_in_both_halves(code, s, args[-2].strip(), m.start(), lane32):
+            continue  # read at the logical lane from data every warp shares: both halves hold it
         if model.derived.at(src, m.start()) and not lane32.intersection(warp._WORDS.findall(src)):
             continue  # an absolute lane (threadIdx.x ^ 1): the same lane at 64
         yield (m.start(), "shfl-fixed-lane", f"{m.group(1)} from source lane {src} with no width inside 32-lane "
                "logical warps: on a 64-lane wavefront lanes 32-63 read the lower half's lane, not their own "
                "half's", f"pass the logical width ({m.group(1)}(..., {src}, 32)) or compute the source lane "
                f"from warpSize; {warp.EMULATE}", m.group(1))
+
+
+def _ptx_matrix_sites(code: str, seeds: tuple[int, ...]) -> Iterator[int]:
+    """``seeds`` (where string literals holding a PTX warp matrix instruction sit: the caller has the
+    strings, ``code`` has them blanked) and every use of a macro whose body holds one (transitively:
+    a macro built from such a macro), so the functions using them count as mma code."""
+    names: set[str] = set()
+    todo = list(seeds)
+    while todo:
+        at = todo.pop()
+        yield at
+        name = _macro_around(code, at)
+        if name and name not in names:
+            names.add(name)
+            todo.extend(_word_sites(code, name))
+
+
+def ptx_matrix_literals(strings: Iterable[tuple[int, str]]) -> tuple[int, ...]:
+    """Offsets of the (start, text) string literals that hold a PTX warp matrix instruction."""
+    return tuple(start for start, text in strings if any(w in text for w in _PTX_MATRIX))
+
+
+def ptx_laneid_literals(strings: Iterable[tuple[int, str]]) -> tuple[int, ...]:
+    """Offsets of the (start, text) string literals that read PTX's %laneid register."""
+    return tuple(start for start, text in strings if "%laneid" in text)
+
+
+def _macro_around(code: str, at: int) -> str:
+    """The name of the `#define` whose (backslash-continued) body holds offset ``at``, or ""."""
+    start = code.rfind("\n", 0, at) + 1
+    while True:
+        m = _MACRO_HEAD.match(code, start)
+        if m is not None:
+            return m.group(1) if m.end() <= at else ""
+        if start < 2 or code[start - 2] != "\\":  # the line above does not continue into this one
+            return ""
+        start = code.rfind("\n", 0, start - 1) + 1
+
+
+_LANE32_OP = re.compile(r"%\s*32|&\s*(?:31|0[xX]1[fF])")
+
+
+def _lane32_vars(code: str, lo: int, hi: int, op_re: re.Pattern[str] = _LANE32_OP,
+                 var_re: re.Pattern[str] = _LANE32_VAR) -> set[str]:
+    """The names ``var_re`` finds in code[lo:hi], searched only in the `;`-separated statements
+    that hold an ``op_re`` (`% 32` / `& 31`; ``var_re`` cannot cross a `;`): the same names,
+    without trying its lazy scan at every identifier of a long function."""
+    out: set[str] = set()
+    done = -1
+    for op in op_re.finditer(code, lo, hi):
+        if op.start() < done:
+            continue
+        start = max(lo, code.rfind(";", lo, op.start()) + 1)
+        end = code.find(";", op.end(), hi)
+        done = hi if end < 0 else end
+        out.update(v.group(1) for v in var_re.finditer(code, start, done))
+    return out
+
+
+def _lane_vars(model: WarpModel, s: Scope) -> set[str]:
+    """Variables of ``s`` set to a thread index modulo a constant equal to 32 (``tid % WARP_SIZE``)."""
+    if not model.const32 or "%" not in model.code[s.lo:s.hi]:
+        return set()
+    op_re, var_re = _mod_names(model.const32)
+    return _lane32_vars(model.code, s.lo, s.hi, op_re, var_re)
+
+
+@lru_cache(maxsize=256)
+def _mod_names(names: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(`% NAME`, `var = ... % NAME`) for the constants equal to 32."""
+    alternatives = "|".join(sorted(re.escape(n) for n in names))
+    return (re.compile(r"%\s*(?:" + alternatives + r")\b"),
+            re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;=]*?%\s*(?:" + alternatives + r")\b"))
+
+
+_ASSIGN = r"(?<![\w.])%s\s*(=|\+=|-=|\*=)(?!=)([^;]*);"
+_AT_LANE = r"(?<![\w.])[A-Za-z_]\w*\s*\[\s*(?:%s)\s*\]"
+
+
+def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[str]) -> bool:
+    """Does ``value`` hold, where it is shuffled at ``at``, what it was last set to from an array
+    read at a logical lane (``v = red_smem[lane]`` or ``lane < N ? a[lane] : c``, lane = tid % 32),
+    changed since only by xor shuffles of itself (a reduction)? Every 32-lane half reads the same
+    entries, so lane 0 and lane 32 hold the same value (FasterTransformer's block_sum)."""
+    if not lanes or not re.fullmatch(r"[A-Za-z_]\w*", value):
+        return False
+    at_lane = re.compile(_AT_LANE % "|".join(sorted(re.escape(n) for n in lanes)))
+    for m in reversed(list(re.finditer(_ASSIGN % re.escape(value), code[s.lo:at]))):
+        op, rhs = m.group(1), m.group(2)
+        if op == "=" and at_lane.search(rhs) and "__shfl" not in rhs:
+            rest = at_lane.sub("", rhs)
+            return not re.search(r"threadIdx|\bwarp|\bwid\b", rest)
+        if "__shfl_xor" not in rhs:
+            return False
+    return False
 
 
 def _split_args(args: str) -> list[str]:

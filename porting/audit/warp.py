@@ -495,6 +495,40 @@ def _masked_to_32(code: str, m: re.Match[str]) -> tuple[str, int] | None:
     return None
 
 
+# a 32-bit all-ones constant: zero-extended to 64 bits when compared with a 64-bit ballot (`~0`
+# and `-1` are signed ints, sign-extended to all 64 ones: right at 64, so not matched)
+_ONES32 = r"(?:~\s*0[uU]|~\s*\(\s*0[uU]\s*\)|0[xX][fF]{8}[uU]?)(?![\w.])"
+_CMP_ONES_AFTER = re.compile(r"\s*[!=]=\s*" + _ONES32)
+_CMP_ONES_BEFORE = re.compile(r"(?<![\w.])" + _ONES32 + r"\s*[!=]=\s*\Z")
+
+
+def _compared_to_ones32(code: str, m: re.Match[str]) -> bool:
+    """Is the ballot called at ``m`` compared (``==`` / ``!=``) with a 32-bit all-ones constant,
+    ``__ballot_sync(~0u, done) == ~0u``? At 64 lanes the ballot has 64 bits, so "every lane voted"
+    is never equal to 0xffffffff: the test is false when all 64 lanes vote, and the early exit it
+    guards waits for nothing (or never happens)."""
+    args = _call_args(code, m.end() - 1)
+    after = m.end() + len(args) + 1
+    return bool(_CMP_ONES_AFTER.match(code, after) or _CMP_ONES_BEFORE.search(code, max(0, m.start() - 24), m.start()))
+
+
+def _declared_int32(code: str, name: str, before: int) -> bool:
+    """Is ``name`` declared as a 32-bit integer in an earlier statement than the one holding
+    ``before``: ``unsigned m;``, ``int a, m;`` or with an initializer, ``unsigned int m =
+    __ballot_sync(...);`` (a ballot re-assigned to a variable declared, and first filled, before)?
+    The last declaration of the name wins, so a wider redeclaration in between (``uint64_t m``)
+    keeps it quiet; a declaration in the call's own statement (``while (auto q = __ballot(..))``,
+    ``int m = __match_any_sync(__activemask(), p)``) is not a re-assignment: the direct-store check
+    judges those."""
+    stmt = max(code.rfind(c, 0, before) for c in ";{}") + 1
+    typed = (r"\b(" + _INT32 + r"|u?int64_t|(?:unsigned\s+)?long\s+long|size_t|auto|bool)\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*"
+             + re.escape(name) + r"\s*[;,=)]")
+    if re.search(typed, code[stmt:before]):
+        return False
+    decls = list(re.finditer(typed, code[:stmt]))
+    return bool(decls) and re.fullmatch(_INT32, decls[-1].group(1)) is not None
+
+
 def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
@@ -514,10 +548,13 @@ def ballots(code: str) -> Iterator[Hit]:
             yield (decl.start(), "ballot-32bit", f"{func} result stored in a 32-bit integer: on a 64-lane wavefront "
                    "it returns 64 bits (unsigned long long) and lanes 32-63 are dropped",
                    f"store it in uint64_t and use __popcll/__ffsll; {EMULATE}", "")
-        elif target and re.search(r"\b" + _INT32 + r"\s+(?:\w+\s*,\s*)*" + re.escape(target) + r"\s*[;,]",
-                                  code[:m.start()]):
+        elif target and _declared_int32(code, target, m.start()):
             yield (m.start(), "ballot-32bit", f"{func} result assigned to {target}, declared as a 32-bit integer: "
                    "lanes 32-63 of a 64-lane wavefront are dropped", f"declare {target} uint64_t; {EMULATE}", "")
+        elif _compared_to_ones32(code, m):
+            yield (m.start(), "ballot-32bit", f"{func} result compared with the 32-bit all-ones 0xffffffff: on a "
+                   "64-lane wavefront the ballot has 64 bits, so the test is false even when every lane votes",
+                   f"compare with the wavefront's full mask (~0ull, or __activemask()); {EMULATE}", "")
         elif (masked := _masked_to_32(code, m)) is not None:  # named at the declaration, like a 32-bit store
             yield (masked[1], "ballot-32bit", f"{func} result masked with the 32-bit constant {masked[0]}: on a "
                    "64-lane wavefront the bits of lanes 32-63 are dropped: the upper half reads the lower half's vote",

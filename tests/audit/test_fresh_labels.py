@@ -17,7 +17,7 @@ from porting.config import _load_toml
 FRESH = Path(__file__).parent / "fresh"
 
 
-@pytest.fixture(scope="module", params=["labels.toml", "labels_hecbench_faiss.toml"])
+@pytest.fixture(scope="module", params=["labels.toml", "labels_hecbench_faiss.toml", "labels_fourth.toml"])
 def data(request) -> dict:
     return _load_toml(FRESH / request.param)
 
@@ -67,3 +67,22 @@ def test_the_third_corpus_is_all_holdout_and_labelled_whole() -> None:
     assert len(keys) == len(data["finding"]) >= 200
     for h in data.get("hazard", []):
         assert h["half"] == "holdout" and h["listed"] == "before", h
+
+
+@pytest.mark.parametrize("name", ["labels_fifth.toml", "labels_fifth_b.toml", "labels_fifth_c.toml"])
+def test_the_fifth_corpus_split_and_holdout_labels(name: str) -> None:
+    """Round 4's untouched hold-outs (labels_fifth*.toml): split by the sha1 rule in the header,
+    hazards listed before the run, and every hold-out finding of the one run labelled."""
+    data = _load_toml(FRESH / name)
+    tune, hold = set(data["split"]["tune"]), set(data["split"]["holdout"])
+    assert tune and hold and not tune & hold
+    for path in tune | hold:
+        assert (hashlib.sha1(path.encode()).digest()[0] % 2 == 0) == (path in tune), path
+    for h in data.get("hazard", []):
+        assert h["half"] == "holdout" and h["listed"] == "before", h
+    keys = set()
+    for d in data["finding"]:
+        assert d["half"] == "holdout" and f"{d['source']}/{d['file']}" in hold, d
+        assert d["rule"] in RULES and isinstance(d["real"], bool) and len(d["why"]) > 10, d
+        keys.add((d["source"], d["file"], d["line"], d["rule"]))
+    assert len(keys) == len(data["finding"])
