@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 RUNTIME = Path(__file__).parent / "programs" / "runtime"
 
 
@@ -211,3 +213,22 @@ def test_c99_classification_functions_unqualified(emulate_program):
     result = emulate_program(RUNTIME / "c99_math.cu")
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     assert result.runs[0].stdout == "9 8 5 2\n"
+
+
+def test_a_kernel_launching_kernels_runs_its_children_after_it(emulate_program):
+    """Dynamic parallelism: child grids (recursive, one per block) run with copied arguments
+    before the launch that started their parent returns."""
+    result = emulate_program(RUNTIME / "dynamic_parallelism.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    out = result.runs[0].stdout.splitlines()
+    assert out[:8] == [f"depth {d}: {64 >> d if d < 7 else 0} threads wrote {d * 10 + 1 if d < 7 else 0}"
+                       for d in range(8)]
+    # block b of the parent launched b + 1 blocks of 32 threads into counts[0..b]
+    assert out[8] == "counts 128 96 64 32 0, no error"
+
+
+def test_a_device_side_wait_for_a_child_grid_is_refused(emulate_program):
+    from porting.emulate import Unsupported
+
+    with pytest.raises(Unsupported, match="cudaDeviceSynchronize in device code waiting for a child grid"):
+        emulate_program(RUNTIME / "dynamic_parallelism.cu", warps=[32], program_args=["sync"])

@@ -170,7 +170,13 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   return cudaSuccess;
 }
 cudaError_t cudaMemPrefetchAsync(const void*, size_t, int, cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize() {
+  // In device code (dynamic parallelism, deprecated since CUDA 11.6, gone in 12) it waits for
+  // the thread's child grids, which run here only after the parent grid: not modelled.
+  if (emu::in_device_code() && emu::children_pending())
+    emu::unsupported("cudaDeviceSynchronize in device code waiting for a child grid (dynamic parallelism)");
+  return cudaSuccess;
+}
 cudaError_t cudaThreadSynchronize() { return cudaSuccess; }
 cudaError_t cudaDeviceReset() { emu::rt().last_error = cudaSuccess; return cudaSuccess; }
 cudaError_t cudaThreadExit() { return cudaDeviceReset(); }
