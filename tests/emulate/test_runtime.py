@@ -232,3 +232,13 @@ def test_a_device_side_wait_for_a_child_grid_is_refused(emulate_program):
 
     with pytest.raises(Unsupported, match="cudaDeviceSynchronize in device code waiting for a child grid"):
         emulate_program(RUNTIME / "dynamic_parallelism.cu", warps=[32], program_args=["sync"])
+
+
+def test_managed_memory_hints_are_accepted_and_validated(emulate_program):
+    """cudaMemAttachHost, cudaStreamAttachMemAsync (whole allocation, global, host; a mix of flags
+    refused), cudaMemAdvise (an unknown advice refused): the kernel's result is unchanged."""
+    result = emulate_program(RUNTIME / "managed_hints.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == (
+        "sum 999000 attach cudaSuccess cudaSuccess bad_flags cudaErrorInvalidValue "
+        "advise cudaSuccess cudaSuccess bad_advice cudaErrorInvalidValue\n")

@@ -186,6 +186,12 @@ typedef emu_event* cudaEvent_t;
 #define cudaHostRegisterIoMemory 0x4
 #define cudaHostRegisterReadOnly 0x8
 #define cudaMemAttachGlobal 0x1
+#define cudaMemAttachHost 0x2
+#define cudaMemAttachSingle 0x4
+enum cudaMemoryAdvise {
+  cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2, cudaMemAdviseSetPreferredLocation = 3,
+  cudaMemAdviseUnsetPreferredLocation = 4, cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6
+};
 #define cudaDeviceScheduleAuto 0x0
 #define cudaDeviceScheduleSpin 0x1
 #define cudaDeviceScheduleYield 0x2

@@ -170,6 +170,15 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   return cudaSuccess;
 }
 cudaError_t cudaMemPrefetchAsync(const void*, size_t, int, cudaStream_t) { return cudaSuccess; }
+// Managed memory's placement hints: one memory here, where host and kernels always see the same
+// bytes, so advice and attaching a range to a stream (or to the host) change no result.
+cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise advice, int) {
+  return advice >= cudaMemAdviseSetReadMostly && advice <= cudaMemAdviseUnsetAccessedBy ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void* p, size_t, unsigned int flags) {
+  bool one_flag = flags == cudaMemAttachGlobal || flags == cudaMemAttachHost || flags == cudaMemAttachSingle;
+  return p != nullptr && one_flag ? cudaSuccess : cudaErrorInvalidValue;
+}
 cudaError_t cudaDeviceSynchronize() {
   // In device code (dynamic parallelism, deprecated since CUDA 11.6, gone in 12) it waits for
   // the thread's child grids, which run here only after the parent grid: not modelled.

@@ -32,6 +32,8 @@ cudaError_t cudaMemsetAsync(void* p, int value, size_t n, cudaStream_t s = nullp
 cudaError_t cudaMemset2D(void* p, size_t pitch, int value, size_t width, size_t height);
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
 cudaError_t cudaMemPrefetchAsync(const void* p, size_t n, int device, cudaStream_t s = nullptr);
+cudaError_t cudaMemAdvise(const void* p, size_t n, cudaMemoryAdvise advice, int device);
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t s, void* p, size_t n = 0, unsigned int flags = cudaMemAttachSingle);
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaThreadSynchronize();
 cudaError_t cudaDeviceReset();

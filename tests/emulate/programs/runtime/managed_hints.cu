@@ -1,0 +1,36 @@
+// Managed memory's placement hints (cuda-samples' UnifiedMemoryPerf, the unified-memory blog
+// posts): cudaMallocManaged with cudaMemAttachHost, a range attached to a stream, advice and
+// prefetches. Each is accepted (an unknown flag or advice refused); the data is one memory.
+#include <cstdio>
+#include <cuda_runtime.h>
+
+__global__ void twice(int* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= 2;
+}
+
+int main() {
+  const int n = 1000;
+  int* x;
+  cudaMallocManaged(&x, n * sizeof(int), cudaMemAttachHost);
+  for (int i = 0; i < n; ++i) x[i] = i;
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  cudaError_t attach = cudaStreamAttachMemAsync(s, x);  // length 0: the whole allocation
+  cudaError_t global = cudaStreamAttachMemAsync(s, x, 0, cudaMemAttachGlobal);
+  cudaError_t bad_flags = cudaStreamAttachMemAsync(s, x, 0, 0x7);
+  cudaError_t advise = cudaMemAdvise(x, n * sizeof(int), cudaMemAdviseSetReadMostly, 0);
+  cudaError_t prefer = cudaMemAdvise(x, n * sizeof(int), cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId);
+  cudaError_t bad_advice = cudaMemAdvise(x, n * sizeof(int), (cudaMemoryAdvise)42, 0);
+  cudaMemPrefetchAsync(x, n * sizeof(int), 0, s);
+  twice<<<(n + 255) / 256, 256, 0, s>>>(x, n);
+  cudaStreamAttachMemAsync(s, x, 0, cudaMemAttachHost);
+  cudaStreamSynchronize(s);
+  long sum = 0;
+  for (int i = 0; i < n; ++i) sum += x[i];
+  printf("sum %ld attach %s %s bad_flags %s advise %s %s bad_advice %s\n", sum, cudaGetErrorName(attach),
+         cudaGetErrorName(global), cudaGetErrorName(bad_flags), cudaGetErrorName(advise),
+         cudaGetErrorName(prefer), cudaGetErrorName(bad_advice));
+  cudaFree(x);
+  return 0;
+}
