@@ -242,3 +242,22 @@ def test_managed_memory_hints_are_accepted_and_validated(emulate_program):
     assert result.runs[0].stdout == (
         "sum 999000 attach cudaSuccess cudaSuccess bad_flags cudaErrorInvalidValue "
         "advise cudaSuccess cudaSuccess bad_advice cudaErrorInvalidValue\n")
+
+
+HELPERS = Path(__file__).parent / "programs" / "samples_helpers"
+
+
+def test_the_cuda_samples_helper_headers_are_provided(emulate_program):
+    """helper_cuda.h / helper_functions.h / helper_timer.h without the samples' Common: the
+    timer, the -n= flag, checkCudaErrors failing on a bad device (exit 1, its message)."""
+    result = emulate_program(HELPERS / "uses_helpers.cu", program_args=["-n=50"])
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    run = result.runs[0]
+    assert run.exit == 1
+    assert run.stdout.splitlines()[-1] == f"n 50 sum {sum(range(50)) + 3 * 50} timer_ok 1 reset 0 deleted 1"
+    assert "code=101(cudaErrorInvalidDevice) \"cudaSetDevice(7)\"" in run.stderr
+
+
+def test_a_programs_own_helper_header_wins(emulate_program):
+    result = emulate_program(HELPERS / "own" / "main.cu", include_dirs=[HELPERS / "own"])
+    assert result.runs[0].stdout == "the program's own\n"
