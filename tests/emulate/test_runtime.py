@@ -236,10 +236,13 @@ def test_a_device_side_wait_for_a_child_grid_is_refused(emulate_program):
 
 def test_managed_memory_hints_are_accepted_and_validated(emulate_program):
     """cudaMemAttachHost, cudaStreamAttachMemAsync (whole allocation, global, host; a mix of flags
-    refused), cudaMemAdvise (an unknown advice refused): the kernel's result is unchanged."""
+    refused), cudaMemAdvise (an unknown advice refused), CUDA 13's cudaMemLocation forms (an
+    invalid location refused), cudaHostGetDevicePointer on a typed pointer: the kernel's result
+    is unchanged."""
     result = emulate_program(RUNTIME / "managed_hints.cu")
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     assert result.runs[0].stdout == (
+        "location cudaSuccess cudaErrorInvalidValue cudaSuccess mapped cudaSuccess 1\n"
         "sum 999000 attach cudaSuccess cudaSuccess bad_flags cudaErrorInvalidValue "
         "advise cudaSuccess cudaSuccess bad_advice cudaErrorInvalidValue\n")
 

@@ -175,6 +175,12 @@ cudaError_t cudaMemPrefetchAsync(const void*, size_t, int, cudaStream_t) { retur
 cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise advice, int) {
   return advice >= cudaMemAdviseSetReadMostly && advice <= cudaMemAdviseUnsetAccessedBy ? cudaSuccess : cudaErrorInvalidValue;
 }
+cudaError_t cudaMemAdvise(const void* p, size_t n, cudaMemoryAdvise advice, cudaMemLocation) {
+  return cudaMemAdvise(p, n, advice, 0);
+}
+cudaError_t cudaMemPrefetchAsync(const void*, size_t, cudaMemLocation where, unsigned int, cudaStream_t) {
+  return where.type == cudaMemLocationTypeInvalid ? cudaErrorInvalidValue : cudaSuccess;
+}
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void* p, size_t, unsigned int flags) {
   bool one_flag = flags == cudaMemAttachGlobal || flags == cudaMemAttachHost || flags == cudaMemAttachSingle;
   return p != nullptr && one_flag ? cudaSuccess : cudaErrorInvalidValue;

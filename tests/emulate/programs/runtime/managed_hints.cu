@@ -23,11 +23,21 @@ int main() {
   cudaError_t prefer = cudaMemAdvise(x, n * sizeof(int), cudaMemAdviseSetPreferredLocation, cudaCpuDeviceId);
   cudaError_t bad_advice = cudaMemAdvise(x, n * sizeof(int), (cudaMemoryAdvise)42, 0);
   cudaMemPrefetchAsync(x, n * sizeof(int), 0, s);
+  cudaMemLocation host{}, nowhere{};
+  host.type = cudaMemLocationTypeHost;  // CUDA 13's form (cuda-samples' UnifiedMemoryPerf)
+  cudaError_t to_host = cudaMemPrefetchAsync(x, n * sizeof(int), host, 0);
+  cudaError_t to_nowhere = cudaMemPrefetchAsync(x, n * sizeof(int), nowhere, 0, s);
+  cudaError_t advise_at = cudaMemAdvise(x, n * sizeof(int), cudaMemAdviseSetAccessedBy, host);
   twice<<<(n + 255) / 256, 256, 0, s>>>(x, n);
   cudaStreamAttachMemAsync(s, x, 0, cudaMemAttachHost);
   cudaStreamSynchronize(s);
   long sum = 0;
   for (int i = 0; i < n; ++i) sum += x[i];
+  float *pinned, *mapped = nullptr;
+  cudaMallocHost(&pinned, sizeof(float));
+  cudaError_t mapped_ok = cudaHostGetDevicePointer(&mapped, pinned, 0);  // a typed pointer, as nvcc allows
+  printf("location %s %s %s mapped %s %d\n", cudaGetErrorName(to_host), cudaGetErrorName(to_nowhere),
+         cudaGetErrorName(advise_at), cudaGetErrorName(mapped_ok), (int)(mapped == pinned));
   printf("sum %ld attach %s %s bad_flags %s advise %s %s bad_advice %s\n", sum, cudaGetErrorName(attach),
          cudaGetErrorName(global), cudaGetErrorName(bad_flags), cudaGetErrorName(advise),
          cudaGetErrorName(prefer), cudaGetErrorName(bad_advice));
