@@ -243,6 +243,7 @@ def test_managed_memory_hints_are_accepted_and_validated(emulate_program):
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     assert result.runs[0].stdout == (
         "location cudaSuccess cudaErrorInvalidValue cudaSuccess mapped cudaSuccess 1\n"
+        "pageable 1 host_tables 1 1 register 1\n"
         "sum 999000 attach cudaSuccess cudaSuccess bad_flags cudaErrorInvalidValue "
         "advise cudaSuccess cudaSuccess bad_advice cudaErrorInvalidValue\n")
 
@@ -264,3 +265,10 @@ def test_the_cuda_samples_helper_headers_are_provided(emulate_program):
 def test_a_programs_own_helper_header_wins(emulate_program):
     result = emulate_program(HELPERS / "own" / "main.cu", include_dirs=[HELPERS / "own"])
     assert result.runs[0].stdout == "the program's own\n"
+
+
+def test_the_standard_library_after_the_runtime_header(emulate_program):
+    """<bits/stdc++.h> (libstdc++'s __attribute__((__noinline__))) and a __noinline__ function."""
+    result = emulate_program(RUNTIME / "std_headers_after_runtime.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "6 56\n"

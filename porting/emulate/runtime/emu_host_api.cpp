@@ -83,6 +83,12 @@ const cudaDeviceProp& props() {
   p.concurrentKernels = p.deviceOverlap = p.asyncEngineCount = 1;
   p.canMapHostMemory = p.unifiedAddressing = p.managedMemory = 1;
   p.concurrentManagedAccess = p.pageableMemoryAccess = p.directManagedMemAccessFromHost = 1;
+  p.pageableMemoryAccessUsesHostPageTables = 1;  // one address space: the host's own pages
+  p.hostRegisterSupported = p.hostRegisterReadOnlySupported = p.memoryPoolsSupported = 1;
+  p.canUseHostPointerForRegisteredMem = 1;
+  p.accessPolicyMaxWindowSize = 128 << 20;
+  p.singleToDoublePrecisionPerfRatio = 2;
+  p.surfaceAlignment = 512;
   return p;
 }
 }  // namespace

@@ -1,6 +1,6 @@
 // Managed memory's placement hints (cuda-samples' UnifiedMemoryPerf, the unified-memory blog
 // posts): cudaMallocManaged with cudaMemAttachHost, a range attached to a stream, advice and
-// prefetches. Each is accepted (an unknown flag or advice refused); the data is one memory.
+// prefetches, and the properties that say so. Each is accepted (an unknown flag or advice refused); the data is one memory.
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -38,6 +38,12 @@ int main() {
   cudaError_t mapped_ok = cudaHostGetDevicePointer(&mapped, pinned, 0);  // a typed pointer, as nvcc allows
   printf("location %s %s %s mapped %s %d\n", cudaGetErrorName(to_host), cudaGetErrorName(to_nowhere),
          cudaGetErrorName(advise_at), cudaGetErrorName(mapped_ok), (int)(mapped == pinned));
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  int uses_host_tables = 0;
+  cudaDeviceGetAttribute(&uses_host_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, 0);
+  printf("pageable %d host_tables %d %d register %d\n", prop.pageableMemoryAccess,
+         prop.pageableMemoryAccessUsesHostPageTables, uses_host_tables, prop.hostRegisterSupported);
   printf("sum %ld attach %s %s bad_flags %s advise %s %s bad_advice %s\n", sum, cudaGetErrorName(attach),
          cudaGetErrorName(global), cudaGetErrorName(bad_flags), cudaGetErrorName(advise),
          cudaGetErrorName(prefer), cudaGetErrorName(bad_advice));
