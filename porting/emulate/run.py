@@ -31,8 +31,11 @@ _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 DEFAULT_MASKS: tuple[str, ...] = (
     _NUM + r"\s*\(?\s*(?:ns|nsec|nanoseconds?|us|usec|µs|microseconds?|ms|msec|milliseconds?|s|sec|secs|seconds?|"
     r"min|minutes?|cycles|clocks)\b\)?",
-    _NUM + r"\s*(?:[KMGTP]i?)?(?:B|bytes?|FLOPs?|[Ff]lops?|[Oo]ps?|[Oo]perations|[Ii]nstructions|[Ee]lements|"
-    r"[Ii]tems|[Pp]ixels|[Ss]amples|[Kk]eys|[Pp]oints|[Nn]odes|[Ee]dges|[Tt]hreads|[Rr]ays|[Ii]terations)?\s*/\s*s(?:ec)?\b",
+    # a rate: "12 GB/s", "100 items/sec", "3.26 million keys/second", "5 thousand updates per second"
+    _NUM + r"\s*(?:(?:thousand|million|billion|trillion)\s+|[KMGTP]i?)?(?:B|bytes?|FLOPs?|[Ff]lops?|[Oo]ps?|"
+    r"[Oo]perations|[Ii]nstructions|[Ee]lements|[Ii]tems|[Pp]ixels|[Ss]amples|[Kk]eys|[Pp]oints|[Nn]odes|[Ee]dges|"
+    r"[Tt]hreads|[Rr]ays|[Ii]terations|[Uu]pdates|[Qq]ueries|[Ll]ookups|[Ii]nserts)?\s*(?:/\s*|\bper\s+)"
+    r"s(?:ec|econd)?\b",
     _NUM + r"\s*[KMGTP](?:FLOPS|[Ff]lops|IPS|B/s)\b",
     r"(?i)\b(?:time|timing|elapsed|duration|throughput|bandwidth|[kmgt]?flops|speed ?up|latency|runtime|perf|"
     r"clocks?|cycles?|ticks)"
