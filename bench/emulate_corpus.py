@@ -27,6 +27,20 @@ files use a warp intrinsic (WARP_INTRINSIC) form the "warp" stratum, the others 
 each stratum the --per-stratum (20) with the smallest sha256("select:" + name) are chosen. The
 tune/eval split is the same parity rule as for the samples. `--hecbench DIR --static` scans every
 candidate and prints the refusal table by feature and the chosen list.
+
+--teaching DIR takes the third suite: teaching repositories whose programs are meant to be run
+as they are, with a test-sized default input (DIR holds one checkout per repository, named
+owner+name; the README's figures name each commit). Its rule, fixed and committed before any
+run: the repositories are TEACHING_REPOS (books, courses and blog posts that teach CUDA, chosen
+for that and for holding warp-intrinsic programs, before any of them was run); a program is a
+.cu file that defines main(), with the .cu/.cpp files of its directory that define no main()
+and that no file there #includes; it is built with -I its directory and -I every directory
+named common/Common/include/inc beside one of its ancestors inside the repository, and run with
+no arguments in its own directory, --timeout 60. No refusal scan selects: a program that uses a
+refused feature counts as refused. Its stratum is "warp" when a file it reaches by #include "..."
+uses a warp intrinsic (WARP_INTRINSIC), else "plain"; from each stratum the --per-stratum (20)
+with the smallest sha256("teach:" + name) are chosen (name = owner+repo/path of the main file);
+tune/eval split by the same parity rule as the others.
 """
 
 from __future__ import annotations
@@ -122,6 +136,60 @@ def hecbench_candidates(root: Path) -> list[Prog]:
         found.append(Prog(d.name, sources, d, [root / "src" / "include", *[i for i in includes if i.is_dir()]],
                           [f[2:] for f in flags if f.startswith("-D")], words[1:]))
     return found
+
+
+TEACHING_REPOS = ("olcf+cuda-training-series", "NVIDIA-developer-blog+code-samples",
+                  "PacktPublishing+Learn-CUDA-Programming", "deeperlearning+professional-cuda-c-programming",
+                  "brucefan1983+CUDA-Programming", "Tony-Tan+CUDA_Freshman", "CoffeeBeforeArch+cuda_programming",
+                  "Infatoshi+cuda-course", "PaddleJitLab+CUDATutorial", "RussWong+CUDATutorial")
+_MAIN = re.compile(r"\bint\s+main\s*\(")
+_COMMON_DIRS = ("common", "Common", "include", "inc")
+
+
+def _reached(f: Path, include_dirs: list[Path], seen: set[Path]) -> None:
+    """Every file f reaches by #include "..." (its own directory first, then include_dirs)."""
+    if f in seen or not f.is_file():
+        return
+    seen.add(f)
+    for name in _INCLUDE.findall(f.read_text(errors="replace")):
+        for base in (f.parent, *include_dirs):
+            if (base / name).is_file():
+                _reached((base / name).resolve(), include_dirs, seen)
+                break
+
+
+def teaching_candidates(root: Path) -> list[Prog]:
+    """Every program of TEACHING_REPOS by the rule in the module docstring, stratum set."""
+    found = []
+    for repo in TEACHING_REPOS:
+        top = root / repo
+        for f in sorted(top.rglob("*.cu")):
+            if not _MAIN.search(f.read_text(errors="replace")):
+                continue
+            d = f.parent
+            here = [p for p in sorted(d.iterdir()) if p.is_file()]
+            included = {Path(n).name for p in here for n in _INCLUDE.findall(p.read_text(errors="replace"))}
+            helpers = [p for p in here if p.suffix in (".cu", ".cpp") and p != f and p.name not in included
+                       and not _MAIN.search(p.read_text(errors="replace"))]
+            incs = [d] + [a / c for a in d.parents if a == top or top in a.parents
+                          for c in _COMMON_DIRS if (a / c).is_dir()]
+            prog = Prog(f"{repo}/{f.relative_to(top)}", [f, *helpers], d, incs)
+            seen: set[Path] = set()
+            for s in prog.sources:
+                _reached(s.resolve(), incs, seen)
+            warp = any(WARP_INTRINSIC.search(x.read_text(errors="replace")) for x in seen)
+            prog.stratum = "warp" if warp else "plain"
+            found.append(prog)
+    return found
+
+
+def teaching_select(cands: list[Prog], per_stratum: int) -> list[Prog]:
+    chosen = []
+    for stratum in ("warp", "plain"):
+        group = sorted((p for p in cands if p.stratum == stratum),
+                       key=lambda p: hashlib.sha256(("teach:" + p.name).encode()).hexdigest())
+        chosen += group[:per_stratum]
+    return sorted(chosen, key=lambda p: p.name)
 
 
 def _select_key(name: str) -> str:
@@ -270,6 +338,7 @@ def main() -> int:
     suite = ap.add_mutually_exclusive_group()
     suite.add_argument("--samples", type=Path, help="a checkout of NVIDIA/cuda-samples")
     suite.add_argument("--hecbench", type=Path, help="a checkout of zjin-lcf/HeCBench")
+    suite.add_argument("--teaching", type=Path, help="a directory of checkouts of TEACHING_REPOS (owner+name)")
     ap.add_argument("--static", action="store_true")
     ap.add_argument("--scan", type=Path, help="HeCBench: the --static run's JSON (the selection, not scanned again)")
     ap.add_argument("--per-stratum", type=int, default=20)
@@ -284,8 +353,8 @@ def main() -> int:
     if args.summarize:
         summarize([r for f in args.summarize for r in json.loads(f.read_text())])
         return 0
-    if not (args.samples or args.hecbench):
-        ap.error("one of --samples, --hecbench or --summarize is required")
+    if not (args.samples or args.hecbench or args.teaching):
+        ap.error("one of --samples, --hecbench, --teaching or --summarize is required")
     payload: object
     if args.hecbench:
         chosen, payload = _hecbench(args)
@@ -294,6 +363,9 @@ def main() -> int:
                 args.json.write_text(json.dumps(payload, indent=1))
             return 0
         progs = chosen
+    elif args.teaching:
+        progs = teaching_select(teaching_candidates(args.teaching), args.per_stratum)
+        print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in progs))
     else:
         progs = programs(args.samples)
     progs = [p for p in progs if (args.half == "all" or half(p.name) == args.half)

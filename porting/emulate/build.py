@@ -209,7 +209,8 @@ def _include_flags(extra: list[Path]) -> list[str]:
     flags = ["-I", str(runtime / "include"), "-I", str(runtime)]
     for d in extra:
         flags += ["-I", str(d)]
-    return flags
+    # the CUDA samples' helper headers, searched last: a program's own copy (cuda-samples' Common) wins
+    return [*flags, "-idirafter", str(runtime / "samples_common")]
 
 
 @dataclass

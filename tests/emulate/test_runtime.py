@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 RUNTIME = Path(__file__).parent / "programs" / "runtime"
 
 
@@ -211,3 +213,62 @@ def test_c99_classification_functions_unqualified(emulate_program):
     result = emulate_program(RUNTIME / "c99_math.cu")
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     assert result.runs[0].stdout == "9 8 5 2\n"
+
+
+def test_a_kernel_launching_kernels_runs_its_children_after_it(emulate_program):
+    """Dynamic parallelism: child grids (recursive, one per block) run with copied arguments
+    before the launch that started their parent returns."""
+    result = emulate_program(RUNTIME / "dynamic_parallelism.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    out = result.runs[0].stdout.splitlines()
+    assert out[:8] == [f"depth {d}: {64 >> d if d < 7 else 0} threads wrote {d * 10 + 1 if d < 7 else 0}"
+                       for d in range(8)]
+    # block b of the parent launched b + 1 blocks of 32 threads into counts[0..b]
+    assert out[8] == "counts 128 96 64 32 0, no error"
+
+
+def test_a_device_side_wait_for_a_child_grid_is_refused(emulate_program):
+    from porting.emulate import Unsupported
+
+    with pytest.raises(Unsupported, match="cudaDeviceSynchronize in device code waiting for a child grid"):
+        emulate_program(RUNTIME / "dynamic_parallelism.cu", warps=[32], program_args=["sync"])
+
+
+def test_managed_memory_hints_are_accepted_and_validated(emulate_program):
+    """cudaMemAttachHost, cudaStreamAttachMemAsync (whole allocation, global, host; a mix of flags
+    refused), cudaMemAdvise (an unknown advice refused), CUDA 13's cudaMemLocation forms (an
+    invalid location refused), cudaHostGetDevicePointer on a typed pointer: the kernel's result
+    is unchanged."""
+    result = emulate_program(RUNTIME / "managed_hints.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == (
+        "location cudaSuccess cudaErrorInvalidValue cudaSuccess mapped cudaSuccess 1\n"
+        "pageable 1 host_tables 1 1 register 1\n"
+        "sum 999000 attach cudaSuccess cudaSuccess bad_flags cudaErrorInvalidValue "
+        "advise cudaSuccess cudaSuccess bad_advice cudaErrorInvalidValue\n")
+
+
+HELPERS = Path(__file__).parent / "programs" / "samples_helpers"
+
+
+def test_the_cuda_samples_helper_headers_are_provided(emulate_program):
+    """helper_cuda.h / helper_functions.h / helper_timer.h without the samples' Common: the
+    timer, the -n= flag, checkCudaErrors failing on a bad device (exit 1, its message)."""
+    result = emulate_program(HELPERS / "uses_helpers.cu", program_args=["-n=50"])
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    run = result.runs[0]
+    assert run.exit == 1
+    assert run.stdout.splitlines()[-1] == f"n 50 sum {sum(range(50)) + 3 * 50} timer_ok 1 reset 0 deleted 1"
+    assert "code=101(cudaErrorInvalidDevice) \"cudaSetDevice(7)\"" in run.stderr
+
+
+def test_a_programs_own_helper_header_wins(emulate_program):
+    result = emulate_program(HELPERS / "own" / "main.cu", include_dirs=[HELPERS / "own"])
+    assert result.runs[0].stdout == "the program's own\n"
+
+
+def test_the_standard_library_after_the_runtime_header(emulate_program):
+    """<bits/stdc++.h> (libstdc++'s __attribute__((__noinline__))) and a __noinline__ function."""
+    result = emulate_program(RUNTIME / "std_headers_after_runtime.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "6 56\n"

@@ -14,6 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+// before __noinline__ is defined below: libstdc++ 12's shared_ptr_base.h spells its attribute
+// __attribute__((__noinline__)), which the macro would break (GCC PR 105817); its include guard
+// keeps a program's later #include <memory> / <bits/stdc++.h> from expanding it again
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -152,6 +156,7 @@ enum cudaDeviceAttr {
   cudaDevAttrComputeMode, cudaDevAttrCanMapHostMemory, cudaDevAttrAsyncEngineCount,
   cudaDevAttrKernelExecTimeout, cudaDevAttrEccEnabled, cudaDevAttrPciBusId, cudaDevAttrPciDeviceId,
   cudaDevAttrTccDriver, cudaDevAttrConcurrentManagedAccess, cudaDevAttrPageableMemoryAccess,
+  cudaDevAttrPageableMemoryAccessUsesHostPageTables,
   cudaDevAttrHostNativeAtomicSupported, cudaDevAttrDirectManagedMemAccessFromHost,
   cudaDevAttrCooperativeMultiDeviceLaunch, cudaDevAttrMaxBlocksPerMultiprocessor,
   cudaDevAttrMaxRegistersPerMultiprocessor, cudaDevAttrMemoryPoolsSupported,
@@ -186,6 +191,12 @@ typedef emu_event* cudaEvent_t;
 #define cudaHostRegisterIoMemory 0x4
 #define cudaHostRegisterReadOnly 0x8
 #define cudaMemAttachGlobal 0x1
+#define cudaMemAttachHost 0x2
+#define cudaMemAttachSingle 0x4
+enum cudaMemoryAdvise {
+  cudaMemAdviseSetReadMostly = 1, cudaMemAdviseUnsetReadMostly = 2, cudaMemAdviseSetPreferredLocation = 3,
+  cudaMemAdviseUnsetPreferredLocation = 4, cudaMemAdviseSetAccessedBy = 5, cudaMemAdviseUnsetAccessedBy = 6
+};
 #define cudaDeviceScheduleAuto 0x0
 #define cudaDeviceScheduleSpin 0x1
 #define cudaDeviceScheduleYield 0x2
@@ -208,6 +219,15 @@ struct cudaDeviceProp {
   int pageableMemoryAccess, directManagedMemAccessFromHost, hostNativeAtomicSupported;
   int persistingL2CacheMaxSize, streamPrioritiesSupported, globalL1CacheSupported, localL1CacheSupported;
   int clusterLaunch, maxTexture1D;
+  // CUDA 11-12 additions programs print or test (the unified-memory blog posts)
+  int pageableMemoryAccessUsesHostPageTables, hostRegisterSupported, hostRegisterReadOnlySupported;
+  int memoryPoolsSupported, computePreemptionSupported, canUseHostPointerForRegisteredMem, ipcEventSupported;
+  int accessPolicyMaxWindowSize, singleToDoublePrecisionPerfRatio, unifiedFunctionPointers;
+  int gpuDirectRDMASupported, sparseCudaArraySupported, timelineSemaphoreInteropSupported;
+  unsigned int memoryPoolSupportedHandleTypes, luidDeviceNodeMask;
+  size_t reservedSharedMemPerBlock, surfaceAlignment;
+  struct { char bytes[16]; } uuid;
+  char luid[8];
 };
 struct cudaFuncAttributes {
   size_t sharedSizeBytes, constSizeBytes, localSizeBytes;

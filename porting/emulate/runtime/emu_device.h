@@ -53,6 +53,12 @@ EMU_INL LaunchConfig config(dim3 g, dim3 b, size_t sh = 0, cudaStream_t s = null
 // run. The scheduler (emu_scheduler.cpp) gives the threads after it stacks of their own.
 using RunThreads = int (*)(void* ctx, int first, int last);
 void run_grid(const LaunchConfig& c, RunThreads run, void* ctx);
+// Dynamic parallelism: true while the calling OS thread runs a kernel, whose launches are then
+// child grids. A child is queued (its arguments copied, as a GPU copies them at the launch) and
+// run after the grid that launched it, before that grid's launch returns: one of the orders a
+// GPU may run it in, since a parent that does not wait sees its children only once it is done.
+bool in_device_code();
+void defer_grid(const LaunchConfig& c, RunThreads run, void* ctx, void (*release)(void*));
 extern unsigned long long suspensions;  // every suspension of a thread counts one
 
 // The per-block loop is compiled into the program with the kernel inlined: a thread that never
@@ -77,11 +83,17 @@ template <class K> EMU_INL int run_threads(int first, int last, const K& kernel)
 // every thread then calls the kernel with its own copies of them.
 template <class F, class... A> void launch(const LaunchConfig& c, F f, A&&... a) {
   struct Ctx { F f; std::tuple<std::decay_t<A>...> args; };
-  Ctx ctx{f, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)};
-  run_grid(c, [](void* p, int first, int last) {
+  RunThreads run = [](void* p, int first, int last) {
     Ctx* x = static_cast<Ctx*>(p);
     return run_threads(first, last, [x] { std::apply(x->f, x->args); });
-  }, &ctx);
+  };
+  if (in_device_code()) {  // a child grid: its arguments outlive this thread's frame
+    defer_grid(c, run, new Ctx{f, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)},
+               [](void* p) { delete static_cast<Ctx*>(p); });
+    return;
+  }
+  Ctx ctx{f, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)};
+  run_grid(c, run, &ctx);
 }
 template <class... P, std::size_t... I>
 cudaError_t launch_packed(void (*f)(P...), const LaunchConfig& c, void** args, std::index_sequence<I...>) {

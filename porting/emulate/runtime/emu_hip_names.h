@@ -23,6 +23,15 @@
 #define hipMemset2D cudaMemset2D
 #define hipMemGetInfo cudaMemGetInfo
 #define hipMemPrefetchAsync cudaMemPrefetchAsync
+#define hipMemAdvise cudaMemAdvise
+#define hipMemoryAdvise cudaMemoryAdvise
+#define hipStreamAttachMemAsync cudaStreamAttachMemAsync
+#define hipMemAdviseSetReadMostly cudaMemAdviseSetReadMostly
+#define hipMemAdviseUnsetReadMostly cudaMemAdviseUnsetReadMostly
+#define hipMemAdviseSetPreferredLocation cudaMemAdviseSetPreferredLocation
+#define hipMemAdviseUnsetPreferredLocation cudaMemAdviseUnsetPreferredLocation
+#define hipMemAdviseSetAccessedBy cudaMemAdviseSetAccessedBy
+#define hipMemAdviseUnsetAccessedBy cudaMemAdviseUnsetAccessedBy
 #define hipDeviceSynchronize cudaDeviceSynchronize
 #define hipDeviceReset cudaDeviceReset
 #define hipGetLastError cudaGetLastError
@@ -99,6 +108,8 @@
 #define hipHostRegisterPortable cudaHostRegisterPortable
 #define hipHostRegisterMapped cudaHostRegisterMapped
 #define hipMemAttachGlobal cudaMemAttachGlobal
+#define hipMemAttachHost cudaMemAttachHost
+#define hipMemAttachSingle cudaMemAttachSingle
 #define hipDeviceScheduleAuto cudaDeviceScheduleAuto
 #define hipDeviceScheduleSpin cudaDeviceScheduleSpin
 #define hipDeviceScheduleYield cudaDeviceScheduleYield

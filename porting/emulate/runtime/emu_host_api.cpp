@@ -83,6 +83,12 @@ const cudaDeviceProp& props() {
   p.concurrentKernels = p.deviceOverlap = p.asyncEngineCount = 1;
   p.canMapHostMemory = p.unifiedAddressing = p.managedMemory = 1;
   p.concurrentManagedAccess = p.pageableMemoryAccess = p.directManagedMemAccessFromHost = 1;
+  p.pageableMemoryAccessUsesHostPageTables = 1;  // one address space: the host's own pages
+  p.hostRegisterSupported = p.hostRegisterReadOnlySupported = p.memoryPoolsSupported = 1;
+  p.canUseHostPointerForRegisteredMem = 1;
+  p.accessPolicyMaxWindowSize = 128 << 20;
+  p.singleToDoublePrecisionPerfRatio = 2;
+  p.surfaceAlignment = 512;
   return p;
 }
 }  // namespace
@@ -170,7 +176,28 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   return cudaSuccess;
 }
 cudaError_t cudaMemPrefetchAsync(const void*, size_t, int, cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+// Managed memory's placement hints: one memory here, where host and kernels always see the same
+// bytes, so advice and attaching a range to a stream (or to the host) change no result.
+cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise advice, int) {
+  return advice >= cudaMemAdviseSetReadMostly && advice <= cudaMemAdviseUnsetAccessedBy ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaMemAdvise(const void* p, size_t n, cudaMemoryAdvise advice, cudaMemLocation) {
+  return cudaMemAdvise(p, n, advice, 0);
+}
+cudaError_t cudaMemPrefetchAsync(const void*, size_t, cudaMemLocation where, unsigned int, cudaStream_t) {
+  return where.type == cudaMemLocationTypeInvalid ? cudaErrorInvalidValue : cudaSuccess;
+}
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void* p, size_t, unsigned int flags) {
+  bool one_flag = flags == cudaMemAttachGlobal || flags == cudaMemAttachHost || flags == cudaMemAttachSingle;
+  return p != nullptr && one_flag ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaDeviceSynchronize() {
+  // In device code (dynamic parallelism, deprecated since CUDA 11.6, gone in 12) it waits for
+  // the thread's child grids, which run here only after the parent grid: not modelled.
+  if (emu::in_device_code() && emu::children_pending())
+    emu::unsupported("cudaDeviceSynchronize in device code waiting for a child grid (dynamic parallelism)");
+  return cudaSuccess;
+}
 cudaError_t cudaThreadSynchronize() { return cudaSuccess; }
 cudaError_t cudaDeviceReset() { emu::rt().last_error = cudaSuccess; return cudaSuccess; }
 cudaError_t cudaThreadExit() { return cudaDeviceReset(); }

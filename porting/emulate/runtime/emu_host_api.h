@@ -22,6 +22,9 @@ cudaError_t cudaFreeAsync(void* p, cudaStream_t s);
 cudaError_t cudaHostRegister(void* p, size_t n, unsigned int flags);
 cudaError_t cudaHostUnregister(void* p);
 cudaError_t cudaHostGetDevicePointer(void** d, void* h, unsigned int flags);
+template <class T> EMU_INL cudaError_t cudaHostGetDevicePointer(T** d, void* h, unsigned int flags) {
+  return cudaHostGetDevicePointer(reinterpret_cast<void**>(d), h, flags);
+}
 cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* a, const void* p);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t n, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t s = nullptr);
@@ -32,6 +35,13 @@ cudaError_t cudaMemsetAsync(void* p, int value, size_t n, cudaStream_t s = nullp
 cudaError_t cudaMemset2D(void* p, size_t pitch, int value, size_t width, size_t height);
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes);
 cudaError_t cudaMemPrefetchAsync(const void* p, size_t n, int device, cudaStream_t s = nullptr);
+cudaError_t cudaMemAdvise(const void* p, size_t n, cudaMemoryAdvise advice, int device);
+// CUDA 12.2's _v2 forms, the plain names' signatures since CUDA 13: a cudaMemLocation for the device
+cudaError_t cudaMemAdvise(const void* p, size_t n, cudaMemoryAdvise advice, cudaMemLocation where);
+cudaError_t cudaMemPrefetchAsync(const void* p, size_t n, cudaMemLocation where, unsigned int flags, cudaStream_t s = nullptr);
+#define cudaMemAdvise_v2 cudaMemAdvise
+#define cudaMemPrefetchAsync_v2 cudaMemPrefetchAsync
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t s, void* p, size_t n = 0, unsigned int flags = cudaMemAttachSingle);
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaThreadSynchronize();
 cudaError_t cudaDeviceReset();

@@ -87,6 +87,9 @@ inline Runtime& rt() {
 [[noreturn]] void die(int code, const char* kind, const char* what);
 [[noreturn]] void faultf(const char* fmt, ...);
 
+// true when device code has launched child grids not yet run (emu_launch.cpp)
+bool children_pending();
+
 // the block scheduler (emu_scheduler.cpp)
 void init_stacks(Runtime& r);
 void run_block(Runtime& r);

@@ -51,19 +51,51 @@ std::mutex& launch_lock() {
   static std::mutex m;
   return m;
 }
+
+// child grids launched from device code and not yet run, in launch order
+struct Deferred {
+  LaunchConfig config;
+  RunThreads run;
+  void* ctx;
+  void (*release)(void*);
+};
+std::vector<Deferred>& deferred() {
+  static std::vector<Deferred> q;
+  return q;
+}
+
+void run_one_grid(Runtime& r, const LaunchConfig& c, RunThreads run, void* ctx);
 }  // namespace
+
+bool in_device_code() { return t_launching && rt().in_kernel; }
+
+void defer_grid(const LaunchConfig& c, RunThreads run, void* ctx, void (*release)(void*)) {
+  deferred().push_back(Deferred{c, run, ctx, release});
+}
+
+bool children_pending() { return !deferred().empty(); }
 
 void run_grid(const LaunchConfig& c, RunThreads run, void* ctx) {
   Runtime& r = rt();
   // Host threads that launch at once (pthreads, OpenMP) take turns: there is one scheduler and
-  // one set of thread coordinates. A launch from the OS thread already running a kernel is a
-  // launch from device code.
-  if (t_launching) unsupported("a kernel launch from device code (dynamic parallelism)");
+  // one set of thread coordinates. (A launch from device code never gets here: launch() defers it.)
   std::lock_guard<std::mutex> hold(launch_lock());
   struct Launching {
     Launching() { t_launching = true; }
     ~Launching() { t_launching = false; }
   } launching;
+  run_one_grid(r, c, run, ctx);
+  // the children, and theirs, in launch order: a grid is complete when its children are
+  for (size_t i = 0; i < deferred().size(); ++i) {
+    Deferred d = deferred()[i];
+    run_one_grid(r, d.config, d.run, d.ctx);
+    d.release(d.ctx);
+  }
+  deferred().clear();
+}
+
+namespace {
+void run_one_grid(Runtime& r, const LaunchConfig& c, RunThreads run, void* ctx) {
   if (!valid_config(c)) { r.last_error = cudaErrorInvalidConfiguration; return; }
   if (c.shmem > sizeof dynamic_shared) { r.last_error = cudaErrorInvalidValue; return; }
   init_stacks(r);
@@ -88,6 +120,7 @@ void run_grid(const LaunchConfig& c, RunThreads run, void* ctx) {
   threadIdx = uint3{0, 0, 0};
   blockIdx = uint3{0, 0, 0};
 }
+}  // namespace
 
 void fault(const char* what) { die(kExitFault, "error", what); }
 void unsupported(const char* what) { die(kExitUnsupported, "unsupported", what); }

@@ -3,6 +3,6 @@
 int main() {
   cudaStream_t s;
   cudaStreamCreate(&s);
-  cudaStreamAttachMemAsync(s, nullptr);
+  cudaMemRangeGetAttribute(nullptr, 4, 1, nullptr, 0);
   return 0;
 }
