@@ -22,6 +22,7 @@ import datetime as dt
 import json
 import os
 import signal
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -208,6 +209,7 @@ class MatrixState:
 
     def _install_signal_handlers(self) -> None:
         self._handler_pid = os.getpid()
+        _forked_children_get_default_signals()
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
                 self._old_handlers[sig] = signal.signal(sig, self._on_signal)
@@ -487,6 +489,37 @@ class MatrixState:
         for e in sorted(self.unmatched.values(), key=lambda e: e.id):
             shown = e.patterns[0] + (f" (+{len(e.patterns) - 1} more)" if len(e.patterns) > 1 else "")
             tr.write_line(f"exemption {e.id} ({shown}) matches no collected test: remove it?", yellow=True)
+
+
+_AT_FORK_REGISTERED = False
+_PLAIN: dict[signal.Signals, Any] = {signal.SIGTERM: signal.SIG_DFL, signal.SIGHUP: signal.SIG_DFL,
+                                     signal.SIGINT: signal.default_int_handler}
+
+
+def _forked_children_get_default_signals() -> None:
+    """A child that a test forks (multiprocessing's fork, os.fork) gets SIGTERM, SIGHUP and
+    SIGINT as a plain Python process would, from its first instruction. Without this it
+    inherits the run's Python-level handlers (the plugin's, and the CLI's beneath them under
+    ``port``), which run only when the child's main thread next executes Python code: a child
+    blocked in native code (Monarch's ``test_no_hang_on_shutdown`` signals its child while it
+    imports torch and Monarch's Rust bindings) did not die within the test's 2 s. A handler
+    the test itself installed before forking is left as it is."""
+    global _AT_FORK_REGISTERED
+    if not _AT_FORK_REGISTERED:
+        os.register_at_fork(after_in_child=_default_signals_in_child)
+        _AT_FORK_REGISTERED = True
+
+
+def _default_signals_in_child() -> None:
+    # nothing is imported here (a fork can happen anywhere): the CLI's handler class is looked
+    # up only if the CLI loaded it
+    cli = sys.modules.get("porting.process_group")
+    cli_handler = getattr(cli, "_Handler", None)
+    for signum, plain in _PLAIN.items():
+        handler = signal.getsignal(signum)
+        ours = isinstance(getattr(handler, "__self__", None), MatrixState)
+        if ours or (cli_handler is not None and isinstance(handler, cli_handler)):
+            signal.signal(signum, plain)
 
 
 def _as_plain_process(signum: int) -> None:

@@ -313,3 +313,116 @@ def test_a_child_forked_by_a_test_gets_sigterm_as_without_the_plugin(tmp_path):
          "--port-suite=d", "-p", "no:cacheprovider", "-c", "/dev/null", "-q"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert "1 passed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_a_forked_child_starts_with_the_default_signal_handlers(tmp_path):
+    """A child forked by a test must not inherit the run's Python-level SIGTERM/SIGINT handlers
+    (they run only when its main thread next executes Python code, so a child busy in native
+    code outlived Monarch's 2 s in test_no_hang_on_shutdown); a handler the test itself set
+    before forking is kept."""
+    import subprocess
+    import sys
+
+    (tmp_path / "test_fork.py").write_text(
+        "import os, signal\n"
+        "def _child_status():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        plain = (signal.getsignal(signal.SIGTERM) is signal.SIG_DFL\n"
+        "                 and signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n"
+        "        os._exit(0 if plain else 3)\n"
+        "    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])\n"
+        "def test_plain_handlers_in_the_child():\n"
+        "    assert _child_status() == 0\n"
+        "def test_the_tests_own_handler_is_kept():\n"
+        "    def own(signum, frame):\n"
+        "        pass\n"
+        "    old = signal.signal(signal.SIGTERM, own)\n"
+        "    try:\n"
+        "        assert _child_status() == 3\n"
+        "    finally:\n"
+        "        signal.signal(signal.SIGTERM, old)\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tmp_path), f"--rootdir={tmp_path}", "--port-matrix",
+         "--port-suite=d", "-p", "no:cacheprovider", "-c", "/dev/null", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert "2 passed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def _port(*args, cwd, **kw):
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "porting", *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def test_a_suite_runs_in_a_working_directory_inside_its_output(tmp_path):
+    """Monarch writes .monarch/ into the current directory: a suite run's current directory is
+    <junit stem>.work/ in the JUnit directory, and a test path relative to the caller's
+    directory still names its file."""
+    caller = tmp_path / "caller"
+    suite = caller / "mysuite"
+    suite.mkdir(parents=True)
+    (suite / "test_cwd.py").write_text(
+        "import os, pathlib\n"
+        "def test_writes_into_cwd():\n"
+        "    pathlib.Path('.monarch').mkdir()\n"
+        "    pathlib.Path('.monarch', 'job_state.pkl').write_text(os.getcwd())\n"
+        "def test_not_selected():\n"
+        "    raise AssertionError('only the node id given should run')\n")
+    junit = tmp_path / "out"
+    proc = _port("matrix", "--suite", "mysuite", "--junit", str(junit), "-n", "0", "--",
+                 "mysuite/test_cwd.py::test_writes_into_cwd", cwd=caller)
+    log, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, log[-3000:]
+    assert not (caller / ".monarch").exists()
+    [state] = junit.glob("matrix-*.work/.monarch/job_state.pkl")
+    [xml] = junit.glob("matrix-*.xml")
+    assert state.parent.parent.name == xml.with_suffix(".work").name
+    assert state.read_text() == str(state.parent.parent)
+
+
+def test_processes_of_a_killed_run_are_reaped(tmp_path):
+    """`port matrix` killed with SIGKILL runs no clean-up of its own: the watcher it started
+    kills what the run started, including a host process in its own session (Monarch's
+    run_worker_loop_forever hosts are started so)."""
+    import select
+    import signal
+
+    suite = tmp_path / "detached"
+    suite.mkdir()
+    pid_file = tmp_path / "host.pid"
+    (suite / "test_host.py").write_text(
+        "import subprocess, sys, time, pathlib\n"
+        "def test_starts_a_host_and_hangs():\n"
+        "    host = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'],\n"
+        "                            start_new_session=True)\n"
+        f"    pathlib.Path({str(pid_file)!r}).write_text(str(host.pid))\n"
+        "    time.sleep(600)\n")
+    proc = _port("matrix", "--suite", str(suite), "--junit", str(tmp_path / "out"), "-n", "0", cwd=tmp_path)
+    host = None
+    try:
+        for _ in range(600):
+            if pid_file.is_file() and pid_file.read_text():
+                break
+            if proc.poll() is not None:
+                raise AssertionError(proc.stdout.read()[-3000:])
+            select.select([], [], [], 0.5)
+        host = int(pid_file.read_text())
+        fd = os.pidfd_open(host)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        assert poller.poll(120_000), f"host {host} outlived the killed port matrix"
+        os.close(fd)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if host is not None:
+            try:
+                os.kill(host, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
