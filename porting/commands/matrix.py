@@ -40,6 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test-timeout", metavar="S", type=int, default=None,
                         help=f"per-test time-out of a --suite run in seconds (default: the suite's, "
                              f"{_suite_timeout()} for monarch, else {_suite_timeout('')})")
+    parser.add_argument("--rerun-failures", action="store_true",
+                        help="with --suite: run each failed test again, alone and one after another, after the "
+                             "run; exit 0 when all of them pass so (flaky: the JUnit keeps the failure and "
+                             "records the second outcome as the testcase property 'rerun')")
     add_option_flag(parser, "matrix.packs", "--pack")
     add_option_flag(parser, "matrix.exemptions", "--exemptions")
     parser.add_argument("--run-id", metavar="ID", default=None,
@@ -255,6 +259,7 @@ def _run_pytest(args: argparse.Namespace, config, junit_file: Path, run_id: str)
     import pytest
 
     from ..matrix import procs
+    from ..matrix.rerun import Outcomes
     from ..paths import OutputDir, PathRefused
 
     out = OutputDir(junit_file.parent)
@@ -267,12 +272,39 @@ def _run_pytest(args: argparse.Namespace, config, junit_file: Path, run_id: str)
         pytest_args = build_pytest_args(args, config, staged, run_id)
         _environment_of_the_run(args)
         print(f"port matrix: pytest {' '.join(pytest_args)}", flush=True)
+        outcomes = Outcomes()
         with procs.reaped(), _working_directory(args, out, junit_file):
-            code = int(pytest.main(pytest_args))
+            code = int(pytest.main(pytest_args, plugins=[outcomes]))
+            if getattr(args, "rerun_failures", False) and code == pytest.ExitCode.TESTS_FAILED and staged.is_file():
+                code = _rerun_alone(args, config, outcomes.failed(), staged, run_id)
         if not staged.is_file():
             return code, False
         out.write_bytes(junit_file.name, staged.read_bytes())
         return code, True
+
+
+def _rerun_alone(args: argparse.Namespace, config, failed: list[str], staged: Path, run_id: str) -> int:
+    """The failed tests of a suite run, again, one xdist worker (alone, one after another); their
+    second outcome is added to the run's JUnit (porting.matrix.rerun). 0 when all passed."""
+    import pytest
+
+    from ..matrix import rerun
+
+    reason = rerun.why_not(failed, rerun.is_complete(staged))
+    if reason is not None:
+        print(f"port matrix: the failed tests are not run again: {reason}", flush=True)
+        return int(pytest.ExitCode.TESTS_FAILED)
+    print(f"port matrix: running the {len(failed)} failed test(s) again, alone, one after another", flush=True)
+    again = argparse.Namespace(**{**vars(args), "pytest_args": list(failed), "workers": "1", "shard": None})
+    outcomes = rerun.Outcomes()
+    pytest.main(build_pytest_args(again, config, staged.with_name(f"rerun-{staged.name}"), f"{run_id}-rerun"),
+                plugins=[outcomes])
+    result = {nodeid: outcomes.seen.get(nodeid, "not run") for nodeid in failed}
+    rerun.annotate(staged, result)
+    for nodeid, outcome in result.items():
+        what = "flaky (failed in the run, passed alone)" if outcome == "passed" else f"failed again alone ({outcome})"
+        print(f"port matrix: {what}: {nodeid}", flush=True)
+    return 0 if all(o == "passed" for o in result.values()) else int(pytest.ExitCode.TESTS_FAILED)
 
 
 @contextlib.contextmanager
@@ -308,6 +340,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ..config import load_config
 
+    if getattr(args, "rerun_failures", False) and not getattr(args, "suite", None):
+        raise UsageError("--rerun-failures: only with --suite (the packs' failures are not run again)")
     config = load_config(cli={"matrix.packs": args.packs, "matrix.exemptions": args.exemptions},
                          env=os.environ, config_file=args.config)
     scheduled = _shard_from_scheduler(args)

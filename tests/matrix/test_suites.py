@@ -426,3 +426,67 @@ def test_processes_of_a_killed_run_are_reaped(tmp_path):
                 os.kill(host, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+# ---- --rerun-failures ----------------------------------------------------------------------
+
+def _rerun_suite(tmp_path, broken: bool):
+    suite = tmp_path / "rerun"
+    suite.mkdir()
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    body = ("import pathlib\n"
+            f"MARKS = pathlib.Path({str(marks)!r})\n"
+            "def test_ok():\n    pass\n"
+            "def test_fails_once():\n"
+            "    first = not (MARKS / 'once').exists()\n"
+            "    (MARKS / 'once').touch()\n"
+            "    assert not first, 'the first run fails'\n")
+    if broken:
+        body += "def test_broken():\n    assert False, 'always'\n"
+    (suite / "test_rr.py").write_text(body)
+    proc = _port("matrix", "--suite", str(suite), "--junit", str(tmp_path / "out"), "-n", "2", "--rerun-failures",
+                 cwd=tmp_path)
+    log, _ = proc.communicate(timeout=600)
+    [xml] = (tmp_path / "out").glob("matrix-*.xml")
+    return proc.returncode, log, xml
+
+
+def _cases(xml):
+    import xml.etree.ElementTree as ET
+
+    out = {}
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        out[case.get("name")] = (case.find("failure") is not None, props.get("rerun"))
+    return out
+
+
+def test_a_failure_that_passes_alone_is_flaky_and_the_junit_keeps_both_outcomes(tmp_path):
+    code, log, xml = _rerun_suite(tmp_path, broken=False)
+    assert code == 0, log[-3000:]
+    assert "flaky (failed in the run, passed alone): test_rr.py::test_fails_once" in log
+    assert _cases(xml) == {"test_ok": (False, None), "test_fails_once": (True, "passed")}
+
+
+def test_a_failure_that_fails_again_alone_fails_the_run(tmp_path):
+    code, log, xml = _rerun_suite(tmp_path, broken=True)
+    assert code == 1, log[-3000:]
+    assert "failed again alone (failed): test_rr.py::test_broken" in log
+    cases = _cases(xml)
+    assert cases["test_broken"] == (True, "failed") and cases["test_fails_once"] == (True, "passed")
+
+
+def test_too_many_failures_or_an_incomplete_run_are_not_run_again():
+    from porting.matrix import rerun
+
+    assert rerun.why_not(["a"] * (rerun.MAX_RERUN + 1), True).startswith(f"{rerun.MAX_RERUN + 1} failures")
+    assert rerun.why_not(["a"], False) == "the run is incomplete"
+    assert "session-level" in rerun.why_not(["a", rerun.SESSION_PREFIX + "exemption X expired"], True)
+    assert rerun.why_not(["a"] * rerun.MAX_RERUN, True) is None
+
+
+def test_rerun_failures_needs_a_suite(tmp_path):
+    proc = _port("matrix", "--rerun-failures", cwd=tmp_path)
+    log, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and "--rerun-failures: only with --suite" in log, log
