@@ -490,3 +490,10 @@ def test_rerun_failures_needs_a_suite(tmp_path):
     proc = _port("matrix", "--rerun-failures", cwd=tmp_path)
     log, _ = proc.communicate(timeout=120)
     assert proc.returncode == 2 and "--rerun-failures: only with --suite" in log, log
+
+
+def test_every_known_suite_has_a_time_estimate_for_ci():
+    """ci/test starts a suite only when its measured time fits the budget left; a suite without
+    an estimate would be started with none."""
+    assert set(suites.ESTIMATE_S) == set(suites.KNOWN)
+    assert all(s > 0 for s in suites.ESTIMATE_S.values())
