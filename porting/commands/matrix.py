@@ -316,10 +316,11 @@ def _working_directory(args: argparse.Namespace, out, junit_file: Path) -> Itera
     if suite_of(args) is None:
         yield
         return
+    from ..junit_contract import WORK_SUFFIX
     from ..paths import PathRefused
 
     try:
-        work = out.subdir(junit_file.with_suffix(".work").name)
+        work = out.subdir(junit_file.with_suffix(WORK_SUFFIX).name)
     except PathRefused as exc:
         raise UsageError(f"--junit {junit_file.parent}: {exc.why}") from None
     before = os.getcwd()

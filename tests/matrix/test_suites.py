@@ -497,3 +497,16 @@ def test_every_known_suite_has_a_time_estimate_for_ci():
     an estimate would be started with none."""
     assert set(suites.ESTIMATE_S) == set(suites.KNOWN)
     assert all(s > 0 for s in suites.ESTIMATE_S.values())
+
+
+def test_the_readers_skip_a_suite_runs_working_directory(tmp_path):
+    """A suite test may leave any *.xml in its working directory (inside the JUnit directory):
+    `port report DIR` and certify take every *.xml under DIR, except there."""
+    from porting.junit_contract import junit_files_under
+
+    (tmp_path / "matrix-a-shard1of1.work" / ".monarch").mkdir(parents=True)
+    (tmp_path / "matrix-a-shard1of1.work" / ".monarch" / "config.xml").write_text("<config/>")
+    (tmp_path / "matrix-a-shard1of1.xml").write_text("<testsuites/>")
+    (tmp_path / "nested").mkdir()
+    (tmp_path / "nested" / "other.xml").write_text("<testsuites/>")
+    assert junit_files_under(tmp_path) == [tmp_path / "matrix-a-shard1of1.xml", tmp_path / "nested" / "other.xml"]
