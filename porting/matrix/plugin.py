@@ -25,6 +25,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -503,20 +504,39 @@ class MatrixState:
 _AT_FORK_REGISTERED = False
 _PLAIN: dict[signal.Signals, Any] = {signal.SIGTERM: signal.SIG_DFL, signal.SIGHUP: signal.SIG_DFL,
                                      signal.SIGINT: signal.default_int_handler}
+_MASKS: dict[int, Any] = {}  # forking thread -> its signal mask before the fork
 
 
 def _forked_children_get_default_signals() -> None:
     """A child that a test forks (multiprocessing's fork, os.fork) gets SIGTERM, SIGHUP and
-    SIGINT as a plain Python process would, from its first instruction. Without this it
-    inherits the run's Python-level handlers (the plugin's, and the CLI's beneath them under
-    ``port``), which run only when the child's main thread next executes Python code: a child
-    blocked in native code (Monarch's ``test_no_hang_on_shutdown`` signals its child while it
-    imports torch and Monarch's Rust bindings) did not die within the test's 2 s. A handler
-    the test itself installed before forking is left as it is."""
+    SIGINT as a plain Python process would. Without this it inherits the run's Python-level
+    handlers (the plugin's, and the CLI's beneath them under ``port``), which run only when the
+    child's main thread next executes Python code: a child blocked in native code (Monarch's
+    ``test_no_hang_on_shutdown`` signals its child while it imports torch and Monarch's Rust
+    bindings) did not die within the test's 2 s. A handler the test itself installed before
+    forking is left as it is.
+
+    Resetting in the child alone leaves a window: a signal sent right after ``fork()`` returns
+    in the parent (as that test does) can reach the child before its after-fork hooks run,
+    where the inherited handler catches it and the reset then drops it (Python ignores a
+    caught signal whose handler is by then the default). So the forking thread blocks the three
+    signals for the fork; the child resets the handlers, then unblocks, and a signal that came
+    in between is delivered with the default action."""
     global _AT_FORK_REGISTERED
     if not _AT_FORK_REGISTERED:
-        os.register_at_fork(after_in_child=_default_signals_in_child)
+        os.register_at_fork(before=_block_for_fork, after_in_parent=_unblock_after_fork,
+                            after_in_child=_default_signals_in_child)
         _AT_FORK_REGISTERED = True
+
+
+def _block_for_fork() -> None:
+    _MASKS[threading.get_ident()] = signal.pthread_sigmask(signal.SIG_BLOCK, _PLAIN)
+
+
+def _unblock_after_fork() -> None:
+    mask = _MASKS.pop(threading.get_ident(), None)
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _default_signals_in_child() -> None:
@@ -529,6 +549,7 @@ def _default_signals_in_child() -> None:
         ours = isinstance(getattr(handler, "__self__", None), MatrixState)
         if ours or (cli_handler is not None and isinstance(handler, cli_handler)):
             signal.signal(signum, plain)
+    _unblock_after_fork()
 
 
 def _as_plain_process(signum: int) -> None:

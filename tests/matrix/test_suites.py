@@ -510,3 +510,40 @@ def test_the_readers_skip_a_suite_runs_working_directory(tmp_path):
     (tmp_path / "nested").mkdir()
     (tmp_path / "nested" / "other.xml").write_text("<testsuites/>")
     assert junit_files_under(tmp_path) == [tmp_path / "matrix-a-shard1of1.xml", tmp_path / "nested" / "other.xml"]
+
+
+def test_a_forked_child_has_sigterm_blocked_until_its_handler_is_reset(tmp_path):
+    """Monarch's test_no_hang_on_shutdown signals its child right after fork(): the signal can
+    reach the child before its after-fork hooks reset the inherited Python-level handler, which
+    then loses it (measured: the test failed after test_proc_mesh ran in the same worker). So
+    the fork happens with SIGTERM/SIGINT/SIGHUP blocked: a hook registered before the plugin's
+    (conftest.py) sees them blocked; the test's own code after fork sees them unblocked with
+    the default handler."""
+    import subprocess
+    import sys
+
+    (tmp_path / "conftest.py").write_text(
+        "import os, signal\n"
+        "EARLY = {}\n"
+        "def _early():\n"
+        "    EARLY['blocked'] = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP} <= signal.pthread_sigmask(\n"
+        "        signal.SIG_BLOCK, [])\n"
+        "os.register_at_fork(after_in_child=_early)\n")
+    (tmp_path / "test_window.py").write_text(
+        "import os, signal\n"
+        "from conftest import EARLY\n"
+        "def test_blocked_for_the_fork_then_default():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        now = signal.pthread_sigmask(signal.SIG_BLOCK, [])\n"
+        "        ok = (EARLY.get('blocked') and signal.SIGTERM not in now\n"
+        "              and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)\n"
+        "        os._exit(0 if ok else 3)\n"
+        "    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0\n"
+        "    assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # the parent's mask is back\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tmp_path), f"--rootdir={tmp_path}", "--port-matrix",
+         "--port-suite=d", "-p", "no:cacheprovider", "-c", "/dev/null", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(tmp_path), os.environ.get("PYTHONPATH", "")])})
+    assert "1 passed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
