@@ -247,7 +247,9 @@ def _summarize_report(result: StageResult, parity: Path) -> str:
 
 
 def _junit_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.rglob("*.xml") if p.is_file()) if directory.is_dir() else []
+    from .junit_contract import junit_files_under
+
+    return junit_files_under(directory)
 
 
 def _path_green(parity: dict[str, Any], path: str | None) -> str:

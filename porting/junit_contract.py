@@ -9,6 +9,7 @@ name and the ``RunInfo`` field it fills (None: read by the reader's own logic, e
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 SCHEMA = "1"
 
@@ -52,6 +53,9 @@ def run_fields() -> dict[str, str]:
 # Per testcase: the component it checks (`component`), and the exemption applied (`exemption`).
 COMPONENT = "component"
 EXEMPTION = "exemption"
+# A suite run with --rerun-failures: the outcome of a failed test run again alone, after the run
+# (`passed` makes it flaky; the testcase keeps its failure, which is what the verdict reads).
+RERUN = "rerun"
 # Leading test-tree directories that name no component.
 _TEST_ROOTS = ("tests", "test", "test_matrix")
 
@@ -63,3 +67,18 @@ def default_component(test_id: str) -> str:
     while len(parts) > 1 and parts[0] in _TEST_ROOTS:
         parts = parts[1:]
     return parts[0] if parts else "(none)"
+
+
+# A suite run's working directory (`<JUnit stem>.work/`, porting.commands.matrix): Monarch's
+# tests write `.monarch/` and whatever else into the current directory, so it lives in the JUnit
+# directory; the readers that take every *.xml under a directory skip it.
+WORK_SUFFIX = ".work"  # porting.commands.matrix names the directory with it
+
+
+def junit_files_under(directory: Path) -> list[Path]:
+    """Every *.xml file under ``directory``, except in suite runs' working directories."""
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.rglob("*.xml")
+                  if p.is_file() and not any(d.endswith(WORK_SUFFIX) for d in p.relative_to(directory).parts[:-1]))
+

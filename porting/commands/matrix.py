@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
 import tempfile
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..config import add_option_flag
@@ -38,6 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test-timeout", metavar="S", type=int, default=None,
                         help=f"per-test time-out of a --suite run in seconds (default: the suite's, "
                              f"{_suite_timeout()} for monarch, else {_suite_timeout('')})")
+    parser.add_argument("--rerun-failures", action="store_true",
+                        help="with --suite: run each failed test again, alone and one after another, after the "
+                             "run; exit 0 when all of them pass so (flaky: the JUnit keeps the failure and "
+                             "records the second outcome as the testcase property 'rerun')")
     add_option_flag(parser, "matrix.packs", "--pack")
     add_option_flag(parser, "matrix.exemptions", "--exemptions")
     parser.add_argument("--run-id", metavar="ID", default=None,
@@ -111,8 +117,16 @@ def build_pytest_args(args: argparse.Namespace, config, junit_file: Path, run_id
            "-o", "junit_family=xunit2", "-q", "-rfEs"]
     if suite is None:  # an upstream suite keeps its own (prepend) mode: its procs import test modules by name
         out.append("--import-mode=importlib")
-    if getattr(args, "config", None):
-        out.append(f"--port-config={Path(args.config).resolve()}")  # detection in the plugin uses it too
+    config_file = getattr(args, "config", None)
+    if not config_file and suite is not None:
+        # a suite runs in its own working directory: the project's port.toml / pyproject.toml
+        # is the one of the caller's directory, as for load_config above
+        from ..config import find_config_file
+
+        found = find_config_file(os.getcwd())
+        config_file = found[0] if found else None
+    if config_file:
+        out.append(f"--port-config={Path(config_file).resolve()}")  # detection in the plugin uses it too
     if workers != "0":
         out += ["-n", workers, "--max-worker-restart=4"]
     if args.shard:
@@ -148,18 +162,22 @@ def _suite_subject(args: argparse.Namespace, suite, config) -> list[str]:
         raise UsageError(f"--test-timeout {timeout}: expected a positive number of seconds")
     out = suite_args(suite, timeout)
     for disabled in sorted(packs_dir(args).joinpath("suites").glob(f"{suite.name}.disabled")):
-        out.append(f"--port-disabled={disabled}")
+        out.append(f"--port-disabled={disabled.resolve()}")
     return out
 
 
 def _in_suite(suite, arg: str) -> str:
     """A test path given relative to the suite's root (``tests/test_x.py::test_y``, as its node
-    ids read) made absolute, so a subset of a suite runs from any directory; other arguments
-    as they are."""
+    ids read) or to the current directory made absolute, so a subset of a suite runs from any
+    directory; other arguments as they are."""
     if arg.startswith("-"):
         return arg
-    candidate = suite.root / arg
-    return str(candidate) if (suite.root / arg.split("::", 1)[0]).exists() else arg
+    path = arg.split("::", 1)[0]
+    if (suite.root / path).exists():
+        return str(suite.root / arg)
+    # the suite runs in its own working directory (_working_directory): a path given relative
+    # to the caller's must still name the same file
+    return str(Path(path).resolve()) + arg[len(path):] if path and Path(path).exists() else arg
 
 
 def _suite_registries(suite, config) -> list[Path]:
@@ -240,6 +258,8 @@ def _run_pytest(args: argparse.Namespace, config, junit_file: Path, run_id: str)
     ``OutputDir``: atomically, with the umask's mode, never through a symlink."""
     import pytest
 
+    from ..matrix import procs
+    from ..matrix.rerun import Outcomes
     from ..paths import OutputDir, PathRefused
 
     out = OutputDir(junit_file.parent)
@@ -252,11 +272,64 @@ def _run_pytest(args: argparse.Namespace, config, junit_file: Path, run_id: str)
         pytest_args = build_pytest_args(args, config, staged, run_id)
         _environment_of_the_run(args)
         print(f"port matrix: pytest {' '.join(pytest_args)}", flush=True)
-        code = int(pytest.main(pytest_args))
+        outcomes = Outcomes()
+        with procs.reaped(), _working_directory(args, out, junit_file):
+            code = int(pytest.main(pytest_args, plugins=[outcomes]))
+            if getattr(args, "rerun_failures", False) and code == pytest.ExitCode.TESTS_FAILED and staged.is_file():
+                code = _rerun_alone(args, config, outcomes.failed(), staged, run_id)
         if not staged.is_file():
             return code, False
         out.write_bytes(junit_file.name, staged.read_bytes())
         return code, True
+
+
+def _rerun_alone(args: argparse.Namespace, config, failed: list[str], staged: Path, run_id: str) -> int:
+    """The failed tests of a suite run, again, one xdist worker (alone, one after another); their
+    second outcome is added to the run's JUnit (porting.matrix.rerun). 0 when all passed."""
+    import pytest
+
+    from ..matrix import rerun
+
+    reason = rerun.why_not(failed, rerun.is_complete(staged))
+    if reason is not None:
+        print(f"port matrix: the failed tests are not run again: {reason}", flush=True)
+        return int(pytest.ExitCode.TESTS_FAILED)
+    print(f"port matrix: running the {len(failed)} failed test(s) again, alone, one after another", flush=True)
+    again = argparse.Namespace(**{**vars(args), "pytest_args": list(failed), "workers": "1", "shard": None})
+    outcomes = rerun.Outcomes()
+    pytest.main(build_pytest_args(again, config, staged.with_name(f"rerun-{staged.name}"), f"{run_id}-rerun"),
+                plugins=[outcomes])
+    result = {nodeid: outcomes.seen.get(nodeid, "not run") for nodeid in failed}
+    rerun.annotate(staged, result)
+    for nodeid, outcome in result.items():
+        what = "flaky (failed in the run, passed alone)" if outcome == "passed" else f"failed again alone ({outcome})"
+        print(f"port matrix: {what}: {nodeid}", flush=True)
+    return 0 if all(o == "passed" for o in result.values()) else int(pytest.ExitCode.TESTS_FAILED)
+
+
+@contextlib.contextmanager
+def _working_directory(args: argparse.Namespace, out, junit_file: Path) -> Iterator[None]:
+    """An upstream suite runs with its working directory in the output directory
+    (``<junit stem>.work/``): Monarch writes ``.monarch/`` (job state, logs) into the current
+    directory, and a run writes nothing outside its output directory. The packs keep the
+    caller's directory."""
+    if suite_of(args) is None:
+        yield
+        return
+    from ..junit_contract import WORK_SUFFIX
+    from ..paths import PathRefused
+
+    try:
+        work = out.subdir(junit_file.with_suffix(WORK_SUFFIX).name)
+    except PathRefused as exc:
+        raise UsageError(f"--junit {junit_file.parent}: {exc.why}") from None
+    before = os.getcwd()
+    os.chdir(work)
+    print(f"port matrix: working directory of the suite: {work}", flush=True)
+    try:
+        yield
+    finally:
+        os.chdir(before)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -268,6 +341,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ..config import load_config
 
+    if getattr(args, "rerun_failures", False) and not getattr(args, "suite", None):
+        raise UsageError("--rerun-failures: only with --suite (the packs' failures are not run again)")
     config = load_config(cli={"matrix.packs": args.packs, "matrix.exemptions": args.exemptions},
                          env=os.environ, config_file=args.config)
     scheduled = _shard_from_scheduler(args)

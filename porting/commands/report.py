@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..config import add_option_flag
 from ..errors import InputError, UsageError
+from ..junit_contract import junit_files_under
 
 HELP = "merge JUnit runs into a parity matrix, a verdict and report artifacts"
 
@@ -45,7 +46,7 @@ def _expand(inputs: list[str]) -> tuple[list[str], list[str]]:
     for item in inputs:
         p = Path(item)
         if p.is_dir():
-            found = sorted(str(f) for f in p.rglob("*.xml") if f.is_file())
+            found = [str(f) for f in junit_files_under(p)]  # not inside a suite run's working directory
             if not found:
                 notes.append(f"{item}: no *.xml files in directory")
             files.extend(found)

@@ -13,7 +13,9 @@ When active it
   properties from the controlling process (xdist workers do not write the JUnit);
 * turns SIGTERM into an orderly stop so the JUnit of what ran is still written, marked
   incomplete; a crashed xdist worker also marks the run incomplete;
-* fails the run if processes the run started are still alive at the end (and kills them).
+* fails the run if processes the run started are still alive at the end (and kills them);
+  in an upstream suite's run (``--port-suite``) they are killed and reported, not a failure:
+  the suite's own tests leave them (Monarch's ProcessJob hosts), its verdict is its tests'.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import datetime as dt
 import json
 import os
 import signal
+import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -122,6 +126,7 @@ class MatrixState:
         self.progress = Progress()
         self.faults: list[str] | None = None  # Monarch suite: unhandled faults not yet reported
         self._fault_hook: tuple[Any, Any] | None = None  # (module, Monarch's own hook)
+        self.left_behind = ""  # an upstream suite's leftover processes (killed; not a failure)
 
     # ---- set-up -------------------------------------------------------------------------
     def start(self) -> None:
@@ -208,6 +213,7 @@ class MatrixState:
 
     def _install_signal_handlers(self) -> None:
         self._handler_pid = os.getpid()
+        _forked_children_get_default_signals()
         for sig in (signal.SIGTERM, signal.SIGINT):
             try:
                 self._old_handlers[sig] = signal.signal(sig, self._on_signal)
@@ -429,9 +435,13 @@ class MatrixState:
         if left:
             procs.kill_all(left)
             listing = "\n".join(f"  pid {p.pid}: {p.cmdline}" for p in left)
-            failures.append(("session-end process check",
-                             f"{len(left)} process(es) started by this run were still alive at the end "
-                             f"(now killed):\n{listing}"))
+            text = f"{len(left)} process(es) started by this run were still alive at the end (now killed):\n{listing}"
+            if self.suite:
+                # An upstream suite's own tests leave these (Monarch's test_host_mesh leaves
+                # ProcessJob hosts running): killed and reported, but its verdict is its tests'.
+                self.left_behind = text
+            else:
+                failures.append(("session-end process check", text))
         for name, text in failures:
             self._report_failure(session, name, text)
         if failures and session.exitstatus == pytest.ExitCode.OK:
@@ -484,9 +494,62 @@ class MatrixState:
                       f"run {self.run_id}")
         if props.get("port.complete") == "false":
             tr.write_line(f"INCOMPLETE: {props.get('port.incomplete_reason', '')}", red=True)
+        if self.left_behind:
+            tr.write_line(f"the suite's tests left {self.left_behind}", yellow=True)
         for e in sorted(self.unmatched.values(), key=lambda e: e.id):
             shown = e.patterns[0] + (f" (+{len(e.patterns) - 1} more)" if len(e.patterns) > 1 else "")
             tr.write_line(f"exemption {e.id} ({shown}) matches no collected test: remove it?", yellow=True)
+
+
+_AT_FORK_REGISTERED = False
+_PLAIN: dict[signal.Signals, Any] = {signal.SIGTERM: signal.SIG_DFL, signal.SIGHUP: signal.SIG_DFL,
+                                     signal.SIGINT: signal.default_int_handler}
+_MASKS: dict[int, Any] = {}  # forking thread -> its signal mask before the fork
+
+
+def _forked_children_get_default_signals() -> None:
+    """A child that a test forks (multiprocessing's fork, os.fork) gets SIGTERM, SIGHUP and
+    SIGINT as a plain Python process would. Without this it inherits the run's Python-level
+    handlers (the plugin's, and the CLI's beneath them under ``port``), which run only when the
+    child's main thread next executes Python code: a child blocked in native code (Monarch's
+    ``test_no_hang_on_shutdown`` signals its child while it imports torch and Monarch's Rust
+    bindings) did not die within the test's 2 s. A handler the test itself installed before
+    forking is left as it is.
+
+    Resetting in the child alone leaves a window: a signal sent right after ``fork()`` returns
+    in the parent (as that test does) can reach the child before its after-fork hooks run,
+    where the inherited handler catches it and the reset then drops it (Python ignores a
+    caught signal whose handler is by then the default). So the forking thread blocks the three
+    signals for the fork; the child resets the handlers, then unblocks, and a signal that came
+    in between is delivered with the default action."""
+    global _AT_FORK_REGISTERED
+    if not _AT_FORK_REGISTERED:
+        os.register_at_fork(before=_block_for_fork, after_in_parent=_unblock_after_fork,
+                            after_in_child=_default_signals_in_child)
+        _AT_FORK_REGISTERED = True
+
+
+def _block_for_fork() -> None:
+    _MASKS[threading.get_ident()] = signal.pthread_sigmask(signal.SIG_BLOCK, _PLAIN)
+
+
+def _unblock_after_fork() -> None:
+    mask = _MASKS.pop(threading.get_ident(), None)
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def _default_signals_in_child() -> None:
+    # nothing is imported here (a fork can happen anywhere): the CLI's handler class is looked
+    # up only if the CLI loaded it
+    cli = sys.modules.get("porting.process_group")
+    cli_handler = getattr(cli, "_Handler", None)
+    for signum, plain in _PLAIN.items():
+        handler = signal.getsignal(signum)
+        ours = isinstance(getattr(handler, "__self__", None), MatrixState)
+        if ours or (cli_handler is not None and isinstance(handler, cli_handler)):
+            signal.signal(signum, plain)
+    _unblock_after_fork()
 
 
 def _as_plain_process(signum: int) -> None:

@@ -38,10 +38,16 @@ from ..errors import InputError
 DEFAULT_TIMEOUT_S = 300
 # Monarch's tests are designed quick and mark their own longer limits (pytest.mark.timeout,
 # 10 to 500 s, which override this): an unmarked test still running after two minutes is
-# hung, and 300 s would spend five minutes of a 55-minute CI budget on each such test.
+# hung, and 300 s would spend five minutes of the 60-minute CI budget on each such test.
 MONARCH_TIMEOUT_S = 120
 # name -> (distribution, how its suite is laid out in the wheel)
 KNOWN = {"monarch": "torchmonarch", "torchft": "torchft"}
+# About how long a whole run takes with 2 xdist workers on a 2-core machine, the failed tests'
+# run alone included (ci/test does not start a suite that cannot finish in the budget left).
+# Measured 2026-12-07 on the shared 2-core host: Monarch 1,925 of 1,990 tests in 29 min at
+# load average 4 to 9 (plus up to 30 failures again alone, ~10 s each); torchft 372 tests in
+# 3 min 53 s at load 17 to 23.
+ESTIMATE_S = {"monarch": 35 * 60, "torchft": 5 * 60}
 PLUGINS_NEEDED = ("pytest_timeout", "pytest_asyncio")
 LOOPBACK_ADMIN = "127.0.0.1:0"
 # Test files that must not run at the same time as each other, per suite: the plugin's xdist

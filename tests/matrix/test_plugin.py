@@ -201,3 +201,22 @@ def test_leftover_processes_fail_the_run_and_are_killed(project, tmp_path):
         state = "gone"
     assert state in ("gone", "Z"), f"leaked process {pid} still running ({state})"
     assert os.environ.get("PORT_MATRIX_RUN") is None
+
+
+def test_an_upstream_suites_leftover_processes_are_killed_and_reported_not_failed(project, tmp_path):
+    """Monarch's own tests leave ProcessJob hosts running; in a suite run they are killed and
+    named, and the verdict stays the tests'."""
+    pidfile = tmp_path / "leak.pid"
+    project.write("test_matrix/pack/test_leak.py",
+                  "import subprocess\n\ndef test_leak():\n"
+                  "    p = subprocess.Popen(['sleep', '301'], start_new_session=True)\n"
+                  f"    open({str(pidfile)!r}, 'w').write(str(p.pid))\n")
+    run = project.run("test_matrix", "--port-suite=d")
+    assert run.returncode == 0, run.output
+    assert "the suite's tests left 1 process(es)" in run.output and "sleep 301" in run.output
+    pid = int(pidfile.read_text())
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            assert fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        pass

@@ -313,3 +313,237 @@ def test_a_child_forked_by_a_test_gets_sigterm_as_without_the_plugin(tmp_path):
          "--port-suite=d", "-p", "no:cacheprovider", "-c", "/dev/null", "-q"],
         cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert "1 passed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_a_forked_child_starts_with_the_default_signal_handlers(tmp_path):
+    """A child forked by a test must not inherit the run's Python-level SIGTERM/SIGINT handlers
+    (they run only when its main thread next executes Python code, so a child busy in native
+    code outlived Monarch's 2 s in test_no_hang_on_shutdown); a handler the test itself set
+    before forking is kept."""
+    import subprocess
+    import sys
+
+    (tmp_path / "test_fork.py").write_text(
+        "import os, signal\n"
+        "def _child_status():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        plain = (signal.getsignal(signal.SIGTERM) is signal.SIG_DFL\n"
+        "                 and signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n"
+        "        os._exit(0 if plain else 3)\n"
+        "    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])\n"
+        "def test_plain_handlers_in_the_child():\n"
+        "    assert _child_status() == 0\n"
+        "def test_the_tests_own_handler_is_kept():\n"
+        "    def own(signum, frame):\n"
+        "        pass\n"
+        "    old = signal.signal(signal.SIGTERM, own)\n"
+        "    try:\n"
+        "        assert _child_status() == 3\n"
+        "    finally:\n"
+        "        signal.signal(signal.SIGTERM, old)\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tmp_path), f"--rootdir={tmp_path}", "--port-matrix",
+         "--port-suite=d", "-p", "no:cacheprovider", "-c", "/dev/null", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert "2 passed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def _port(*args, cwd, **kw):
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "porting", *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def test_a_suite_runs_in_a_working_directory_inside_its_output(tmp_path):
+    """Monarch writes .monarch/ into the current directory: a suite run's current directory is
+    <junit stem>.work/ in the JUnit directory, and a test path relative to the caller's
+    directory still names its file."""
+    caller = tmp_path / "caller"
+    suite = caller / "mysuite"
+    suite.mkdir(parents=True)
+    (suite / "test_cwd.py").write_text(
+        "import os, pathlib\n"
+        "def test_writes_into_cwd():\n"
+        "    pathlib.Path('.monarch').mkdir()\n"
+        "    pathlib.Path('.monarch', 'job_state.pkl').write_text(os.getcwd())\n"
+        "def test_not_selected():\n"
+        "    raise AssertionError('only the node id given should run')\n")
+    junit = tmp_path / "out"
+    proc = _port("matrix", "--suite", "mysuite", "--junit", str(junit), "-n", "0", "--",
+                 "mysuite/test_cwd.py::test_writes_into_cwd", cwd=caller)
+    log, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, log[-3000:]
+    assert not (caller / ".monarch").exists()
+    [state] = junit.glob("matrix-*.work/.monarch/job_state.pkl")
+    [xml] = junit.glob("matrix-*.xml")
+    assert state.parent.parent.name == xml.with_suffix(".work").name
+    assert state.read_text() == str(state.parent.parent)
+
+
+def test_processes_of_a_killed_run_are_reaped(tmp_path):
+    """`port matrix` killed with SIGKILL runs no clean-up of its own: the watcher it started
+    kills what the run started, including a host process in its own session (Monarch's
+    run_worker_loop_forever hosts are started so)."""
+    import select
+    import signal
+
+    suite = tmp_path / "detached"
+    suite.mkdir()
+    pid_file = tmp_path / "host.pid"
+    (suite / "test_host.py").write_text(
+        "import subprocess, sys, time, pathlib\n"
+        "def test_starts_a_host_and_hangs():\n"
+        "    host = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'],\n"
+        "                            start_new_session=True)\n"
+        f"    pathlib.Path({str(pid_file)!r}).write_text(str(host.pid))\n"
+        "    time.sleep(600)\n")
+    proc = _port("matrix", "--suite", str(suite), "--junit", str(tmp_path / "out"), "-n", "0", cwd=tmp_path)
+    host = None
+    try:
+        for _ in range(600):
+            if pid_file.is_file() and pid_file.read_text():
+                break
+            if proc.poll() is not None:
+                raise AssertionError(proc.stdout.read()[-3000:])
+            select.select([], [], [], 0.5)
+        host = int(pid_file.read_text())
+        fd = os.pidfd_open(host)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        assert poller.poll(120_000), f"host {host} outlived the killed port matrix"
+        os.close(fd)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if host is not None:
+            try:
+                os.kill(host, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+# ---- --rerun-failures ----------------------------------------------------------------------
+
+def _rerun_suite(tmp_path, broken: bool):
+    suite = tmp_path / "rerun"
+    suite.mkdir()
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    body = ("import pathlib\n"
+            f"MARKS = pathlib.Path({str(marks)!r})\n"
+            "def test_ok():\n    pass\n"
+            "def test_fails_once():\n"
+            "    first = not (MARKS / 'once').exists()\n"
+            "    (MARKS / 'once').touch()\n"
+            "    assert not first, 'the first run fails'\n")
+    if broken:
+        body += "def test_broken():\n    assert False, 'always'\n"
+    (suite / "test_rr.py").write_text(body)
+    proc = _port("matrix", "--suite", str(suite), "--junit", str(tmp_path / "out"), "-n", "2", "--rerun-failures",
+                 cwd=tmp_path)
+    log, _ = proc.communicate(timeout=600)
+    [xml] = (tmp_path / "out").glob("matrix-*.xml")
+    return proc.returncode, log, xml
+
+
+def _cases(xml):
+    import xml.etree.ElementTree as ET
+
+    out = {}
+    for case in ET.parse(xml).getroot().iter("testcase"):
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        out[case.get("name")] = (case.find("failure") is not None, props.get("rerun"))
+    return out
+
+
+def test_a_failure_that_passes_alone_is_flaky_and_the_junit_keeps_both_outcomes(tmp_path):
+    code, log, xml = _rerun_suite(tmp_path, broken=False)
+    assert code == 0, log[-3000:]
+    assert "flaky (failed in the run, passed alone): test_rr.py::test_fails_once" in log
+    assert _cases(xml) == {"test_ok": (False, None), "test_fails_once": (True, "passed")}
+
+
+def test_a_failure_that_fails_again_alone_fails_the_run(tmp_path):
+    code, log, xml = _rerun_suite(tmp_path, broken=True)
+    assert code == 1, log[-3000:]
+    assert "failed again alone (failed): test_rr.py::test_broken" in log
+    cases = _cases(xml)
+    assert cases["test_broken"] == (True, "failed") and cases["test_fails_once"] == (True, "passed")
+
+
+def test_too_many_failures_or_an_incomplete_run_are_not_run_again():
+    from porting.matrix import rerun
+
+    assert rerun.why_not(["a"] * (rerun.MAX_RERUN + 1), True).startswith(f"{rerun.MAX_RERUN + 1} failures")
+    assert rerun.why_not(["a"], False) == "the run is incomplete"
+    assert "session-level" in rerun.why_not(["a", rerun.SESSION_PREFIX + "exemption X expired"], True)
+    assert rerun.why_not(["a"] * rerun.MAX_RERUN, True) is None
+
+
+def test_rerun_failures_needs_a_suite(tmp_path):
+    proc = _port("matrix", "--rerun-failures", cwd=tmp_path)
+    log, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and "--rerun-failures: only with --suite" in log, log
+
+
+def test_every_known_suite_has_a_time_estimate_for_ci():
+    """ci/test starts a suite only when its measured time fits the budget left; a suite without
+    an estimate would be started with none."""
+    assert set(suites.ESTIMATE_S) == set(suites.KNOWN)
+    assert all(s > 0 for s in suites.ESTIMATE_S.values())
+
+
+def test_the_readers_skip_a_suite_runs_working_directory(tmp_path):
+    """A suite test may leave any *.xml in its working directory (inside the JUnit directory):
+    `port report DIR` and certify take every *.xml under DIR, except there."""
+    from porting.junit_contract import junit_files_under
+
+    (tmp_path / "matrix-a-shard1of1.work" / ".monarch").mkdir(parents=True)
+    (tmp_path / "matrix-a-shard1of1.work" / ".monarch" / "config.xml").write_text("<config/>")
+    (tmp_path / "matrix-a-shard1of1.xml").write_text("<testsuites/>")
+    (tmp_path / "nested").mkdir()
+    (tmp_path / "nested" / "other.xml").write_text("<testsuites/>")
+    assert junit_files_under(tmp_path) == [tmp_path / "matrix-a-shard1of1.xml", tmp_path / "nested" / "other.xml"]
+
+
+def test_a_forked_child_has_sigterm_blocked_until_its_handler_is_reset(tmp_path):
+    """Monarch's test_no_hang_on_shutdown signals its child right after fork(): the signal can
+    reach the child before its after-fork hooks reset the inherited Python-level handler, which
+    then loses it (measured: the test failed after test_proc_mesh ran in the same worker). So
+    the fork happens with SIGTERM/SIGINT/SIGHUP blocked: a hook registered before the plugin's
+    (conftest.py) sees them blocked; the test's own code after fork sees them unblocked with
+    the default handler."""
+    import subprocess
+    import sys
+
+    (tmp_path / "conftest.py").write_text(
+        "import os, signal\n"
+        "EARLY = {}\n"
+        "def _early():\n"
+        "    EARLY['blocked'] = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP} <= signal.pthread_sigmask(\n"
+        "        signal.SIG_BLOCK, [])\n"
+        "os.register_at_fork(after_in_child=_early)\n")
+    (tmp_path / "test_window.py").write_text(
+        "import os, signal\n"
+        "from conftest import EARLY\n"
+        "def test_blocked_for_the_fork_then_default():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        now = signal.pthread_sigmask(signal.SIG_BLOCK, [])\n"
+        "        ok = (EARLY.get('blocked') and signal.SIGTERM not in now\n"
+        "              and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)\n"
+        "        os._exit(0 if ok else 3)\n"
+        "    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0\n"
+        "    assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # the parent's mask is back\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(tmp_path), f"--rootdir={tmp_path}", "--port-matrix",
+         "--port-suite=d", "-p", "no:cacheprovider", "-c", "/dev/null", "-q"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(tmp_path), os.environ.get("PYTHONPATH", "")])})
+    assert "1 passed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
