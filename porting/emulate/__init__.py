@@ -154,7 +154,7 @@ def _run_width(req: Request, compiled: build.Compiled, mirror: str, launch: run.
     files = [c for c in req.compare if c not in ("stdout", "exit")]
     result = run.run_binary(compiled.binary, compiled.warp, launch, workdir, req.stdin, req.timeout, files)
     result.compile_seconds, result.compile_cached = compiled.seconds, compiled.cached
-    for site in [*result.sites, *result.reached]:  # __builtin_FILE() names the mirror copy, the user's file below it
+    for site in [*result.sites, *result.reached]:  # a binary built before -fmacro-prefix-map named the copy
         if site.file.startswith(mirror + os.sep):
             site.file = site.file[len(mirror):]
     return result

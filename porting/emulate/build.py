@@ -53,9 +53,14 @@ class Program:
     files: list[Path] = field(default_factory=list)  # the originals that were rewritten
     language: str = "cuda"         # "hip" when a source is HIP (porting.sources.classify)
     openmp: bool = False           # a file uses OpenMP: compiled and linked with -fopenmp
+    mirror: Path | None = None     # where the rewritten copies lie (OUT/src)
 
     def flags(self) -> list[str]:
-        return ["-fopenmp"] if self.openmp else []
+        # __FILE__ and __builtin_FILE() (the emulator's sites) name the user's file, not the copy
+        # under this run's OUT: the cache is keyed by content, and a binary built for another OUT
+        # (a shared --cache-dir) must report the same paths
+        remap = [f"-fmacro-prefix-map={self.mirror}="] if self.mirror else []
+        return [*remap, *(["-fopenmp"] if self.openmp else [])]
 
 
 # OpenMP host code (cuda-samples' cudaOpenMP, HeCBench's host reductions): nvcc passes
@@ -177,7 +182,7 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
     return Program(sources=[_mirrored(mirror, s.resolve()) for s in sources],
                    include_dirs=[*mirrored_dirs, *dirs], defines=defines,
                    digest=h.hexdigest()[:20], launches=launches, files=files, language=language,
-                   openmp=openmp)
+                   openmp=openmp, mirror=mirror)
 
 
 def _mirrored(mirror: Path, path: Path) -> Path:

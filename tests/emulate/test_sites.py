@@ -54,3 +54,12 @@ def test_a_site_line_is_parsed_field_by_field() -> None:
     [site] = parse_sites(text)
     assert (site.kind, site.line, site.file, site.detail) == ("ballot-64bit", 12, "/a b/c:d.cu",
                                                               "__ballot_sync: lane 3 gets 0x1: 2")
+
+
+def test_a_binary_from_a_shared_cache_names_the_users_file_not_another_runs_copy(tmp_path, emu_cache) -> None:
+    from porting.emulate import Request, emulate
+    source = HAZARDS / "fullmask_bug.cu"
+    for out in ("first", "second"):  # the second run takes the first run's binary from the cache
+        result = emulate(Request(sources=[source], out_dir=tmp_path / out, cache_dir=emu_cache,
+                                 mask_faults="report"))
+        assert {s.file for s in result.runs[1].sites} == {str(source.resolve())}
