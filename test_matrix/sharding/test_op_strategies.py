@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from porting.matrix.monarch_util import load_file
-from porting.matrix.params import BACKENDS
+from porting.matrix.params import GLOO_ONLY
 
-pytestmark = [pytest.mark.component("sharding"), pytest.mark.parametrize("backend", BACKENDS)]
+# gloo only: the strategy is device-independent and its collectives are the redistribute
+# cases over NCCL (params.GLOO_ONLY).
+pytestmark = [pytest.mark.component("sharding"), pytest.mark.parametrize("backend", GLOO_ONLY)]
 
 _here = Path(__file__).resolve().parent
 ops = load_file(_here / "op_cases.py", "port_matrix_op_cases")

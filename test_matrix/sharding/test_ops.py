@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from porting.matrix.monarch_util import load_file
-from porting.matrix.params import BACKENDS, MEMORY
+from porting.matrix.params import BACKENDS, GLOO_ONLY, MEMORY
 
-pytestmark = [pytest.mark.component("sharding"), pytest.mark.parametrize("backend", BACKENDS)]
+# The backend is chosen per case: the native kernels run over device memory on the NCCL
+# twin, the op cases are gloo only (params.GLOO_ONLY says why).
+pytestmark = [pytest.mark.component("sharding")]
 
 _here = Path(__file__).resolve().parent
 cases = load_file(_here / "dtensor_cases.py", "port_matrix_dtensor_cases")
@@ -32,6 +34,7 @@ ALL_MESH_LAYOUTS = [pytest.param(m, lay, marks=pytest.mark.requires(world_size=h
 
 # Distinct per layout: each (mesh, placements) is another input sharding of the pointwise
 # strategy; the ops and dtypes share that strategy, so they are looped inside the case.
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
 def test_elementwise(rank_pool, mesh, names):
     rank_pool.run(cases.elementwise, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, shape=(6, 10))
@@ -45,6 +48,7 @@ PARTIAL_LAYOUTS = [pytest.param("1d-4", ["Psum"], marks=FOUR, id="1d-4-Psum"),
 # Distinct per op on a Partial(sum) input: add/sub (both pending), neg, scalar mul/div and
 # mul (one factor reduced) take linear-pointwise strategies that keep the pending sum; abs
 # and maximum reduce it first.
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("op", list(cases.PARTIAL_POINTWISE))
 @pytest.mark.parametrize("mesh,names", PARTIAL_LAYOUTS)
 def test_pointwise_partial(rank_pool, mesh, names, op):
@@ -67,16 +71,30 @@ MATMUL_MKN = {"even": (8, 6, 4), "uneven": (7, 5, 3)}
 
 
 # The dtypes only change data and are looped inside the case.
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("mesh,pattern,mkn", _matmul_params())
 def test_matmul(rank_pool, mesh, pattern, mkn):
     rank_pool.run(cases.matmul, ranks=helpers.mesh_ranks(mesh), mesh=mesh, pattern=pattern, mkn=mkn)
 
 
+def _reduction_params():
+    """gloo for every (op, dim); the NCCL twin only for amin over all dims: Partial(min) is
+    the one Partial reduce op no redistribute case sends through NCCL/RCCL's all-reduce
+    (sum, avg and max are test_redistribute_1d's Psum/Pavg/Pmax), and reducing all dims
+    makes a Partial(min) on every sharded mesh dim of each layout."""
+    out = []
+    for op, (dim, dim_id) in itertools.product(["sum", "mean", "amax", "amin"],
+                                               [(0, "dim0"), (1, "dim1"), (None, "all")]):
+        out.append(pytest.param(op, dim, "gloo", id=f"{op}-{dim_id}-gloo"))
+        if op == "amin" and dim is None:
+            out.append(pytest.param(op, dim, BACKENDS[1].values[0], marks=BACKENDS[1].marks, id=f"{op}-{dim_id}-nccl"))
+    return out
+
+
 # Distinct per op (sum/mean reduce through Partial sum/avg, amax/amin through Partial
 # max/min), per dim (reducing the sharded dim, another dim, or all) and per layout; the
 # dtypes (float32, and int64 where torch has it) are looped inside the case.
-@pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
-@pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin"])
+@pytest.mark.parametrize("op,dim,backend", _reduction_params())
 @pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
 def test_reduction(rank_pool, mesh, names, op, dim):
     rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim)
@@ -84,6 +102,7 @@ def test_reduction(rank_pool, mesh, names, op, dim):
 
 # Distinct per op (amax fails on the empty local shard, sum does not: MX-002), per sharded
 # dim and per reduced dim.
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
 @pytest.mark.parametrize("op", ["sum", "amax"])
 @pytest.mark.parametrize("names", [["S0"], ["S1"]], ids=["S0", "S1"])
@@ -95,6 +114,7 @@ def test_reduction_empty_shard(rank_pool, mesh, names, op, dim):
 
 
 # Distinct per view op (each has its own view-op dim map in _view_ops.py) and per layout.
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("op", list(cases.VIEWS))
 @pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
 def test_view(rank_pool, mesh, names, op):
@@ -122,6 +142,7 @@ NATIVE_SHAPES = {"even": (8, 12), "uneven": (7, 5), "tiny": (3, 2)}
 
 # Distinct per memory kind too; the dtypes only change the element width the kernels copy
 # and are looped inside the case.
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.component("native")
 @pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("mesh,dim,shape", _native_shard_params())
@@ -133,6 +154,7 @@ def test_native_shard_matches_dtensor(native_libs, facts, rank_pool, mesh, dim, 
 
 
 # Distinct per reduce kind (another native reduction and another Partial reduce op).
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.component("native")
 @pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("kind", ["sum", "avg", "max"])
