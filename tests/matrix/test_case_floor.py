@@ -97,7 +97,7 @@ def test_matrix_keeps_the_floor_of_cases_executed_on_a_cpu_host(cpu_items):
 # CPU floor above keeps the gloo cases from being cut further until about 250 distinct
 # non-DTensor cases exist, so the goal stays a strict xfail: it fails the run the day it
 # holds, and then the marker goes.
-@pytest.mark.xfail(strict=True, reason="issue 27 balance not met yet: DTensor is 66.6% of our own cases")
+@pytest.mark.xfail(strict=True, reason="issue 27: the balance is not met yet (docs/matrix.md, Balance)")
 def test_dtensor_is_at_most_half_of_our_own_cases(cpu_items):
     per_pack = Counter(pack_of(i["id"]) for i in cpu_items)
     total = sum(per_pack.values())
