@@ -5,9 +5,10 @@ the two release branches of an exported allocation with an import alive (the exp
 release unlinks the shared memory and unmaps its own view; an importer's release only unmaps
 its view), the registry's destroy loop releasing exported allocations, the registry mutex
 under concurrent registrations, the engine's event table under copies submitted from several
-threads, and an engine destroyed with copies still queued (the stream drains before its
-worker exits). Host memory (the cpu build); the device builds' IPC lifetimes are the GPU
-cases of test_native_copy.
+threads, an engine destroyed with copies still queued (the stream drains before its worker
+exits), and the error channel (pn_last_error) under failing calls from several threads.
+Host memory (the cpu build); the device builds' IPC lifetimes are the GPU cases of
+test_native_copy.
 """
 
 from __future__ import annotations
@@ -221,5 +222,41 @@ def test_destroying_an_engine_drains_its_queued_copies(lib):
             if pending:
                 return
         pytest.fail("the queue had drained before every destroy (5 tries): the drain path was not reached")
+    finally:
+        reg.close()
+
+
+def test_error_messages_stay_with_the_thread_that_failed(lib):
+    """pn_last_error is per thread: 4 threads make 500 failing registrations each at once, each
+    with its own bad element size, and every NativeError names its own thread's size (one
+    message buffer shared by the threads would hand some of them another's message)."""
+    import torch
+
+    from porting import native
+
+    reg = native.Registry(lib)
+    base = torch.zeros(64, dtype=torch.uint8)
+    sizes = [3, 5, 6, 7]
+    start = threading.Barrier(len(sizes))
+    crossed: list[str] = []
+
+    def worker(elem: int) -> None:
+        start.wait()
+        for _ in range(500):
+            try:
+                reg.register_ptr(base.data_ptr(), 48, elem)
+                crossed.append(f"element size {elem} accepted")
+            except native.NativeError as exc:
+                if f"element size {elem} is not" not in str(exc):
+                    crossed.append(f"thread of size {elem} got: {exc}")
+
+    threads = [threading.Thread(target=worker, args=(e,)) for e in sizes]
+    try:
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert not crossed, f"{len(crossed)} messages crossed threads, e.g. {crossed[:3]}"
+        assert len(reg) == 0
     finally:
         reg.close()
