@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -331,6 +332,43 @@ def test_call_in_flight_resolves_when_its_proc_dies(fresh):
     os.kill(pid, signal.SIGKILL)
     with pytest.raises(SupervisionError, match=r"Killed\(sig=9\)"):
         pending.get(timeout=120)
+
+
+# Each port kind takes the death report its own way: a mesh-wide ``call`` gathers every rank
+# into one ValueMesh (an accumulating port: one dead rank fails the whole result); a ``stream``
+# hands out one future per rank, and torchmonarch 0.7.0 fails the stream as a whole too: no
+# surviving rank's reply is delivered, every item it yields is the SupervisionError (observed:
+# one item in the matrix, three from a plain client script), while the survivors answer new
+# calls on their slices. The case pins that (a change shows up as a failure).
+@pytest.mark.parametrize("port", ["call", "stream"])
+def test_mesh_request_in_flight_when_one_proc_dies(fresh, port):
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    pid = fresh.slice(gpus=1).pid.call_one().get()
+    nap = 4 * _poll_s()  # every rank is inside sleep() when rank 1 is killed
+    if port == "call":
+        pending = fresh.sleep.call(nap)
+        time.sleep(_poll_s())
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(SupervisionError, match=r"Killed\(sig=9\)"):
+            pending.get(timeout=120)
+    else:
+        # The stream's generator sends on first use and yields each rank's reply as it comes:
+        # the kill lands from a timer while the loop waits.
+        killer = threading.Timer(_poll_s(), os.kill, (pid, signal.SIGKILL))
+        values, errors = [], []
+        killer.start()
+        try:
+            for fut in fresh.sleep.stream(nap):
+                try:
+                    values.append(fut.get(timeout=120))
+                except SupervisionError as exc:
+                    errors.append(str(exc))
+        finally:
+            killer.join()
+        assert not values and errors and all("Killed(sig=9)" in e for e in errors), (values, errors)
+    for rank in (0, 2):
+        assert fresh.slice(gpus=rank).ping.call_one().get() == 0, f"survivor rank {rank} did not answer"
 
 
 # ---- supervising actors -------------------------------------------------------------------------
