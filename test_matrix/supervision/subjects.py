@@ -116,6 +116,20 @@ class BadInit(Actor):
         return 0
 
 
+class DiesInInit(Actor):
+    """Rank ``rank``'s process exits with ``code`` inside the constructor: the actor never
+    finishes spawning there (BadInit raises instead, which Monarch catches)."""
+
+    def __init__(self, rank: int, code: int) -> None:
+        self.rank = current_rank().rank  # its rank in the spawned mesh (a slice's call sees 0)
+        if self.rank == rank:
+            os._exit(code)
+
+    @endpoint
+    def ping(self) -> int:
+        return self.rank
+
+
 class Supervisor(Actor):
     """Owns a child mesh and records the MeshFailures its __supervise__ receives. ``verdict``:
     "handle" (return True: handled here), "escalate" (return False: up to its own supervisor) or

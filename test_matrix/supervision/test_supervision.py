@@ -210,6 +210,26 @@ def test_constructor_failure_surfaces_on_first_call(fault_log):
         stop_mesh(procs)
 
 
+def test_proc_death_inside_the_constructor_fails_only_that_rank(fault_log):
+    """A proc that exits while its actor is being constructed (no exception for Monarch to
+    catch, spawn never completes there): that rank's calls raise SupervisionError with the
+    exit code, the other ranks were spawned and answer, and the hook hears of that rank."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"gpus": 3})
+    try:
+        mesh = procs.spawn("dies_in_init", subjects.DiesInInit, 1, 3)
+        with pytest.raises(SupervisionError, match=r"non-zero code 3"):
+            mesh.slice(gpus=1).ping.call_one().get(timeout=120)
+        assert [mesh.slice(gpus=r).ping.call_one().get(timeout=120) for r in (0, 2)] == [0, 2]
+        new = _wait_for_fault(fault_log, before, "dies_in_init")
+        assert any("dies_in_init" in e and "crashed_ranks=[1]" in e for e in new), new
+    finally:
+        stop_mesh(procs)
+
+
 def test_actor_failure_spares_other_actors_on_the_same_procs(fault_log):
     from monarch.actor import this_host
 
