@@ -391,6 +391,39 @@ def test_mesh_request_in_flight_when_one_proc_dies(fresh, port):
         assert fresh.slice(gpus=rank).ping.call_one().get() == 0, f"survivor rank {rank} did not answer"
 
 
+def _wait_status(pid: int, status: str) -> bool:
+    import psutil
+
+    for _ in range(600):
+        if psutil.Process(pid).status() == status:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_stopped_proc_is_a_hang_not_a_failure(fresh, fault_log):
+    """SIGSTOP (a hung proc, not a dead one): a call to it times out and keeps its future,
+    nothing reaches the hook within the quiet window, the other ranks answer, and after
+    SIGCONT the same future delivers. torchmonarch 0.7.0's supervision watches for exits, not
+    for progress; the case pins that (a hang detector would show up as a failure here)."""
+    import psutil
+
+    pid = fresh.slice(gpus=1).pid.call_one().get()
+    before = len(fault_log)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        assert _wait_status(pid, psutil.STATUS_STOPPED), f"pid {pid} did not stop"
+        pending = fresh.slice(gpus=1).ping.call_one()
+        with pytest.raises(TimeoutError):
+            pending.get(timeout=2 * _poll_s())
+        assert fresh.slice(gpus=2).ping.call_one().get(timeout=60) == 0, "rank 2 did not answer"
+        time.sleep(_quiet_window_s())
+        assert fault_log[before:] == [], fault_log[before:]
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert pending.get(timeout=60) == 0, "the call made while the proc was stopped was lost"
+
+
 # ---- supervising actors -------------------------------------------------------------------------
 
 def _supervisor(procs, verdict: str):
