@@ -165,6 +165,22 @@ class Supervisor(Actor):
             return f"error {type(exc).__name__}"
 
     @endpoint
+    def call_child_while_it_dies(self, rank: int, delay: float) -> str:
+        """A call from this actor to child ``rank`` still running when the child's proc is
+        SIGKILLed: how the pending reply resolves inside this actor (bounded: 120 s)."""
+        child = self.children.slice(gpus=rank)
+        pid = child.pid.call_one().get()
+        pending = child.sleep.call_one(600)
+        killer = threading.Timer(delay, os.kill, (pid, signal.SIGKILL))
+        killer.start()
+        try:
+            return f"ok {pending.get(timeout=120)}"
+        except Exception as exc:
+            return f"error {type(exc).__name__}: {exc}"
+        finally:
+            killer.join()
+
+    @endpoint
     def seen(self) -> list[dict]:
         return list(self.failures)
 

@@ -464,6 +464,24 @@ def test_supervise_receives_mesh_failure(fault_log, how):
         stop_mesh(procs)
 
 
+def test_an_actors_call_in_flight_resolves_when_the_callees_proc_dies(fault_log):
+    """The pending reply lives in an actor's proc, not the client's: when the callee's proc is
+    killed mid-call, the calling actor's future resolves with SupervisionError (no hang), the
+    caller keeps answering, and its __supervise__ records the child's death."""
+    from monarch.actor import this_host
+
+    procs = this_host().spawn_procs(per_host={"sup": 1})
+    try:
+        sup = _supervisor(procs, "handle")
+        text = sup.call_child_while_it_dies.call_one(1, 2 * _poll_s()).get(timeout=180)
+        assert text.startswith("error SupervisionError") and "Killed(sig=9)" in text, text
+        assert sup.ping_child.call_one(0).get() == "ok 0", "the surviving child must answer"
+        seen = _seen_until(sup, "Killed(sig=9)")
+        assert any("Killed(sig=9)" in f["report"] for f in seen), seen
+    finally:
+        stop_mesh(procs)
+
+
 def test_supervise_handling_a_child_actor_error_keeps_it_from_the_client(fault_log):
     """The child actor fails (an exception under broadcast, its proc alive); __supervise__
     returns True: the supervisor keeps running and the client's hook hears nothing."""
