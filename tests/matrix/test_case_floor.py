@@ -93,7 +93,7 @@ def test_matrix_keeps_the_floor_of_cases_executed_on_a_cpu_host(cpu_items):
 
 
 # Issue 27 asks for DTensor at most half of our own cases; measured 2026-12-07 after the
-# repeats and NCCL twins that take no other path were removed: 970 of 1,456 (66.6%). The
+# repeats and NCCL twins that take no other path were removed: 970 of 1,462 (66.3%). The
 # CPU floor above keeps the gloo cases from being cut further until about 250 distinct
 # non-DTensor cases exist, so the goal stays a strict xfail: it fails the run the day it
 # holds, and then the marker goes.
