@@ -391,6 +391,15 @@ class Caller(Actor):
         return list(self.target.count_now.call().get().values())
 
     @endpoint
+    def bump_controller(self, name: str) -> tuple[int, int]:
+        """Look up (or spawn) the controller ``name`` from inside this actor and bump it;
+        return the count and the pid the controller runs in."""
+        from monarch.actor import get_or_spawn_controller
+
+        controller = get_or_spawn_controller(name, Probe).get()
+        return controller.bump.call_one().get(), controller.pid.call_one().get()
+
+    @endpoint
     def failure_of(self, mesh, message: str) -> str:
         """Call an endpoint that raises; return how the failure reached this actor."""
         from monarch.actor import ActorError
