@@ -307,6 +307,15 @@ def reduction(ctx, mesh, names, op, dim, shape=(7, 11), dtypes=None):
     collect("dtype", dtypes, lambda dtype: _reduction_one(ctx, mesh, names, op, dim, dtype, shape))
 
 
+def reduction_replicated(ctx, mesh, ops, dims):
+    """Every (op, dim) on a replicated input, folded into one case: a Replicate placement is
+    kept whatever the op and the reduced dims (no Partial, no collective), so the pairs differ
+    only in torch's local kernel; each failing pair is named."""
+    pairs = [(op, dim) for op in ops for dim in dims]
+    collect("op,dim", pairs, lambda pair: reduction(ctx, mesh, ["R"], pair[0], pair[1]))
+    return "ok"
+
+
 def _reduction_one(ctx, mesh, names, op, dim, dtype, shape):
     dt = DTYPES[dtype]
     full = reference(tuple(shape), dt, ctx.device, seed=5)

@@ -77,27 +77,54 @@ def test_matmul(rank_pool, mesh, pattern, mkn):
     rank_pool.run(cases.matmul, ranks=helpers.mesh_ranks(mesh), mesh=mesh, pattern=pattern, mkn=mkn)
 
 
+REDUCTION_OPS = ["sum", "mean", "amax", "amin"]
+REDUCTION_DIMS = [(0, "dim0"), (1, "dim1"), (None, "all")]
+
+
+def _sharded_tensor_dims(names) -> set[int]:
+    return {int(n[1:]) for n in names if n.startswith("S")}
+
+
 def _reduction_params():
-    """gloo for every (op, dim); the NCCL twin only for amin over all dims: Partial(min) is
-    the one Partial reduce op no redistribute case sends through NCCL/RCCL's all-reduce
-    (sum, avg and max are test_redistribute_1d's Psum/Pavg/Pmax), and reducing all dims
-    makes a Partial(min) on every sharded mesh dim of each layout."""
+    """gloo for every (layout, op, dim) but two kinds of repeat, checked against torch's
+    map_placements_after_reduction: a replicated layout keeps Replicate whatever the op and
+    dims (test_reduction_replicated runs its pairs in one case), and reducing all dims of a
+    layout that shards one tensor dim makes the same Partial on the same mesh dim as reducing
+    that dim (the 'all' case is kept where two tensor dims are sharded). The NCCL twin only for
+    amin: Partial(min) is the one Partial reduce op no redistribute case sends through
+    NCCL/RCCL's all-reduce (sum, avg and max are test_redistribute_1d's Psum/Pavg/Pmax); it
+    reduces every sharded tensor dim, so each sharded mesh dim of the layout is a Partial(min)."""
     out = []
-    for op, (dim, dim_id) in itertools.product(["sum", "mean", "amax", "amin"],
-                                               [(0, "dim0"), (1, "dim1"), (None, "all")]):
-        out.append(pytest.param(op, dim, "gloo", id=f"{op}-{dim_id}-gloo"))
-        if op == "amin" and dim is None:
-            out.append(pytest.param(op, dim, BACKENDS[1].values[0], marks=BACKENDS[1].marks, id=f"{op}-{dim_id}-nccl"))
+    for (mesh, names), op, (dim, dim_id) in itertools.product(REDUCTION_LAYOUTS, REDUCTION_OPS, REDUCTION_DIMS):
+        sharded = _sharded_tensor_dims(names)
+        if dim is None and len(sharded) == 1:
+            continue
+        lid, world = f"{mesh}-{'.'.join(names)}", pytest.mark.requires(world_size=helpers.MESH_WORLD[mesh])
+        out.append(pytest.param(mesh, names, op, dim, "gloo", id=f"{lid}-{op}-{dim_id}-gloo", marks=world))
+        every_sharded_dim = dim is None or sharded == {dim}
+        if op == "amin" and every_sharded_dim:
+            out.append(pytest.param(mesh, names, op, dim, BACKENDS[1].values[0], id=f"{lid}-{op}-{dim_id}-nccl",
+                                    marks=[world, *BACKENDS[1].marks]))
     return out
 
 
+REDUCTION_LAYOUTS = [(m, lay) for m, lays in LAYOUTS.items() for lay in lays if lay != ["R"]]
+
+
 # Distinct per op (sum/mean reduce through Partial sum/avg, amax/amin through Partial
-# max/min), per dim (reducing the sharded dim, another dim, or all) and per layout; the
-# dtypes (float32, and int64 where torch has it) are looped inside the case.
-@pytest.mark.parametrize("op,dim,backend", _reduction_params())
-@pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
+# max/min), per dim (reducing the sharded dim or another; all where two dims are sharded) and
+# per sharded layout; the dtypes (float32, and int64 where torch has it) are looped inside.
+@pytest.mark.parametrize("mesh,names,op,dim,backend", _reduction_params())
 def test_reduction(rank_pool, mesh, names, op, dim):
     rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim)
+
+
+@pytest.mark.parametrize("backend", GLOO_ONLY)
+@pytest.mark.parametrize("mesh", [helpers.mesh_param("1d-4")])
+def test_reduction_replicated(rank_pool, mesh):
+    out = rank_pool.run(cases.reduction_replicated, ranks=helpers.mesh_ranks(mesh), mesh=mesh,
+                        ops=REDUCTION_OPS, dims=[d for d, _ in REDUCTION_DIMS])
+    assert set(out) == {"ok"}, out
 
 
 # Distinct per op (amax fails on the empty local shard, sum does not: MX-002), per sharded
