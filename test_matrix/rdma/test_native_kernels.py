@@ -340,3 +340,41 @@ def test_shard_kernel_paths_match_torch_chunk(lib, layout):
     view, dim, chunks = _layouts()[layout]
     wrong = _shard_roundtrip(view, dim, chunks, lib)
     assert not wrong, f"{layout}: {wrong}"
+
+
+# copy_tiled and copy_strided are instantiated per element size (uint8/16/32/64 and Bytes16,
+# gather and scatter each); the layouts above send 4 bytes through both and 16 through the
+# memcpy rows. These send 1, 2 and 8-byte elements through the tiled (transposed) and the
+# element loop (element-strided innermost) instantiations, and the tiled path with more than
+# one plane (its odometer over a third dim) that no 2-D view reaches.
+def _sized(dtype, shape, seed: int):
+    import torch
+
+    if dtype == torch.bool:
+        return _random(shape, torch.int8, seed) > 0
+    return _random(shape, dtype, seed)
+
+
+def _sized_layouts():
+    import torch
+
+    out = {}
+    for name, dtype in (("1byte", torch.int8), ("2byte", torch.bfloat16), ("8byte", torch.int64)):
+        out[f"transposed_tiles_{name}"] = (_sized(dtype, [70, 45], 11).t(), 1, 3)
+        out[f"element_strided_inner_{name}"] = (_sized(dtype, [12, 20], 12)[:, ::2], 1, 3)
+    out["tiled_planes_4byte"] = (_sized(torch.float32, [3, 40, 50], 13).permute(0, 2, 1), 2, 3)
+    out["tiled_planes_1byte_bool"] = (_sized(torch.bool, [3, 40, 50], 14).permute(0, 2, 1), 1, 4)
+    return out
+
+
+SIZED_LAYOUTS = ["transposed_tiles_1byte", "element_strided_inner_1byte", "transposed_tiles_2byte",
+                 "element_strided_inner_2byte", "transposed_tiles_8byte", "element_strided_inner_8byte",
+                 "tiled_planes_4byte", "tiled_planes_1byte_bool"]
+
+
+@pytest.mark.parametrize("layout", SIZED_LAYOUTS)
+def test_shard_kernel_instantiations_match_torch_chunk(lib, layout):
+    view, dim, chunks = _sized_layouts()[layout]
+    assert not view.is_contiguous()
+    wrong = _shard_roundtrip(view, dim, chunks, lib)
+    assert not wrong, f"{layout}: {wrong}"
