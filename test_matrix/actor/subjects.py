@@ -131,6 +131,11 @@ class Probe(Actor):
         return os.getpid()
 
     @endpoint
+    def parent_pid(self) -> int:
+        """The pid of the process that spawned this proc (its host agent)."""
+        return os.getppid()
+
+    @endpoint
     def hold(self, seconds: float) -> int:
         """Block this actor's thread (a sync endpoint) for ``seconds``."""
         import time
