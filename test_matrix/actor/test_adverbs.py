@@ -4,8 +4,8 @@ The adverbs differ in the reply port they open and in the receiver that turns wh
 into the caller's value (torchmonarch 0.7.0): ``call`` opens an accumulating port that folds
 one reply per rank into a ValueMesh, ``call_one`` and ``choose`` a once-port (``choose`` casts
 to one actor the runtime picks, ``call_one`` checks the mesh has one actor), ``stream`` a port
-whose receiver hands out one future per rank, and ``broadcast`` no port at all (the reply is
-dropped). A failing outcome is handled in each of these receivers separately: the actor's
+whose receiver hands out one future per rank, ``broadcast`` no port at all (the reply is
+dropped), and ``send`` the port the caller gives it (a channel's, all or one chosen actor). A failing outcome is handled in each of these receivers separately: the actor's
 ActorError (an endpoint that raised, a reply that could not be pickled), a reply that fails to
 unpickle on the client, and the supervision error of a mesh whose constructor raised or that
 was stopped. The pairs already taken elsewhere are not repeated here (the ``call_one`` column
@@ -180,3 +180,66 @@ def test_a_mesh_whose_constructor_raised_fails_the_adverb(refused, adverb):
 @pytest.mark.parametrize("adverb", list(SUPERVISED))
 def test_a_stopped_mesh_fails_the_adverb(stopped, adverb):
     _supervision_failure(stopped, "adverbs_stopped", adverb, "ActorMeshController received explicit stop request")
+
+
+# send(endpoint, args, kwargs, port, selection): the endpoint's reply goes to a port the caller
+# opened with Channel.open() instead of the adverb's own (send to an explicit-response-port
+# endpoint: test_actor_to_actor.py). The receiver sees one message per selected actor.
+def _drain(receiver, n: int) -> list:
+    out = []
+    for _ in range(n):
+        try:
+            out.append(("value", receiver.recv().get(timeout=60)))
+        except Exception as exc:
+            out.append((type(exc).__name__, str(exc).splitlines()[0]))
+    return out
+
+
+def _nothing_more(receiver) -> bool:
+    try:
+        receiver.recv().get(timeout=1.0)  # one more would be a duplicate reply
+    except TimeoutError:
+        return True
+    return False
+
+
+def test_send_with_a_channel_port_gets_one_reply_per_actor(probes):
+    from monarch.actor import Channel, send
+
+    port, receiver = Channel.open()
+    send(probes.rank, (), {}, port=port)
+    assert sorted(v for _, v in _drain(receiver, 2)) == [0, 1]
+    assert _nothing_more(receiver)
+
+
+def test_send_choosing_one_actor_gets_one_reply(probes):
+    from monarch.actor import Channel, send
+
+    port, receiver = Channel.open()
+    send(probes.rank, (), {}, port=port, selection="choose")
+    [(kind, value)] = _drain(receiver, 1)
+    assert kind == "value" and value in (0, 1)
+    assert _nothing_more(receiver)
+
+
+def test_send_of_a_raising_endpoint_delivers_the_error_among_the_replies(probes):
+    from monarch.actor import Channel, send
+
+    port, receiver = Channel.open()
+    send(probes.fail_on_rank, (1,), {}, port=port)
+    got = sorted(_drain(receiver, 2))
+    assert got[0] == ("ActorError", "Actor call adverbs.fail_on_rank failed.") and got[1] == ("value", 0), got
+    _still_answers(probes)
+
+
+def test_send_to_a_once_channel_keeps_the_first_reply_only(probes):
+    """Every actor replies into a once-port: the receiver takes the first, a second recv is
+    refused, the other reply is dropped without failing anyone."""
+    from monarch.actor import Channel, send
+
+    port, receiver = Channel.open(once=True)
+    send(probes.rank, (), {}, port=port)
+    assert receiver.recv().get(timeout=60) in (0, 1)
+    with pytest.raises(ValueError, match="OncePort is already used"):
+        receiver.recv().get(timeout=5)
+    _still_answers(probes)
