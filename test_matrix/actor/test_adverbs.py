@@ -5,7 +5,8 @@ into the caller's value (torchmonarch 0.7.0): ``call`` opens an accumulating por
 one reply per rank into a ValueMesh, ``call_one`` and ``choose`` a once-port (``choose`` casts
 to one actor the runtime picks, ``call_one`` checks the mesh has one actor), ``stream`` a port
 whose receiver hands out one future per rank, ``broadcast`` no port at all (the reply is
-dropped), and ``send`` the port the caller gives it (a channel's, all or one chosen actor). A failing outcome is handled in each of these receivers separately: the actor's
+dropped), and ``send`` the port the caller gives it (a channel's, all or one chosen actor).
+A failing outcome is handled in each of these receivers separately: the actor's
 ActorError (an endpoint that raised, a reply that could not be pickled), a reply that fails to
 unpickle on the client, and the supervision error of a mesh whose constructor raised or that
 was stopped. The pairs already taken elsewhere are not repeated here (the ``call_one`` column
