@@ -84,3 +84,14 @@ def test_a_shut_down_host_mesh_refuses_spawns_and_stops_its_actors(fault_log):
             probe.pid.call_one().get(timeout=60)
     finally:
         job.kill()
+
+
+def test_the_client_is_rank_zero_of_an_empty_extent_on_singleton_meshes():
+    """Outside any actor the context is the root client actor's: rank 0 of an empty extent,
+    named after the client, on a proc mesh and host mesh with no dimensions."""
+    from monarch.actor import context, current_actor_name, current_rank, current_size, this_host, this_proc
+
+    point = current_rank()
+    assert (point.rank, dict(point), dict(point.extent), current_size()) == (0, {}, {}, {})
+    assert current_actor_name().startswith("client.") and str(context().actor_instance.actor_id).startswith("client.")
+    assert dict(this_proc().extent) == {} and dict(this_host().extent) == {}
