@@ -336,6 +336,13 @@ VIEWS = {
 }
 
 
+def view_replicated(ctx, mesh, ops):
+    """Every view op on a replicated input, folded into one case (Replicate passes through
+    each op's dim map unchanged); each failing op is named."""
+    collect("op", list(ops), lambda op: view(ctx, mesh, ["R"], op))
+    return "ok"
+
+
 def view(ctx, mesh, names, op):
     full = reference((8, 12), torch.float32, ctx.device, seed=6)
     d = make_dtensor(ctx, mesh, names, full)

@@ -140,12 +140,24 @@ def test_reduction_empty_shard(rank_pool, mesh, names, op, dim):
                   dtypes=["float32"], shape=(3, 2))
 
 
-# Distinct per view op (each has its own view-op dim map in _view_ops.py) and per layout.
+# Distinct per view op (each has its own view-op dim map in _view_ops.py) and per sharded
+# layout. A replicated layout keeps Replicate through every view op (propagate_shape_and_sharding
+# maps only Shard placements through the dim map): its ops run in one case, each failure named.
+SHARDED_MESH_LAYOUTS = [p for p in ALL_MESH_LAYOUTS if p.values[1] != ["R"]]
+
+
 @pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("op", list(cases.VIEWS))
-@pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
+@pytest.mark.parametrize("mesh,names", SHARDED_MESH_LAYOUTS)
 def test_view(rank_pool, mesh, names, op):
     rank_pool.run(cases.view, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op)
+
+
+@pytest.mark.parametrize("backend", GLOO_ONLY)
+@pytest.mark.parametrize("mesh", [helpers.mesh_param("1d-4")])
+def test_view_replicated(rank_pool, mesh):
+    out = rank_pool.run(cases.view_replicated, ranks=helpers.mesh_ranks(mesh), mesh=mesh, ops=list(cases.VIEWS))
+    assert set(out) == {"ok"}, out
 
 
 def _gpu_path(facts):
