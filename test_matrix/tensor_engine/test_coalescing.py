@@ -1,13 +1,14 @@
 """Monarch's tensor-engine coalescing and compile (torchmonarch 0.7.0, monarch/common/
 _coalescing.py), on CPU procs: a ``coalescing()`` block records the messages of its ops and
 sends them as one recording when it closes (a nested block folds into the outer one; a fetch
-inside is refused; an exception leaves the recording unsent); ``compile`` records a function
-once and replays the recording, with each branch of its cache: the first call records, the
-first reuse records again to verify the trace (verify=True) and later reuses replay without
-running the body, other tensor metadata or another non-tensor argument records a new trace,
-a call inside a coalescing block runs the body inline, a function with no tensors caches its
-value, a trace that sends other messages on the verifying record is refused, and inputs that
-require grad are refused.
+inside is refused; an exception leaves the recording unsent; a tensor deleted inside leaves
+what was computed from it valid); ``compile`` records a function once and replays the
+recording, with each branch of its cache: the first call records, the first reuse records
+again to verify the trace (verify=True) and later reuses replay without running the body;
+other tensor metadata, another non-tensor argument or another aliasing of the inputs records a
+new trace; a captured tensor is replayed by reference; a call inside a coalescing block runs
+the body inline; a function with no tensors caches its value; a trace that sends other
+messages on the verifying record is refused; inputs that require grad are refused.
 """
 
 from __future__ import annotations
@@ -217,3 +218,52 @@ def test_compile_refuses_inputs_that_require_grad(dm):
     with pytest.raises(TypeError, match="(?s)compile\\(ERROR_0\\).*REQUIRES_GRAD"):
         f(torch.ones(3, requires_grad=True))
     assert bodies == []
+
+
+def test_compile_records_a_new_trace_when_the_inputs_alias_differently(dm):
+    """The cache key holds the aliasing pattern of the inputs: the same tensor passed twice is
+    another trace than two distinct tensors of the same metadata."""
+    import torch
+    from monarch.common._coalescing import compile
+
+    bodies: list[int] = []
+
+    def add(a, b):
+        bodies.append(1)
+        return a + b
+
+    f = compile(add, verify=False)
+    x, y = torch.ones(3), torch.full((3,), 2.0)
+    out = [f(x, y), f(x, x), f(y, x), f(y, y)]
+    assert len(bodies) == 2, bodies  # distinct pair, then aliased pair; each replayed once
+    assert [fetched(o) for o in out] == [[3.0] * 3, [2.0] * 3, [3.0] * 3, [4.0] * 3]
+
+
+def test_compile_replays_a_captured_tensor_by_reference(dm):
+    """A tensor the body captures (not an argument) is part of the recording: mutating it in
+    place is seen by the next replay, rebinding the Python name is not (the documented unsafe
+    case, pinned for 0.7.0)."""
+    import torch
+    from monarch.common._coalescing import compile
+
+    captured = {"t": torch.full((3,), 10.0)}
+    f = compile(lambda x: x + captured["t"], verify=False)
+    assert fetched(f(torch.ones(3))) == [11.0] * 3
+    captured["t"].add_(5)
+    assert fetched(f(torch.ones(3))) == [16.0] * 3
+    captured["t"] = torch.full((3,), 100.0)
+    assert fetched(f(torch.ones(3))) == [16.0] * 3  # still the recorded tensor
+
+
+def test_a_tensor_dropped_inside_a_block_leaves_its_dependents_valid(dm):
+    """A tensor deleted before the block closes (its delete message is part of the recording,
+    sent with the ops that used it): what was computed from it stays valid."""
+    import torch
+    from monarch import coalescing
+
+    with coalescing():
+        a = torch.ones(3)
+        b = a + 1
+        del a
+        c = b * 5
+    assert fetched(c) == [10.0, 10.0, 10.0] and fetched(b) == [2.0, 2.0, 2.0]
