@@ -141,7 +141,10 @@ class MatrixState:
             if self.suite:
                 config.addinivalue_line("markers", "oss_skip: upstream: not run in its open-source CI")
                 self.disabled = conventions.read_disabled(Path(p) for p in config.getoption("port_disabled") or ())
-            if self.worker:
+            # Workers get the controller's facts; a controller started with facts in the
+            # environment (a parent matrix run, or tests/matrix/test_case_floor's synthetic
+            # hosts) decides with them too, so the same collection holds on every machine.
+            if self.worker or os.environ.get(FACTS_ENV):
                 self.facts = facts_for_process(os.environ)
             else:
                 self.facts = detect_facts(os.environ, config.getoption("port_config"))

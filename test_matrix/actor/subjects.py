@@ -131,6 +131,11 @@ class Probe(Actor):
         return os.getpid()
 
     @endpoint
+    def parent_pid(self) -> int:
+        """The pid of the process that spawned this proc (its host agent)."""
+        return os.getppid()
+
+    @endpoint
     def hold(self, seconds: float) -> int:
         """Block this actor's thread (a sync endpoint) for ``seconds``."""
         import time
@@ -389,6 +394,15 @@ class Caller(Actor):
         """Broadcast a bump, then read the counts: same sender, so the read sees the bump."""
         self.target.bump.broadcast()
         return list(self.target.count_now.call().get().values())
+
+    @endpoint
+    def bump_controller(self, name: str) -> tuple[int, int]:
+        """Look up (or spawn) the controller ``name`` from inside this actor and bump it;
+        return the count and the pid the controller runs in."""
+        from monarch.actor import get_or_spawn_controller
+
+        controller = get_or_spawn_controller(name, Probe).get()
+        return controller.bump.call_one().get(), controller.pid.call_one().get()
 
     @endpoint
     def failure_of(self, mesh, message: str) -> str:

@@ -108,12 +108,14 @@ def test_reduce_of_one_buffer_is_a_copy(lib):
 
 
 # Each dtype is its own accumulator path in reduce_range: f32 and f64 accumulate in their type,
-# f16 and bf16 convert through float with their own conversions, the narrow integers accumulate
-# in int64 and wrap on the way out, uint8 accumulates unsigned, int64 sums in uint64 (wraps
+# f16 and bf16 convert through float with their own conversions, int8, int16 and int32 each
+# accumulate in int64 and wrap on the way out through their own unsigned cast (three
+# instantiations of reduce_typed), uint8 accumulates unsigned, int64 sums in uint64 (wraps
 # like torch instead of overflowing) and maxes signed.
 REDUCE_DTYPES = {"float32": ("sum", "avg", "max"), "float64": ("sum", "avg", "max"),
                  "float16": ("sum", "avg", "max"), "bfloat16": ("sum", "avg", "max"),
-                 "narrow_ints": ("sum", "max"), "uint8": ("sum", "max"), "int64": ("sum", "max")}
+                 "int8": ("sum", "max"), "int16": ("sum", "max"), "int32": ("sum", "max"),
+                 "uint8": ("sum", "max"), "int64": ("sum", "max")}
 
 
 @pytest.mark.parametrize("group", list(REDUCE_DTYPES))
@@ -122,15 +124,14 @@ def test_reduce_many_buffers_per_accumulator(lib, group):
 
     from porting import native
 
-    dtypes = [torch.int8, torch.int16, torch.int32] if group == "narrow_ints" else [getattr(torch, group)]
+    dtype = getattr(torch, group)
     failures = []
-    for dtype in dtypes:
-        for k in (2, 7):
-            bufs = [_random([4099], dtype, 10 * k + i) for i in range(k)]
-            for op in REDUCE_DTYPES[group]:
-                got = native.reduce(bufs, op, lib=lib)
-                if not torch.equal(got, native.reduce_reference(bufs, op)):
-                    failures.append(f"{dtype} k={k} {op}")
+    for k in (2, 7):
+        bufs = [_random([4099], dtype, 10 * k + i) for i in range(k)]
+        for op in REDUCE_DTYPES[group]:
+            got = native.reduce(bufs, op, lib=lib)
+            if not torch.equal(got, native.reduce_reference(bufs, op)):
+                failures.append(f"{dtype} k={k} {op}")
     assert not failures, failures
 
 
@@ -338,5 +339,43 @@ def _layouts():
                                     "empty_chunks_past_the_end", "sixteen_byte_elements"])
 def test_shard_kernel_paths_match_torch_chunk(lib, layout):
     view, dim, chunks = _layouts()[layout]
+    wrong = _shard_roundtrip(view, dim, chunks, lib)
+    assert not wrong, f"{layout}: {wrong}"
+
+
+# copy_tiled and copy_strided are instantiated per element size (uint8/16/32/64 and Bytes16,
+# gather and scatter each); the layouts above send 4 bytes through both and 16 through the
+# memcpy rows. These send 1, 2 and 8-byte elements through the tiled (transposed) and the
+# element loop (element-strided innermost) instantiations, and the tiled path with more than
+# one plane (its odometer over a third dim) that no 2-D view reaches.
+def _sized(dtype, shape, seed: int):
+    import torch
+
+    if dtype == torch.bool:
+        return _random(shape, torch.int8, seed) > 0
+    return _random(shape, dtype, seed)
+
+
+def _sized_layouts():
+    import torch
+
+    out = {}
+    for name, dtype in (("1byte", torch.int8), ("2byte", torch.bfloat16), ("8byte", torch.int64)):
+        out[f"transposed_tiles_{name}"] = (_sized(dtype, [70, 45], 11).t(), 1, 3)
+        out[f"element_strided_inner_{name}"] = (_sized(dtype, [12, 20], 12)[:, ::2], 1, 3)
+    out["tiled_planes_4byte"] = (_sized(torch.float32, [3, 40, 50], 13).permute(0, 2, 1), 2, 3)
+    out["tiled_planes_1byte_bool"] = (_sized(torch.bool, [3, 40, 50], 14).permute(0, 2, 1), 1, 4)
+    return out
+
+
+SIZED_LAYOUTS = ["transposed_tiles_1byte", "element_strided_inner_1byte", "transposed_tiles_2byte",
+                 "element_strided_inner_2byte", "transposed_tiles_8byte", "element_strided_inner_8byte",
+                 "tiled_planes_4byte", "tiled_planes_1byte_bool"]
+
+
+@pytest.mark.parametrize("layout", SIZED_LAYOUTS)
+def test_shard_kernel_instantiations_match_torch_chunk(lib, layout):
+    view, dim, chunks = _sized_layouts()[layout]
+    assert not view.is_contiguous()
     wrong = _shard_roundtrip(view, dim, chunks, lib)
     assert not wrong, f"{layout}: {wrong}"

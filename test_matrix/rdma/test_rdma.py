@@ -625,7 +625,7 @@ def test_dead_owner_raises(fault_log, how):
             texts.append(str(info.value))
         # A time-out is not a dead-owner error: the op must fail because the owner is gone.
         # Monarch's TCP backend only times out (monarch 0.7.0: "tcp read chunk timed out"), so
-        # this case is a strict xfail there (exemption MX-RDMA-DEAD-OWNER in exemptions.toml, for
+        # this case is a strict xfail there (exemption MX-RDMA-002 in exemptions.toml, for
         # the tcp/none backends only); if it starts detecting the loss, the XPASS fails the run.
         for text in texts:
             assert "timed out" not in text.lower(), f"a time-out, not a dead-owner error: {text}"

@@ -54,7 +54,8 @@ def backward_op(name: str):
 
 def backward_classes(name: str) -> tuple[str, ...]:
     """The forward classes of the op (a Partial input has no leaf gradient to compare)."""
-    classes = BACKWARD_CLASSES.get(name) or backward_op(name).placement_classes()
+    # The declared classes: a replicated forward's backward is kept as its own case here.
+    classes = BACKWARD_CLASSES.get(name) or backward_op(name).declared_classes()
     return tuple(k for k in classes if k != "partial")
 
 

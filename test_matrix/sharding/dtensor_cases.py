@@ -307,6 +307,15 @@ def reduction(ctx, mesh, names, op, dim, shape=(7, 11), dtypes=None):
     collect("dtype", dtypes, lambda dtype: _reduction_one(ctx, mesh, names, op, dim, dtype, shape))
 
 
+def reduction_replicated(ctx, mesh, ops, dims):
+    """Every (op, dim) on a replicated input, folded into one case: a Replicate placement is
+    kept whatever the op and the reduced dims (no Partial, no collective), so the pairs differ
+    only in torch's local kernel; each failing pair is named."""
+    pairs = [(op, dim) for op in ops for dim in dims]
+    collect("op,dim", pairs, lambda pair: reduction(ctx, mesh, ["R"], pair[0], pair[1]))
+    return "ok"
+
+
 def _reduction_one(ctx, mesh, names, op, dim, dtype, shape):
     dt = DTYPES[dtype]
     full = reference(tuple(shape), dt, ctx.device, seed=5)
@@ -325,6 +334,13 @@ VIEWS = {
     "slice_rows": lambda t: t[1:5],
     "view_split_last": lambda t: t.view(8, 4, 3),
 }
+
+
+def view_replicated(ctx, mesh, ops):
+    """Every view op on a replicated input, folded into one case (Replicate passes through
+    each op's dim map unchanged); each failing op is named."""
+    collect("op", list(ops), lambda op: view(ctx, mesh, ["R"], op))
+    return "ok"
 
 
 def view(ctx, mesh, names, op):

@@ -59,11 +59,23 @@ class Op(NamedTuple):
     classes: tuple[str, ...] = ()
     rejects: str = ""  # sharded on the op's dim (``on``/``2d``): DTensor refuses with this message
 
-    def placement_classes(self) -> tuple[str, ...]:
+    def declared_classes(self) -> tuple[str, ...]:
         if self.classes:
             return self.classes
         base = ("on", "other", "rep", "2d") if self.dim is not None else ("on", "rep", "2d")
         return base + (("partial",) if self.partial else ())
+
+    def placement_classes(self) -> tuple[str, ...]:
+        """The forward classes that are cases of their own. ``rep`` is one only where the op
+        has no ``other``: a replicated input and one sharded off the op's dim take the same
+        path (the strategy has an entry the input already satisfies, no redistribution, the
+        local op, the output placement read off that entry), so such ops run replicated
+        inside one case instead (test_op_strategy_replicated_inputs)."""
+        return tuple(c for c in self.declared_classes() if c != "rep" or not self.folds_rep())
+
+    def folds_rep(self) -> bool:
+        declared = self.declared_classes()
+        return "rep" in declared and "other" in declared
 
 
 def _make(spec: In, seed: int, device: str) -> torch.Tensor:
@@ -123,6 +135,13 @@ def run_op(ctx, mesh, name, klass):
                 f"{name}: sharded on dim {op.other} (not the op's dim), output {i} is " \
                 f"{getattr(g, 'placements', type(g).__name__)}, expected it kept as Shard({op.other})"
     return [str(list(g.placements)) if isinstance(g, DTensor) else type(g).__name__ for g in got]
+
+
+def run_replicated(ctx, mesh, names):
+    """Every op in ``names`` on replicated inputs, the values of one path folded into one
+    case: each failing op is named (dtensor_cases.collect)."""
+    dc.collect("op", list(names), lambda name: run_op(ctx, mesh, name, "rep"))
+    return "ok"
 
 
 def _expect_rejection(op, dts, name):

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from porting.matrix.monarch_util import load_file
-from porting.matrix.params import BACKENDS
+from porting.matrix.params import BACKENDS, GLOO_ONLY
 
-pytestmark = [pytest.mark.component("sharding"), pytest.mark.parametrize("backend", BACKENDS)]
+pytestmark = [pytest.mark.component("sharding")]
 
 _here = Path(__file__).resolve().parent
 api = load_file(_here / "api_cases.py", "port_matrix_api_cases")
@@ -30,6 +30,7 @@ BACKWARD = [pytest.param(name, klass, marks=FOUR, id=f"{name}-{klass}")
             for name in api.BACKWARD for klass in api.backward_classes(name)]
 
 
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("name,klass", BACKWARD)
 def test_backward(rank_pool, name, klass):
     mesh = _mesh(klass)
@@ -43,6 +44,7 @@ TP_STYLES = ["colwise", "rowwise", "mlp", "colwise_local_output_false", "sequenc
              "embedding_rowwise", "embedding_colwise"]
 
 
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("style", [pytest.param(s, marks=FOUR) for s in TP_STYLES])
 def test_tensor_parallel(rank_pool, style):
     out = rank_pool.run(api.tensor_parallel, ranks=helpers.mesh_ranks("1d-4"), mesh="1d-4", style=style)
@@ -51,6 +53,7 @@ def test_tensor_parallel(rank_pool, style):
 
 # Distinct per mesh: class-sharded logits only, or also batch-sharded on the 2x2 mesh (the
 # loss then keeps the batch shard).
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("mesh", [helpers.mesh_param("1d-4"), helpers.mesh_param("2d-2x2")])
 def test_loss_parallel(rank_pool, mesh):
     rank_pool.run(api.loss_parallel, ranks=helpers.mesh_ranks(mesh), mesh=mesh)
@@ -69,6 +72,7 @@ RESHARD = {
 }
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("pair", [pytest.param(k, marks=FOUR) for k in RESHARD])
 def test_checkpoint_reshard(rank_pool, tmp_path, pair):
     save, load = RESHARD[pair]
@@ -77,6 +81,7 @@ def test_checkpoint_reshard(rank_pool, tmp_path, pair):
 
 # Distinct per check: each is another DeviceMesh method (names/sizes, sub-mesh slicing,
 # local rank, coordinate, per-dim process groups, a DTensor on a sub-mesh, flattening).
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("check", [pytest.param(k, marks=FOUR) for k in api.MESH_CHECKS])
 def test_device_mesh(rank_pool, check):
     rank_pool.run(api.mesh_api, ranks=ALL, check=check)
@@ -84,6 +89,7 @@ def test_device_mesh(rank_pool, check):
 
 # Distinct per check: each is another DTensor API entry point or refusal (api_cases.API_CHECKS
 # docstrings say which behaviour each asserts).
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("check", [pytest.param(k, marks=FOUR) for k in api.API_CHECKS])
 def test_dtensor_api(rank_pool, check):
     rank_pool.run(api.api_edge, ranks=ALL, check=check)

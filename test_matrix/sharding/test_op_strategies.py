@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 
 from porting.matrix.monarch_util import load_file
-from porting.matrix.params import BACKENDS
+from porting.matrix.params import GLOO_ONLY
 
-pytestmark = [pytest.mark.component("sharding"), pytest.mark.parametrize("backend", BACKENDS)]
+# gloo only: the strategy is device-independent and its collectives are the redistribute
+# cases over NCCL (params.GLOO_ONLY).
+pytestmark = [pytest.mark.component("sharding"), pytest.mark.parametrize("backend", GLOO_ONLY)]
 
 _here = Path(__file__).resolve().parent
 ops = load_file(_here / "op_cases.py", "port_matrix_op_cases")
@@ -37,3 +39,14 @@ def test_op_strategy(rank_pool, name, klass):
     mesh = _mesh(klass)
     out = rank_pool.run(ops.run_op, ranks=helpers.mesh_ranks(mesh), mesh=mesh, name=name, klass=klass)
     assert len(set(map(str, out))) == 1, f"ranks disagree on the output placements: {out}"
+
+
+# One case: the ops whose replicated run takes the path of their ``other`` class
+# (op_cases.Op.placement_classes), each run on Replicate inputs and named when it fails.
+REPLICATED_FOLDED = sorted(name for name, op in ops.OPS.items() if op.folds_rep())
+
+
+@pytest.mark.parametrize("mesh", [helpers.mesh_param("1d-4")])
+def test_op_strategy_replicated_inputs(rank_pool, mesh):
+    out = rank_pool.run(ops.run_replicated, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=REPLICATED_FOLDED)
+    assert set(out) == {"ok"}, out

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from porting.matrix.monarch_util import load_file
-from porting.matrix.params import BACKENDS, MEMORY
+from porting.matrix.params import BACKENDS, GLOO_ONLY, MEMORY
 
-pytestmark = [pytest.mark.component("sharding"), pytest.mark.parametrize("backend", BACKENDS)]
+# The backend is chosen per case: the native kernels run over device memory on the NCCL
+# twin, the op cases are gloo only (params.GLOO_ONLY says why).
+pytestmark = [pytest.mark.component("sharding")]
 
 _here = Path(__file__).resolve().parent
 cases = load_file(_here / "dtensor_cases.py", "port_matrix_dtensor_cases")
@@ -32,6 +34,7 @@ ALL_MESH_LAYOUTS = [pytest.param(m, lay, marks=pytest.mark.requires(world_size=h
 
 # Distinct per layout: each (mesh, placements) is another input sharding of the pointwise
 # strategy; the ops and dtypes share that strategy, so they are looped inside the case.
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
 def test_elementwise(rank_pool, mesh, names):
     rank_pool.run(cases.elementwise, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, shape=(6, 10))
@@ -45,6 +48,7 @@ PARTIAL_LAYOUTS = [pytest.param("1d-4", ["Psum"], marks=FOUR, id="1d-4-Psum"),
 # Distinct per op on a Partial(sum) input: add/sub (both pending), neg, scalar mul/div and
 # mul (one factor reduced) take linear-pointwise strategies that keep the pending sum; abs
 # and maximum reduce it first.
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("op", list(cases.PARTIAL_POINTWISE))
 @pytest.mark.parametrize("mesh,names", PARTIAL_LAYOUTS)
 def test_pointwise_partial(rank_pool, mesh, names, op):
@@ -67,23 +71,65 @@ MATMUL_MKN = {"even": (8, 6, 4), "uneven": (7, 5, 3)}
 
 
 # The dtypes only change data and are looped inside the case.
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("mesh,pattern,mkn", _matmul_params())
 def test_matmul(rank_pool, mesh, pattern, mkn):
     rank_pool.run(cases.matmul, ranks=helpers.mesh_ranks(mesh), mesh=mesh, pattern=pattern, mkn=mkn)
 
 
+REDUCTION_OPS = ["sum", "mean", "amax", "amin"]
+REDUCTION_DIMS = [(0, "dim0"), (1, "dim1"), (None, "all")]
+
+
+def _sharded_tensor_dims(names) -> set[int]:
+    return {int(n[1:]) for n in names if n.startswith("S")}
+
+
+def _reduction_params():
+    """gloo for every (layout, op, dim) but two kinds of repeat, checked against torch's
+    map_placements_after_reduction: a replicated layout keeps Replicate whatever the op and
+    dims (test_reduction_replicated runs its pairs in one case), and reducing all dims of a
+    layout that shards one tensor dim makes the same Partial on the same mesh dim as reducing
+    that dim (the 'all' case is kept where two tensor dims are sharded). The NCCL twin only for
+    amin: Partial(min) is the one Partial reduce op no redistribute case sends through
+    NCCL/RCCL's all-reduce (sum, avg and max are test_redistribute_1d's Psum/Pavg/Pmax); it
+    reduces every sharded tensor dim, so each sharded mesh dim of the layout is a Partial(min)."""
+    out = []
+    for (mesh, names), op, (dim, dim_id) in itertools.product(REDUCTION_LAYOUTS, REDUCTION_OPS, REDUCTION_DIMS):
+        sharded = _sharded_tensor_dims(names)
+        if dim is None and len(sharded) == 1:
+            continue
+        lid, world = f"{mesh}-{'.'.join(names)}", pytest.mark.requires(world_size=helpers.MESH_WORLD[mesh])
+        out.append(pytest.param(mesh, names, op, dim, "gloo", id=f"{lid}-{op}-{dim_id}-gloo", marks=world))
+        every_sharded_dim = dim is None or sharded == {dim}
+        if op == "amin" and every_sharded_dim:
+            out.append(pytest.param(mesh, names, op, dim, BACKENDS[1].values[0], id=f"{lid}-{op}-{dim_id}-nccl",
+                                    marks=[world, *BACKENDS[1].marks]))
+    return out
+
+
+REDUCTION_LAYOUTS = [(m, lay) for m, lays in LAYOUTS.items() for lay in lays if lay != ["R"]]
+
+
 # Distinct per op (sum/mean reduce through Partial sum/avg, amax/amin through Partial
-# max/min), per dim (reducing the sharded dim, another dim, or all) and per layout; the
-# dtypes (float32, and int64 where torch has it) are looped inside the case.
-@pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
-@pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin"])
-@pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
+# max/min), per dim (reducing the sharded dim or another; all where two dims are sharded) and
+# per sharded layout; the dtypes (float32, and int64 where torch has it) are looped inside.
+@pytest.mark.parametrize("mesh,names,op,dim,backend", _reduction_params())
 def test_reduction(rank_pool, mesh, names, op, dim):
     rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim)
 
 
+@pytest.mark.parametrize("backend", GLOO_ONLY)
+@pytest.mark.parametrize("mesh", [helpers.mesh_param("1d-4")])
+def test_reduction_replicated(rank_pool, mesh):
+    out = rank_pool.run(cases.reduction_replicated, ranks=helpers.mesh_ranks(mesh), mesh=mesh,
+                        ops=REDUCTION_OPS, dims=[d for d, _ in REDUCTION_DIMS])
+    assert set(out) == {"ok"}, out
+
+
 # Distinct per op (amax fails on the empty local shard, sum does not: MX-002), per sharded
 # dim and per reduced dim.
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
 @pytest.mark.parametrize("op", ["sum", "amax"])
 @pytest.mark.parametrize("names", [["S0"], ["S1"]], ids=["S0", "S1"])
@@ -94,11 +140,24 @@ def test_reduction_empty_shard(rank_pool, mesh, names, op, dim):
                   dtypes=["float32"], shape=(3, 2))
 
 
-# Distinct per view op (each has its own view-op dim map in _view_ops.py) and per layout.
+# Distinct per view op (each has its own view-op dim map in _view_ops.py) and per sharded
+# layout. A replicated layout keeps Replicate through every view op (propagate_shape_and_sharding
+# maps only Shard placements through the dim map): its ops run in one case, each failure named.
+SHARDED_MESH_LAYOUTS = [p for p in ALL_MESH_LAYOUTS if p.values[1] != ["R"]]
+
+
+@pytest.mark.parametrize("backend", GLOO_ONLY)
 @pytest.mark.parametrize("op", list(cases.VIEWS))
-@pytest.mark.parametrize("mesh,names", ALL_MESH_LAYOUTS)
+@pytest.mark.parametrize("mesh,names", SHARDED_MESH_LAYOUTS)
 def test_view(rank_pool, mesh, names, op):
     rank_pool.run(cases.view, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op)
+
+
+@pytest.mark.parametrize("backend", GLOO_ONLY)
+@pytest.mark.parametrize("mesh", [helpers.mesh_param("1d-4")])
+def test_view_replicated(rank_pool, mesh):
+    out = rank_pool.run(cases.view_replicated, ranks=helpers.mesh_ranks(mesh), mesh=mesh, ops=list(cases.VIEWS))
+    assert set(out) == {"ok"}, out
 
 
 def _gpu_path(facts):
@@ -122,6 +181,7 @@ NATIVE_SHAPES = {"even": (8, 12), "uneven": (7, 5), "tiny": (3, 2)}
 
 # Distinct per memory kind too; the dtypes only change the element width the kernels copy
 # and are looped inside the case.
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.component("native")
 @pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("mesh,dim,shape", _native_shard_params())
@@ -133,6 +193,7 @@ def test_native_shard_matches_dtensor(native_libs, facts, rank_pool, mesh, dim, 
 
 
 # Distinct per reduce kind (another native reduction and another Partial reduce op).
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.component("native")
 @pytest.mark.parametrize("memory", MEMORY)
 @pytest.mark.parametrize("kind", ["sum", "avg", "max"])

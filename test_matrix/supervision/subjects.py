@@ -116,6 +116,20 @@ class BadInit(Actor):
         return 0
 
 
+class DiesInInit(Actor):
+    """Rank ``rank``'s process exits with ``code`` inside the constructor: the actor never
+    finishes spawning there (BadInit raises instead, which Monarch catches)."""
+
+    def __init__(self, rank: int, code: int) -> None:
+        self.rank = current_rank().rank  # its rank in the spawned mesh (a slice's call sees 0)
+        if self.rank == rank:
+            os._exit(code)
+
+    @endpoint
+    def ping(self) -> int:
+        return self.rank
+
+
 class Supervisor(Actor):
     """Owns a child mesh and records the MeshFailures its __supervise__ receives. ``verdict``:
     "handle" (return True: handled here), "escalate" (return False: up to its own supervisor) or
@@ -149,6 +163,22 @@ class Supervisor(Actor):
             return f"ok {self.children.slice(gpus=rank).ping.call_one().get()}"
         except Exception as exc:
             return f"error {type(exc).__name__}"
+
+    @endpoint
+    def call_child_while_it_dies(self, rank: int, delay: float) -> str:
+        """A call from this actor to child ``rank`` still running when the child's proc is
+        SIGKILLed: how the pending reply resolves inside this actor (bounded: 120 s)."""
+        child = self.children.slice(gpus=rank)
+        pid = child.pid.call_one().get()
+        pending = child.sleep.call_one(600)
+        killer = threading.Timer(delay, os.kill, (pid, signal.SIGKILL))
+        killer.start()
+        try:
+            return f"ok {pending.get(timeout=120)}"
+        except Exception as exc:
+            return f"error {type(exc).__name__}: {exc}"
+        finally:
+            killer.join()
 
     @endpoint
     def seen(self) -> list[dict]:

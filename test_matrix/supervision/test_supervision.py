@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -209,6 +210,26 @@ def test_constructor_failure_surfaces_on_first_call(fault_log):
         stop_mesh(procs)
 
 
+def test_proc_death_inside_the_constructor_fails_only_that_rank(fault_log):
+    """A proc that exits while its actor is being constructed (no exception for Monarch to
+    catch, spawn never completes there): that rank's calls raise SupervisionError with the
+    exit code, the other ranks were spawned and answer, and the hook hears of that rank."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+    from monarch.actor import this_host
+
+    before = len(fault_log)
+    procs = this_host().spawn_procs(per_host={"gpus": 3})
+    try:
+        mesh = procs.spawn("dies_in_init", subjects.DiesInInit, 1, 3)
+        with pytest.raises(SupervisionError, match=r"non-zero code 3"):
+            mesh.slice(gpus=1).ping.call_one().get(timeout=120)
+        assert [mesh.slice(gpus=r).ping.call_one().get(timeout=120) for r in (0, 2)] == [0, 2]
+        new = _wait_for_fault(fault_log, before, "dies_in_init")
+        assert any("dies_in_init" in e and "crashed_ranks=[1]" in e for e in new), new
+    finally:
+        stop_mesh(procs)
+
+
 def test_actor_failure_spares_other_actors_on_the_same_procs(fault_log):
     from monarch.actor import this_host
 
@@ -333,6 +354,76 @@ def test_call_in_flight_resolves_when_its_proc_dies(fresh):
         pending.get(timeout=120)
 
 
+# Each port kind takes the death report its own way: a mesh-wide ``call`` gathers every rank
+# into one ValueMesh (an accumulating port: one dead rank fails the whole result); a ``stream``
+# hands out one future per rank, and torchmonarch 0.7.0 fails the stream as a whole too: no
+# surviving rank's reply is delivered, every item it yields is the SupervisionError (observed:
+# one item in the matrix, three from a plain client script), while the survivors answer new
+# calls on their slices. The case pins that (a change shows up as a failure).
+@pytest.mark.parametrize("port", ["call", "stream"])
+def test_mesh_request_in_flight_when_one_proc_dies(fresh, port):
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
+
+    pid = fresh.slice(gpus=1).pid.call_one().get()
+    nap = 4 * _poll_s()  # every rank is inside sleep() when rank 1 is killed
+    if port == "call":
+        pending = fresh.sleep.call(nap)
+        time.sleep(_poll_s())
+        os.kill(pid, signal.SIGKILL)
+        with pytest.raises(SupervisionError, match=r"Killed\(sig=9\)"):
+            pending.get(timeout=120)
+    else:
+        # The stream's generator sends on first use and yields each rank's reply as it comes:
+        # the kill lands from a timer while the loop waits.
+        killer = threading.Timer(_poll_s(), os.kill, (pid, signal.SIGKILL))
+        values, errors = [], []
+        killer.start()
+        try:
+            for fut in fresh.sleep.stream(nap):
+                try:
+                    values.append(fut.get(timeout=120))
+                except SupervisionError as exc:
+                    errors.append(str(exc))
+        finally:
+            killer.join()
+        assert not values and errors and all("Killed(sig=9)" in e for e in errors), (values, errors)
+    for rank in (0, 2):
+        assert fresh.slice(gpus=rank).ping.call_one().get() == 0, f"survivor rank {rank} did not answer"
+
+
+def _wait_status(pid: int, status: str) -> bool:
+    import psutil
+
+    for _ in range(600):
+        if psutil.Process(pid).status() == status:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_stopped_proc_is_a_hang_not_a_failure(fresh, fault_log):
+    """SIGSTOP (a hung proc, not a dead one): a call to it times out and keeps its future,
+    nothing reaches the hook within the quiet window, the other ranks answer, and after
+    SIGCONT the same future delivers. torchmonarch 0.7.0's supervision watches for exits, not
+    for progress; the case pins that (a hang detector would show up as a failure here)."""
+    import psutil
+
+    pid = fresh.slice(gpus=1).pid.call_one().get()
+    before = len(fault_log)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        assert _wait_status(pid, psutil.STATUS_STOPPED), f"pid {pid} did not stop"
+        pending = fresh.slice(gpus=1).ping.call_one()
+        with pytest.raises(TimeoutError):
+            pending.get(timeout=2 * _poll_s())
+        assert fresh.slice(gpus=2).ping.call_one().get(timeout=60) == 0, "rank 2 did not answer"
+        time.sleep(_quiet_window_s())
+        assert fault_log[before:] == [], fault_log[before:]
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert pending.get(timeout=60) == 0, "the call made while the proc was stopped was lost"
+
+
 # ---- supervising actors -------------------------------------------------------------------------
 
 def _supervisor(procs, verdict: str):
@@ -369,6 +460,24 @@ def test_supervise_receives_mesh_failure(fault_log, how):
         assert not any("0/2" in f["report"] for f in seen), "rank 0 did not fail"
         assert sup.ping_child.call_one(0).get() == "ok 0", "the surviving child must answer"
         assert sup.ping_child.call_one(1).get().startswith("error SupervisionError")
+    finally:
+        stop_mesh(procs)
+
+
+def test_an_actors_call_in_flight_resolves_when_the_callees_proc_dies(fault_log):
+    """The pending reply lives in an actor's proc, not the client's: when the callee's proc is
+    killed mid-call, the calling actor's future resolves with SupervisionError (no hang), the
+    caller keeps answering, and its __supervise__ records the child's death."""
+    from monarch.actor import this_host
+
+    procs = this_host().spawn_procs(per_host={"sup": 1})
+    try:
+        sup = _supervisor(procs, "handle")
+        text = sup.call_child_while_it_dies.call_one(1, 2 * _poll_s()).get(timeout=180)
+        assert text.startswith("error SupervisionError") and "Killed(sig=9)" in text, text
+        assert sup.ping_child.call_one(0).get() == "ok 0", "the surviving child must answer"
+        seen = _seen_until(sup, "Killed(sig=9)")
+        assert any("Killed(sig=9)" in f["report"] for f in seen), seen
     finally:
         stop_mesh(procs)
 

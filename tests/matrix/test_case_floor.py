@@ -6,6 +6,9 @@ floor, so that folding repeats is never paid for by silently dropping behaviours
 packs are collected in a child pytest with the facts of a synthetic CPU host (so the count is
 the same on every machine, GPU hosts included), and a case counts when the plugin leaves it
 without a skip marker: device, NCCL and GPU-world-size cases are collected but skipped there.
+
+Issue 27's balance is held here too, on the same collection: DTensor (the sharding pack) is at
+most half of our own cases.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from porting.assets import matrix_dir
 from porting.matrix.facts import FACTS_ENV, Facts
@@ -59,15 +65,23 @@ def collect_on_cpu_host(tmp_path: Path) -> list[dict]:
     return json.loads(out.read_text())
 
 
-def test_matrix_keeps_the_floor_of_cases_executed_on_a_cpu_host(tmp_path):
-    items = collect_on_cpu_host(tmp_path)
+@pytest.fixture(scope="module")
+def cpu_items(tmp_path_factory) -> list[dict]:
+    return collect_on_cpu_host(tmp_path_factory.mktemp("floor"))
+
+
+def pack_of(node_id: str) -> str:
+    return node_id.split("test_matrix/", 1)[-1].split("/", 1)[0]
+
+
+def test_matrix_keeps_the_floor_of_cases_executed_on_a_cpu_host(cpu_items):
+    items = cpu_items
     ids = [i["id"] for i in items]
     assert len(ids) == len(set(ids)), "duplicate node ids"
     runs = [i for i in items if i["runs"]]
     per_pack: dict[str, int] = {}
     for i in runs:
-        pack = i["id"].split("test_matrix/", 1)[-1].split("/", 1)[0]
-        per_pack[pack] = per_pack.get(pack, 0) + 1
+        per_pack[pack_of(i["id"])] = per_pack.get(pack_of(i["id"]), 0) + 1
     assert len(runs) >= FLOOR, f"{len(runs)} cases run on a CPU host, below the floor {FLOOR}: {per_pack}"
     # Device placements and NCCL ranks are collected on every host and skipped there: a GPU
     # run must execute strictly more cases than a CPU run.
@@ -76,3 +90,17 @@ def test_matrix_keeps_the_floor_of_cases_executed_on_a_cpu_host(tmp_path):
     # on every host and skipped with detection's reason where there is no GPU.
     device = [i for i in items if i["id"].startswith("test_matrix/device/")]
     assert len(device) >= 30 and not any(i["runs"] for i in device), device
+
+
+# Issue 27 asks for DTensor at most half of our own cases; measured 2026-12-07 08:12 UTC after
+# the repeats and NCCL twins that take no other path were removed and 87 distinct Monarch/native
+# cases were added: 929 of 1,508 (61.6%). The CPU floor above keeps the gloo cases from being
+# cut much further until about 150 more distinct non-DTensor cases exist, so the goal stays a
+# strict xfail: it fails the run the day it holds, and then the marker goes.
+@pytest.mark.xfail(strict=True, reason="issue 27: the balance is not met yet (docs/matrix.md, Balance)")
+def test_dtensor_is_at_most_half_of_our_own_cases(cpu_items):
+    per_pack = Counter(pack_of(i["id"]) for i in cpu_items)
+    total = sum(per_pack.values())
+    assert total and per_pack["sharding"] * 2 <= total, (
+        f"DTensor (sharding/) is {per_pack['sharding']} of {total} cases ({per_pack['sharding'] / total:.1%}): "
+        f"{dict(per_pack)}")

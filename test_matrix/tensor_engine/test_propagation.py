@@ -1,0 +1,92 @@
+"""How the client learns the result of a remote function it sends to the tensor engine
+(torchmonarch 0.7.0, monarch/common/remote.py and _src/actor/endpoint.py _do_propagate), for
+the modes a ``propagate`` callable does not take (those are test_tensor_engine.py's): no
+propagate ("cached": the first call with given input metadata asks a worker for the result's
+metadata, later calls reuse it, other metadata asks again, and a function that fails there
+fails the call itself, synchronously), ``"inspect"`` (no result tensor on the client) and
+``"mocked"`` (refused on the client).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.component("tensor_engine")
+FETCH_TIMEOUT_S = 120  # a stuck fetch fails its case instead of stalling the run
+
+
+@pytest.fixture(scope="module")
+def engine(fault_log):
+    """One host process with two CPU worker procs; the job is killed at the end."""
+    from monarch._src.job.process import ProcessJob
+    from monarch.mesh_controller import spawn_tensor_engine
+
+    from porting.matrix.monarch_util import stop_mesh
+
+    job = ProcessJob({"hosts": 1})
+    try:
+        procs = job.state(cached_path=None).hosts.spawn_procs(per_host={"gpus": 2})
+        dm = spawn_tensor_engine(procs)
+        try:
+            yield dm
+        finally:
+            try:
+                dm.exit()
+            finally:
+                stop_mesh(procs)
+    finally:
+        job.kill()
+
+
+@pytest.fixture
+def dm(engine):
+    with engine.activate():
+        yield engine
+
+
+def fetched(value):
+    from monarch import fetch_shard
+
+    return fetch_shard(value, hosts=0, gpus=1).result(timeout=FETCH_TIMEOUT_S).tolist()
+
+
+def test_cached_propagation_learns_the_result_per_input_metadata(dm):
+    import torch
+    from monarch import remote
+
+    relu = remote("torch.nn.functional.relu")
+    first = relu(torch.full((3,), -1.0))
+    again = relu(torch.full((3,), 2.0))
+    wider = relu(torch.full((4,), 2.0, dtype=torch.float64))
+    assert [tuple(t.shape) for t in (first, again, wider)] == [(3,), (3,), (4,)]
+    assert wider.dtype == torch.float64
+    assert (fetched(first), fetched(again), fetched(wider)) == ([0.0] * 3, [2.0] * 3, [2.0] * 4)
+
+
+def test_cached_propagation_of_a_failing_function_fails_the_call(dm):
+    import torch
+    from monarch import remote
+    from monarch.mesh_controller import RemoteException
+
+    missing = remote("torch.nn.functional.no_such_function")
+    with pytest.raises(RemoteException, match="remote function has failed"):
+        missing(torch.ones(3))  # raised by the call: propagation waits for the worker
+    assert fetched(torch.ones(2) + 1) == [2.0, 2.0]
+
+
+def test_inspect_propagation_gives_the_client_no_result(dm):
+    import torch
+    from monarch import remote
+
+    relu = remote("torch.nn.functional.relu", propagate="inspect")
+    assert relu(torch.full((3,), -1.0)) is None
+    assert fetched(torch.ones(2) * 2) == [2.0, 2.0]
+
+
+def test_mocked_propagation_is_refused_on_the_client(dm):
+    import torch
+    from monarch import remote
+
+    relu = remote("torch.nn.functional.relu", propagate="mocked")
+    with pytest.raises(NotImplementedError, match="mocked propagation"):
+        relu(torch.ones(3))
