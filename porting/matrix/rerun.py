@@ -28,7 +28,7 @@ MAX_RERUN = 30
 SESSION_PREFIX = "test_matrix::port-matrix::"  # the plugin's session-level checks (not tests)
 
 
-@dataclass
+@dataclass(eq=False)  # a plugin must hash: pluggy keeps plugins in sets (conftests out of an item's path)
 class Outcomes:
     """A pytest plugin (in the controlling process, which sees every worker's reports): each
     test's outcome, failed if any phase failed."""

@@ -547,3 +547,24 @@ def test_a_forked_child_has_sigterm_blocked_until_its_handler_is_reset(tmp_path)
         cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(tmp_path), os.environ.get("PYTHONPATH", "")])})
     assert "1 passed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_the_outcomes_plugin_works_beside_a_conftest_outside_the_tests_path(tmp_path):
+    """pluggy puts the plugins of conftests that do not cover an item in a set when it calls a
+    hook for that item: an unhashable plugin (a dataclass with eq) ended the installed wheel's
+    matrix run with an internal error."""
+    import pytest
+
+    from porting.matrix.rerun import Outcomes
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "conftest.py").write_text("def pytest_runtest_logreport(report):\n    pass\n")
+    (tmp_path / "a" / "test_a.py").write_text("def test_a():\n    pass\n")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "test_b.py").write_text("def test_b():\n    assert False\n")
+    outcomes = Outcomes()
+    code = pytest.main([str(tmp_path), "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)],
+                       plugins=[outcomes])
+    assert code == pytest.ExitCode.TESTS_FAILED
+    assert outcomes.failed() == ["b/test_b.py::test_b"]
+    assert outcomes.seen["a/test_a.py::test_a"] == "passed"
