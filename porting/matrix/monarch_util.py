@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 
 def load_file(path, name: str):
     """Import a helper file of the matrix as module ``name``, once per process (the packs run
@@ -36,3 +38,27 @@ def stop_mesh(procs) -> None:
         procs.stop().get()
     except Exception:
         pass
+
+
+@contextlib.contextmanager
+def tensor_engine_on_cpu(n_hosts: int, per_host: int, rename: dict[str, str] | None = None):
+    """A Monarch tensor engine over ``n_hosts`` local host processes (a ProcessJob, as
+    monarch._testing does) with ``per_host`` CPU procs each, dims renamed by ``rename``; exited,
+    its procs stopped and the job killed however the body ends."""
+    from monarch._src.job.process import ProcessJob
+    from monarch.mesh_controller import spawn_tensor_engine
+
+    job = ProcessJob({"hosts": n_hosts})
+    try:
+        procs = job.state(cached_path=None).hosts.spawn_procs(per_host={"gpus": per_host})
+        dm = spawn_tensor_engine(procs)
+        dm = dm.rename(**rename) if rename else dm
+        try:
+            yield dm
+        finally:
+            try:
+                dm.exit()
+            finally:
+                stop_mesh(procs)
+    finally:
+        job.kill()

@@ -21,36 +21,6 @@ pytestmark = pytest.mark.component("tensor_engine")
 FETCH_TIMEOUT_S = 120  # a stuck fetch fails its case instead of stalling the run
 
 
-@pytest.fixture(scope="module")
-def engine(fault_log):
-    """One host process with two CPU worker procs (a Monarch ProcessJob, as monarch._testing
-    does); the job is killed at the end."""
-    from monarch._src.job.process import ProcessJob
-    from monarch.mesh_controller import spawn_tensor_engine
-
-    from porting.matrix.monarch_util import stop_mesh
-
-    job = ProcessJob({"hosts": 1})
-    try:
-        procs = job.state(cached_path=None).hosts.spawn_procs(per_host={"gpus": 2})
-        dm = spawn_tensor_engine(procs)
-        try:
-            yield dm
-        finally:
-            try:
-                dm.exit()
-            finally:
-                stop_mesh(procs)
-    finally:
-        job.kill()
-
-
-@pytest.fixture
-def dm(engine):
-    with engine.activate():
-        yield engine
-
-
 def fetched(value, gpus: int = 1):
     from monarch import fetch_shard
 

@@ -21,32 +21,11 @@ NCCL_ONLY = ("tensor-engine collectives and mesh-to-mesh transfers run over NCCL
 
 @pytest.fixture(scope="module")
 def engine(fault_log):
-    """A 2 host x 2 gpu tensor engine: two local host processes (a Monarch ProcessJob, as
-    monarch._testing does) with two procs each; the job is killed at the end."""
-    from monarch._src.job.process import ProcessJob
-    from monarch.mesh_controller import spawn_tensor_engine
+    """A 2 host x 2 gpu tensor engine: two local host processes with two procs each."""
+    from porting.matrix.monarch_util import tensor_engine_on_cpu
 
-    from porting.matrix.monarch_util import stop_mesh
-
-    job = ProcessJob({"hosts": 2})
-    try:
-        procs = job.state(cached_path=None).hosts.spawn_procs(per_host={"gpus": 2})
-        dm = spawn_tensor_engine(procs).rename(hosts="host", gpus="gpu")
-        try:
-            yield dm
-        finally:
-            try:
-                dm.exit()
-            finally:
-                stop_mesh(procs)
-    finally:
-        job.kill()
-
-
-@pytest.fixture
-def dm(engine):
-    with engine.activate():
-        yield engine
+    with tensor_engine_on_cpu(2, 2, {"hosts": "host", "gpus": "gpu"}) as dm:
+        yield dm
 
 
 FETCH_TIMEOUT_S = 120  # a stuck fetch fails its case instead of stalling the whole run
