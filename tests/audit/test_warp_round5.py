@@ -1,0 +1,69 @@
+"""Issue 26, round 5 (classes seen in corpus 5's hold-out; own programs, not its code).
+
+- A configuration macro #defined to a value that is 0 on ROCm (``#define FP4_OK (CUDA_VERSION >=
+  12080)``: CUDA_VERSION is undefined there, or hipify's TORCH_HIP_VERSION, 7xx) gates an ``#if
+  FP4_OK`` branch ROCm never compiles: inline PTX there is no finding. ``#ifdef FP4_OK`` is compiled
+  (the macro exists) and keeps its finding; a value ROCm may make true keeps it too.
+- CUTLASS's / CuTe's arch switches (``CUTLASS_ARCH_*_ENABLED``, ``CUTE_ARCH_*_ENABLED``) are defined
+  by those libraries only under ``__CUDA_ARCH__`` tests, so their branches are CUDA-only even when
+  the library's headers are not in the tree; a project that #defines one itself keeps its findings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from porting.audit.scan import audit_paths
+
+CONFIG = "#pragma once\n#define FP4_OK (CUDA_VERSION >= 12080)\n"
+GATED = """#include "config.h"
+#if FP4_OK
+__device__ void cvt(unsigned* x) { asm volatile("mov.u32 %0, 1;" : "=r"(*x)); }
+#endif
+#if defined(CUTLASS_ARCH_CLC_ENABLED)
+__device__ void clc(unsigned* x) { asm volatile("mov.u32 %0, 2;" : "=r"(*x)); }
+#endif
+#ifdef CUTE_ARCH_CP_ASYNC_SM80_ENABLED
+__device__ void cp(unsigned* x) { asm volatile("mov.u32 %0, 3;" : "=r"(*x)); }
+#endif
+#if !defined(CUTLASS_ARCH_CLC_ENABLED)
+__device__ void plain(unsigned* x) { *x = 4; }
+#else
+__device__ void clc2(unsigned* x) { asm volatile("mov.u32 %0, 5;" : "=r"(*x)); }
+#endif
+"""
+# #ifdef of a macro that exists on ROCm (with value 0) is compiled there: the PTX fails
+DEFINED_TEST = GATED.replace("#if FP4_OK", "#ifdef FP4_OK")
+# a value ROCm can make true (an AMD test beside the CUDA one): the branch may be compiled
+MAYBE = "#pragma once\n#define FP4_OK (CUDA_VERSION >= 12080 || defined(__HIP_PLATFORM_AMD__))\n"
+# the project #defines the CUTLASS switch itself, outside any CUDA branch: its branches count
+OWN_SWITCH = '#include "config.h"\n#define CUTLASS_ARCH_CLC_ENABLED 1\n' + GATED.split("\n", 1)[1]
+# the input that breaks the rule: the macro also comes from the build line (-DFP4_OK=1) or from a
+# header the file does not include; the audit sees only the file's own unit and stays quiet
+
+
+def ptx_lines(tmp_path: Path, config: str, source: str) -> list[int]:
+    (tmp_path / "config.h").write_text(config)
+    (tmp_path / "k.cu").write_text(source)
+    found = audit_paths([tmp_path / "k.cu"], jobs=1).findings
+    return sorted(f.line for f in found if f.rule == "inline-ptx")
+
+
+def test_a_macro_zero_on_rocm_and_library_arch_switches_gate_their_branches(tmp_path: Path) -> None:
+    assert ptx_lines(tmp_path, CONFIG, GATED) == []
+
+
+def test_ifdef_of_a_macro_with_value_zero_is_compiled_on_rocm(tmp_path: Path) -> None:
+    assert ptx_lines(tmp_path, CONFIG, DEFINED_TEST) == [3]
+
+
+def test_a_value_rocm_may_make_true_keeps_the_finding(tmp_path: Path) -> None:
+    assert ptx_lines(tmp_path, MAYBE, GATED) == [3]
+
+
+def test_a_library_switch_the_project_defines_itself_keeps_its_findings(tmp_path: Path) -> None:
+    assert ptx_lines(tmp_path, CONFIG, OWN_SWITCH) == [7, 15]  # CuTe's switch, not defined here, still gates line 10
+
+
+def test_the_build_line_definition_is_the_known_miss(tmp_path: Path) -> None:
+    (tmp_path / "other.h").write_text("#define FP4_OK 1\n")  # not included: the audit cannot see it
+    assert ptx_lines(tmp_path, CONFIG, GATED) == []
