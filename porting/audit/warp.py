@@ -42,7 +42,8 @@ _SCALED = re.compile(r"(?<![\w.])\d+[uUlL]*\s*\*(?!\*)|\*\s*\d+[uUlL]*(?![\w.])"
 _SUBSCRIPT = re.compile(r"\[[^\[\]]*\]")
 _CALL_ARGS = re.compile(r"(?<=[\w>])\s*\([^()]*\)")  # the arguments of f(...) / tpl<T>(...)
 _TARGET = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)[^=]*\Z")
-_WARP_COUNT_NAME = re.compile(r"(?i)warps?(?:_?(?:num|count|cnt|per\w*))?$|num_?warps|n_?warps|nwarps")
+# `words_per_warp`, `bytesPerWarp`: an amount per warp, not a number of warps
+_WARP_COUNT_NAME = re.compile(r"(?i)(?<!per_)(?<!per)warps?(?:_?(?:num|count|cnt|per\w*))?$|num_?warps|n_?warps|nwarps")
 # two regexes, each starting with a literal, are several times faster than their alternation
 _DEFINE_32 = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(32|5)[uU]?[ \t]*\)?[ \t]*$", re.MULTILINE)
 # `const int NAME = 32;` found from the value (digits are rarer than the word const), then checked
@@ -287,6 +288,22 @@ def _warp_uniform(code: str, name: str, scope: tuple[int, int], depth: int = 0) 
     return False
 
 
+def _bit_packed(code: str, at: int, operand: str) -> bool:
+    """Does the statement around ``at`` split ``operand`` into a 32-bit word and a bit of it
+    (``words[e / 32] |= 1u << (e % 32)``)? A bitmap of 32-bit words is indexed the same whatever the
+    wavefront's width, so neither the `/ 32` nor the `% 32` there is lane math."""
+    name = operand.strip().rsplit("[", 1)[-1]  # `words[e` read back from `words[e / 32]`: e
+    if not name:
+        return False
+    lo = max(code.rfind(c, 0, at) for c in (";", "{", "}")) + 1
+    hi = code.find(";", at)
+    stmt = code[lo:hi if hi >= 0 else len(code)]
+    x = re.escape(name)
+    word = re.search(r"\[[^\[\]]*(?<![\w.])" + x + r"\s*(?:/\s*32|>>\s*5)\b[^\[\]]*\]", stmt)
+    bit = re.search(r"<<\s*\(\s*" + x + r"\s*(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\s*\)", stmt)
+    return word is not None and bit is not None
+
+
 def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
     derived = derived or Derivation(code)
     for m in _lane_ops(code):
@@ -298,6 +315,8 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
         by_use = derived.at(operand, m.start())
         if by_use and _warp_uniform(code, operand.strip(), derived.scope(m.start())):
             continue  # a warp's index (the same in all its lanes): `row % 32` picks a bit of packed data
+        if by_use and _bit_packed(code, m.start(), operand):
+            continue
         if pair == ("<", "32") and not (by_use and _ANY_SHFL.search(code, m.end(), m.end() + 600)):
             continue  # `tid < 32` is "the last warp" only when a shuffle follows
         if not by_use and not (pair in (("/", "32"), (">>", "5"))
@@ -312,7 +331,7 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
     for m in _SHIFT_LANE.finditer(code) if "<<" in code else ():
         if _after_word(code, m.start()):
             continue  # 31 << x, x1 << y
-        if derived.at(m.group(1), m.start()):
+        if derived.at(m.group(1), m.start()) and not _bit_packed(code, m.start(), m.group(1)):
             yield (m.start(), "warp-size-literal", f"'1 << {m.group(1)}' builds a lane bit in a 32-bit int: lanes "
                    "32-63 of a 64-lane wavefront shift out (undefined behaviour)",
                    f"use 1ull << lane and a 64-bit mask; {EMULATE}", "")

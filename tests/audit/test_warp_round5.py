@@ -67,3 +67,44 @@ def test_a_library_switch_the_project_defines_itself_keeps_its_findings(tmp_path
 def test_the_build_line_definition_is_the_known_miss(tmp_path: Path) -> None:
     (tmp_path / "other.h").write_text("#define FP4_OK 1\n")  # not included: the audit cannot see it
     assert ptx_lines(tmp_path, CONFIG, GATED) == []
+
+
+# - A bitmap of 32-bit words set by one statement that splits the same value into a word and a bit
+#   (``words[e / 32] |= 1u << (e % 32)``) indexes the same words at any wavefront width: no note,
+#   even when ``e`` comes from a lane index. ``words_per_warp = (n + 31) / 32`` is an amount per
+#   warp, not a number of warps. The 32-lane reduction beside them keeps its note.
+BITMAP = """__global__ void route(const int* idx, unsigned* map, int n, int topk) {
+  int lane = threadIdx.x % 32;
+  const int words_per_warp = (n + 31) / 32;
+  unsigned* words = map + (threadIdx.x / 32) * words_per_warp;
+  for (int e = lane; e < topk; e += 32) {
+    atomicOr(&words[e / 32], 1u << (e % 32));
+  }
+  for (int e = lane; e < n; e += 32) {
+    float v = idx[e];
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o, 32);
+    if (lane == 0) map[e] = (unsigned)v;
+  }
+}
+"""
+# the lane's own bit in a 32-bit word and the word of its warp: lane math (a 32-lane ballot by hand)
+LANE_BITS = BITMAP.replace("atomicOr(&words[e / 32], 1u << (e % 32));",
+                           "atomicOr(&words[e / 32], 1u << (lane % 32));")
+# the input that breaks it: a ballot built by hand, `bits[tid / 32] |= 1u << (tid % 32)` per 32
+# threads, read back as one warp's vote at 64 lanes: the statement alone is bit-packing (quiet)
+
+
+def notes(tmp_path: Path, name: str, text: str) -> list[tuple[int, str]]:
+    (tmp_path / name).write_text(text)
+    found = audit_paths([tmp_path / name], jobs=1).findings
+    return sorted((f.line, f.rule) for f in found if f.rule in ("warp32-logical", "warp-size-literal"))
+
+
+def test_a_bitmap_word_and_bit_of_one_value_are_no_lane_math(tmp_path: Path) -> None:
+    found = notes(tmp_path, "route.cu", BITMAP)
+    assert not [f for f in found if f[0] in (3, 6)], found
+    assert (2, "warp32-logical") in found  # the 32-lane lane id still gets its note
+
+
+def test_a_lane_bit_beside_a_bitmap_word_stays_lane_math(tmp_path: Path) -> None:
+    assert [f for f in notes(tmp_path, "lanes.cu", LANE_BITS) if f[0] == 6]
