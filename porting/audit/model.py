@@ -86,6 +86,12 @@ _MMA = re.compile(r"wmma::|\bmma_sync\s*\(")
 # the same warp matrix operations written as PTX (`asm("mma.sync.aligned...")`, ldmatrix, wgmma),
 # often inside a `#define HMMA16816(...)` macro body that the kernels use rather than in the kernel
 _PTX_MATRIX = ("mma.sync", "ldmatrix.sync", "wgmma.")
+# Hopper+ warpgroup programming through CUTLASS/CuTe (elected-lane TMA issue, warpgroup fences,
+# register reallocation): the function belongs to a GMMA/TMA pipeline that has no ROCm build at
+# all (a library port, named by cuda-only-library), so its fixed-lane broadcasts of the warp index
+# (`__shfl_sync(m, (tid / 32) % 4, 0)`) are mma code, not a wave64 hazard of their own
+_WARPGROUP = re.compile(r"elect_one_sync\s*\(|warpgroup_(?:arrive|wait|commit_batch|fence_operand|reg_alloc"
+                        r"|reg_dealloc)\b|\bSM90_TMA_\w+")
 _MACRO_HEAD = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _VOTE = re.compile(r"__(?:all|any)(?:_sync)?\s*\(")
 LANE_BIT = "'1 <<"  # how warp.lane_math's lane-bit hits begin
@@ -155,6 +161,8 @@ class WarpModel:
         for at in _sites(code, ("wmma::", "mma_sync"), _MMA):
             self.at(at).mma = True
         for at in _ptx_matrix_sites(code, ptx_matrix):
+            self.at(at).mma = True
+        for at in _sites(code, ("elect_one_sync", "warpgroup_", "SM90_TMA_"), _WARPGROUP):
             self.at(at).mma = True
         for at in ptx_laneid:
             self.at(at).hw_lane = True

@@ -108,3 +108,32 @@ def test_a_bitmap_word_and_bit_of_one_value_are_no_lane_math(tmp_path: Path) -> 
 
 def test_a_lane_bit_beside_a_bitmap_word_stays_lane_math(tmp_path: Path) -> None:
     assert [f for f in notes(tmp_path, "lanes.cu", LANE_BITS) if f[0] == 6]
+
+
+# - A function of a Hopper warpgroup pipeline (CuTe's elect_one_sync, warpgroup_arrive, SM90_TMA_*)
+#   is mma code: no ROCm build exists for it (a library port), so its broadcast of the warp index
+#   from lane 0 is no shfl-fixed-lane hazard of its own. The same broadcast in a plain kernel is one:
+#   lanes 32-63 of a wavefront take lane 0's `tid / 32`, the index of the other half.
+WARPGROUP = """#include <cute/tensor.hpp>
+template <class Params>
+__device__ void load(Params const& p, int* out) {
+  int lane_predicate = cute::elect_one_sync();
+  int warp_idx = __shfl_sync(0xffffffff, (threadIdx.x / 32) % 4, 0);
+  if (warp_idx == 0 && lane_predicate) out[blockIdx.x] = p.n;
+}
+"""
+PLAIN = WARPGROUP.replace("cute::elect_one_sync()", "threadIdx.x % 32 == 0")
+# the input that breaks it: a hand-ported warp-specialized kernel that keeps a helper named
+# elect_one_sync (its own, not CuTe's) is taken for library code and loses the finding
+
+
+def test_a_warp_index_broadcast_in_a_warpgroup_pipeline_is_mma_code(tmp_path: Path) -> None:
+    (tmp_path / "wg.cu").write_text(WARPGROUP)
+    found = audit_paths([tmp_path / "wg.cu"], jobs=1).findings
+    assert not [f for f in found if f.rule == "shfl-fixed-lane"]
+
+
+def test_the_same_broadcast_in_a_plain_kernel_is_named(tmp_path: Path) -> None:
+    (tmp_path / "plain.cu").write_text(PLAIN)
+    found = audit_paths([tmp_path / "plain.cu"], jobs=1).findings
+    assert (5, "shfl-fixed-lane") in [(f.line, f.rule) for f in found]
