@@ -724,12 +724,14 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         if m is None:
             continue
         s = model.at(m.start())
-        if s.tile32 or model.matrix(s) or not (model.logical(s) or model.called_from_logical(s)):
+        if s.tile32 or model.matrix(s):
             continue  # a tile's own lanes; or mma fragment exchanges (a library port, not lane math)
         args = _split_args(warp._call_args(code, m.end() - 1))
         if len(args) != (3 if m.group(1) == "__shfl_sync" else 2):  # (mask,) value, source lane: no width
             continue
         src = args[-1]
+        if not (model.logical(s) or model.called_from_logical(s) or _callers_pass_lane32(model, s, src)):
+            continue
         if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", args[-2]):
             continue  # a literal broadcast: the same value in both halves
         if _one_warp_blocks(model, s):
@@ -746,6 +748,29 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
                "logical warps: on a 64-lane wavefront lanes 32-63 read the lower half's lane, not their own "
                "half's", f"pass the logical width ({m.group(1)}(..., {src}, 32)) or compute the source lane "
                f"from warpSize; {warp.EMULATE}", m.group(1))
+
+
+def _callers_pass_lane32(model: WarpModel, s: Scope, src: str) -> bool:
+    """Is the source lane ``src`` a parameter of ``s`` that a call in this file passes as a lane
+    modulo 32 (``(my_id + i) % THREADS_PER_WARP``, ``(lane + 1) & 31``)? The helper then reads a
+    logical lane of a 32-lane warp with a shuffle that has no width: on a 64-lane wavefront lanes
+    32-63 read the lower half. A source lane taken modulo ``warpSize`` or another name is not judged."""
+    src = src.strip()
+    if not s.name or s.src or not warp._IDENT.fullmatch(src):
+        return False
+    params = _param_names(model.code, s)
+    if src not in params:
+        return False
+    k = params.index(src)
+    names = "|".join([re.escape(n) for n in sorted(model.const32)] + ["32"])
+    mod32 = re.compile(r"%\s*\(?\s*(?:" + names + r")(?![\w.])|&\s*(?:31|0[xX]1[fF])(?![\w.])")
+    for m in re.finditer(r"(?<![\w.])" + re.escape(s.name) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code):
+        if s.lo <= m.start() < s.body:
+            continue  # the definition itself
+        args = _split_args(warp._call_args(model.code, m.end() - 1))
+        if k < len(args) and mod32.search(args[k]):
+            return True
+    return False
 
 
 def _ptx_matrix_sites(code: str, seeds: tuple[int, ...]) -> Iterator[int]:

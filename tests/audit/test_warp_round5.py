@@ -137,3 +137,52 @@ def test_the_same_broadcast_in_a_plain_kernel_is_named(tmp_path: Path) -> None:
     (tmp_path / "plain.cu").write_text(PLAIN)
     found = audit_paths([tmp_path / "plain.cu"], jobs=1).findings
     assert (5, "shfl-fixed-lane") in [(f.line, f.rule) for f in found]
+
+
+# - A shuffle helper whose source lane is a parameter, with no width, called in the same file with a
+#   lane modulo 32 (`(lane + i) % THREADS_PER_WARP`, a named 32): the helper reads a logical lane of
+#   a 32-lane warp, so on a 64-lane wavefront lanes 32-63 read the lower half's values.
+ROTATE = """constexpr unsigned THREADS_PER_WARP = 32;
+template <typename T>
+__device__ void rotate(T& acc, T v, const int src_lane) {
+  acc += __shfl_sync(0xffffffff, v, src_lane);
+}
+__global__ void bias(const float* in, float* out) {
+  const unsigned lane = threadIdx.x % THREADS_PER_WARP;
+  float acc = 0.f;
+  for (int i = 0; i < 4; ++i) {
+    rotate<float>(acc, in[threadIdx.x * 4 + i], (lane + i) % THREADS_PER_WARP);
+  }
+  out[threadIdx.x] = acc;
+}
+"""
+# the callers take the lane modulo the hardware width: the absolute lane is right at 64
+ROTATE_WARPSIZE = ROTATE.replace("(lane + i) % THREADS_PER_WARP", "(lane + i) % warpSize").replace(
+    "threadIdx.x % THREADS_PER_WARP", "threadIdx.x % warpSize")
+# the helper passes the logical width: each half reads its own lanes
+ROTATE_WIDTH = ROTATE.replace("v, src_lane)", "v, src_lane, THREADS_PER_WARP)")
+# the input that breaks it: the helper in a header and its callers in another file (the header's
+# audit sees no caller; a file's findings depend only on the file and the headers it includes)
+
+
+def fixed(tmp_path: Path, name: str, text: str) -> list[int]:
+    (tmp_path / name).write_text(text)
+    return [f.line for f in audit_paths([tmp_path / name], jobs=1).findings if f.rule == "shfl-fixed-lane"]
+
+
+def test_a_widthless_shuffle_whose_callers_pass_a_lane_mod_32_is_named(tmp_path: Path) -> None:
+    assert fixed(tmp_path, "rot.cu", ROTATE) == [4]
+
+
+def test_a_lane_mod_warpsize_or_a_shuffle_with_width_is_quiet(tmp_path: Path) -> None:
+    assert fixed(tmp_path, "rot_ws.cu", ROTATE_WARPSIZE) == []
+    assert fixed(tmp_path, "rot_w.cu", ROTATE_WIDTH) == []
+
+
+def test_callers_in_another_file_are_the_known_miss(tmp_path: Path) -> None:
+    helper, kernel = ROTATE.split("__global__")
+    (tmp_path / "rot.cuh").write_text(helper)
+    (tmp_path / "k.cu").write_text('#include "rot.cuh"\n__global__' + kernel.replace(
+        "constexpr unsigned THREADS_PER_WARP = 32;\n", ""))
+    found = audit_paths([tmp_path / "rot.cuh", tmp_path / "k.cu"], jobs=1).findings
+    assert not [f for f in found if f.rule == "shfl-fixed-lane"]
