@@ -94,6 +94,9 @@ _WARPGROUP = re.compile(r"elect_one_sync\s*\(|warpgroup_(?:arrive|wait|commit_ba
                         r"|reg_dealloc)\b|\bSM90_TMA_\w+")
 _MACRO_HEAD = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _VOTE = re.compile(r"__(?:all|any)(?:_sync)?\s*\(")
+# a raw ballot spans the wavefront too: lanes picked or counted from it mix the two 32-lane halves
+# (a cooperative group's tile.ballot is the tile's own and is not matched)
+_RAW_BALLOT = re.compile(r"(?<![\w.])__ballot(?:_sync)?\s*\(")
 LANE_BIT = "'1 <<"  # how warp.lane_math's lane-bit hits begin
 _LOOP16 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
 
@@ -108,7 +111,7 @@ class Scope:
     logical32: bool = False  # a 32-lane assumption here (filled from warp.py's hits)
     tile32: bool = False
     mma: bool = False  # warp matrix operations here (wmma fragments belong to hardware warps)
-    vote: bool = False  # __all / __any here: a vote spans the whole wavefront, not a 32-lane half
+    vote: bool = False  # __all / __any / __ballot here: a vote spans the whole wavefront, not a 32-lane half
     fixed: bool = False  # a fixed-lane shuffle hazard here (shfl-fixed-lane)
     hw_lane: bool = False  # reads PTX %laneid: the hardware lane (0-63 once ported as __lane_id())
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
@@ -168,6 +171,9 @@ class WarpModel:
             self.at(at).hw_lane = True
         for at in _sites(code, ("__all", "__any"), _VOTE):
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
+                self.at(at).vote = True
+        for at in _sites(code, ("__ballot",), _RAW_BALLOT, back=1):
+            if cuda_only is None or not cuda_only(at):
                 self.at(at).vote = True
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
             self.at(m.start()).tile32 = True

@@ -66,9 +66,10 @@ _BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask|\.ballot)\s*\(")
 # `unsigned int x =` is matched by `unsigned\s+int` and also by `int` alone (\b before it): dropping
 # either alternative by itself changes nothing (an equivalent mutant); tests/audit/golden/ballot_forms.cu
 # fails when both go, or when `unsigned`, `int32_t` or `u32` goes.
-_INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint)"
+_INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint32|uint)"  # uint32: nvbio's typedef
 _WRAPPED_ASSIGN = re.compile(r"[ \t]*[-+*/%&|^]?=(?!=)")  # a line that starts with `=` / `+=` ...
-_DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*\Z")
+# `uint32_t e = (__ballot_sync(...)) & MASK`: a parenthesis before the call stores it all the same
+_DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*(?:\(\s*)*\Z")
 _MASK_ARG_BEFORE = re.compile(r"(?:" + _SYNC + r")\s*\(\s*\Z")  # `__shfl_sync(` just before a call
 _POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")
 _MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$"
@@ -516,7 +517,10 @@ def _masked_to_32(code: str, m: re.Match[str]) -> tuple[str, int] | None:
 
 # a 32-bit all-ones constant: zero-extended to 64 bits when compared with a 64-bit ballot (`~0`
 # and `-1` are signed ints, sign-extended to all 64 ones: right at 64, so not matched)
-_ONES32 = r"(?:~\s*0[uU]|~\s*\(\s*0[uU]\s*\)|0[xX][fF]{8}[uU]?)(?![\w.])"
+# (also -1 cast to a 32-bit unsigned type: `static_cast<unsigned>(-1)`, `(uint32_t)-1`)
+_ONES32 = (r"(?:~\s*0[uU]|~\s*\(\s*0[uU]\s*\)|0[xX][fF]{8}[uU]?"
+           r"|static_cast\s*<\s*(?:unsigned(?:\s+int)?|uint32_t)\s*>\s*\(\s*-\s*1\s*\)"
+           r"|\(\s*(?:unsigned(?:\s+int)?|uint32_t)\s*\)\s*-\s*1)(?![\w.])")
 _CMP_ONES_AFTER = re.compile(r"\s*[!=]=\s*" + _ONES32)
 _CMP_ONES_BEFORE = re.compile(r"(?<![\w.])" + _ONES32 + r"\s*[!=]=\s*\Z")
 
