@@ -33,8 +33,8 @@ LABELS = REPO / "tests" / "audit" / "fresh" / "labels.toml"
 
 def score(root: Path, half: str, data: dict) -> dict:
     labels = {(d["source"], d["file"], int(d["line"]), d["rule"]): bool(d["real"])
-              for d in data["finding"] if d["half"] == half}
-    files = sorted({root / d["source"] / d["file"] for d in data["finding"] if d["half"] == half}
+              for d in data.get("finding", []) if d["half"] == half}
+    files = sorted({root / d["source"] / d["file"] for d in data.get("finding", []) if d["half"] == half}
                    | {root / d["source"] / d["file"] for d in data.get("hazard", []) if d["half"] == half}
                    | _half_files(root, data, half))
     found = audit_paths([str(p) for p in files], jobs=1).findings

@@ -132,12 +132,13 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
     return side, checks
 
 
-def feature_ranges(code: str) -> list[tuple[int, int, str]]:
-    """(first line, last line, MACRO) of the branches compiled only when MACRO is defined:
-    ``#ifdef M`` / ``#if defined(M)`` / ``#if M`` bodies and the ``#else`` of ``#ifndef M``. Which
-    such macros exist only on CUDA (deepspeed's PTX_AVAILABLE, defined under __CUDA_ARCH__) is a
-    tree-level fact, decided in scan.py from ``define_sides``."""
-    out: list[tuple[int, int, str]] = []
+def feature_ranges(code: str) -> list[tuple[int, int, str, bool]]:
+    """(first line, last line, MACRO, tested by value) of the branches compiled only when MACRO is
+    defined: ``#ifdef M`` / ``#if defined(M)`` / ``#if M`` bodies and the ``#else`` of ``#ifndef M``;
+    the flag is set for ``#if M`` (which also needs M's value to be non-zero). Which such macros
+    exist only on CUDA (deepspeed's PTX_AVAILABLE, defined under __CUDA_ARCH__) or are 0 on ROCm
+    is a tree-level fact, decided in scan.py from ``define_sides`` and ``false_defines``."""
+    out: list[tuple[int, int, str, bool]] = []
     if "#" not in code:
         return out
     # per open #if: [macro or "", line its defined-only branch opened (0: none open), negated test]
@@ -148,16 +149,18 @@ def feature_ranges(code: str) -> list[tuple[int, int, str]]:
             one = _ONE_MACRO.match(cond)
             name = one.group(2) if one and not _HIP_MACRO.fullmatch(one.group(2)) else ""
             negated = kind == "ifndef" or bool(one and one.group(1))
-            stack.append([name, 0 if negated or not name else line + 1, negated])
+            by_value = kind == "if" and not negated and "defined" not in cond
+            stack.append([name, 0 if negated or not name else line + 1, negated, by_value])
             continue
         if not stack:
             continue
-        name, since, negated = stack[-1]
+        name, since, negated, by_value = stack[-1]
         if since:
-            out.append((since, line - 1, name))
+            out.append((since, line - 1, name, by_value))
             stack[-1][1] = 0
         if kind == "else" and name and negated:
             stack[-1][1] = line + 1  # #ifndef M ... #else: the #else needs M
+            stack[-1][3] = False
         if kind == "elif":
             stack[-1][0] = ""  # later branches mean "not defined and ...": stop tracking
         if kind == "endif":
@@ -174,6 +177,34 @@ def define_sides(code: str, side: bytearray) -> tuple[set[str], set[str]]:
     for line, m in _at_line_start(_DEFINE, code):
         (cuda if side[line] == CUDA else other).add(m.group(1))
     return cuda, other
+
+
+_DEFINE_VALUE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+((?:[^\n\\]|\\.)*)")
+_CUDA_VERSION = re.compile(r"\bCUDA_VERSION\b")
+
+
+def false_defines(code: str, side: bytearray) -> tuple[set[str], set[str]]:
+    """(object-like macros #defined, outside a CUDA branch, to a value that is 0 on ROCm; those
+    #defined to anything else there). ``#define FP4_TYPE_SUPPORTED (CUDA_VERSION >= 12080)`` is 0
+    on ROCm whether CUDA_VERSION stays undefined (0) or hipify renames it to TORCH_HIP_VERSION (7xx),
+    so ``#if FP4_TYPE_SUPPORTED`` is never compiled there (``#ifdef`` of it is: the macro exists)."""
+    zero: set[str] = set()
+    other: set[str] = set()
+    if "define" not in code:
+        return zero, other
+    for line, m in _at_line_start(_DEFINE_VALUE, code):
+        if side[line] == CUDA:
+            continue
+        value = m.group(2).split("//")[0].split("/*")[0]
+        on_rocm = {rocm_value(_CUDA_VERSION.sub(v, value)) for v in ("0", "700")}
+        (zero if on_rocm == {0} else other).add(m.group(1))
+    return zero, other
+
+
+# CUTLASS's and CuTe's arch switches (cutlass/arch/config.h, cute/arch/*.hpp) are #defined only
+# under `defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= ...` tests, so ROCm's compiler never sees them
+# defined; the headers are often absent from the tree (a submodule), so the names are judged here.
+LIBRARY_CUDA_ARCH_MACRO = re.compile(r"(?:CUTLASS|CUTE)_ARCH_\w+_ENABLED")
 
 
 def _fill(side: bytearray, events: list[tuple[int, int]]) -> None:

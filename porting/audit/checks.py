@@ -71,9 +71,12 @@ class FileFacts:
     # (first, last line, MACRO) of branches compiled only when MACRO is defined, and where the file
     # #defines macros: a macro defined only on the CUDA side anywhere in the tree makes its
     # branches CUDA-only too (deepspeed: #ifdef PTX_AVAILABLE around inline PTX)
-    features: list[tuple[int, int, str]] = field(default_factory=list)
+    features: list[tuple[int, int, str, bool]] = field(default_factory=list)
     cuda_defines: set[str] = field(default_factory=set)
     other_defines: set[str] = field(default_factory=set)
+    # macros #defined to a value that is 0 on ROCm (``(CUDA_VERSION >= 12080)``) / to another value
+    zero_defines: set[str] = field(default_factory=set)
+    value_defines: set[str] = field(default_factory=set)
     pending: list[Finding] = field(default_factory=list)  # warp constants, kept if the unit uses them as widths
     headers: tuple[str, ...] = ()  # the quoted headers the file includes, transitively (porting.audit.includes)
     side: bytearray = field(default_factory=bytearray)  # per line: branches.NEUTRAL / HIP / CUDA
@@ -135,6 +138,7 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
     facts.other_defines |= other_defines
     facts.defined |= cuda_defines | other_defines
     facts.features = branches.feature_ranges(m.code)
+    facts.zero_defines, facts.value_defines = branches.false_defines(m.code, side)
     facts.headers = includes.closure(path, m.text)
     facts.side = side
     seen: set[tuple[int, str]] = set()

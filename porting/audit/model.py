@@ -86,8 +86,17 @@ _MMA = re.compile(r"wmma::|\bmma_sync\s*\(")
 # the same warp matrix operations written as PTX (`asm("mma.sync.aligned...")`, ldmatrix, wgmma),
 # often inside a `#define HMMA16816(...)` macro body that the kernels use rather than in the kernel
 _PTX_MATRIX = ("mma.sync", "ldmatrix.sync", "wgmma.")
+# Hopper+ warpgroup programming through CUTLASS/CuTe (elected-lane TMA issue, warpgroup fences,
+# register reallocation): the function belongs to a GMMA/TMA pipeline that has no ROCm build at
+# all (a library port, named by cuda-only-library), so its fixed-lane broadcasts of the warp index
+# (`__shfl_sync(m, (tid / 32) % 4, 0)`) are mma code, not a wave64 hazard of their own
+_WARPGROUP = re.compile(r"elect_one_sync\s*\(|warpgroup_(?:arrive|wait|commit_batch|fence_operand|reg_alloc"
+                        r"|reg_dealloc)\b|\bSM90_TMA_\w+")
 _MACRO_HEAD = re.compile(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)")
 _VOTE = re.compile(r"__(?:all|any)(?:_sync)?\s*\(")
+# a raw ballot spans the wavefront too: lanes picked or counted from it mix the two 32-lane halves
+# (a cooperative group's tile.ballot is the tile's own and is not matched)
+_RAW_BALLOT = re.compile(r"(?<![\w.])__ballot(?:_sync)?\s*\(")
 LANE_BIT = "'1 <<"  # how warp.lane_math's lane-bit hits begin
 _LOOP16 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
 
@@ -102,7 +111,7 @@ class Scope:
     logical32: bool = False  # a 32-lane assumption here (filled from warp.py's hits)
     tile32: bool = False
     mma: bool = False  # warp matrix operations here (wmma fragments belong to hardware warps)
-    vote: bool = False  # __all / __any here: a vote spans the whole wavefront, not a 32-lane half
+    vote: bool = False  # __all / __any / __ballot here: a vote spans the whole wavefront, not a 32-lane half
     fixed: bool = False  # a fixed-lane shuffle hazard here (shfl-fixed-lane)
     hw_lane: bool = False  # reads PTX %laneid: the hardware lane (0-63 once ported as __lane_id())
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
@@ -156,10 +165,15 @@ class WarpModel:
             self.at(at).mma = True
         for at in _ptx_matrix_sites(code, ptx_matrix):
             self.at(at).mma = True
+        for at in _sites(code, ("elect_one_sync", "warpgroup_", "SM90_TMA_"), _WARPGROUP):
+            self.at(at).mma = True
         for at in ptx_laneid:
             self.at(at).hw_lane = True
         for at in _sites(code, ("__all", "__any"), _VOTE):
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
+                self.at(at).vote = True
+        for at in _sites(code, ("__ballot",), _RAW_BALLOT, back=1):
+            if cuda_only is None or not cuda_only(at):
                 self.at(at).vote = True
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
             self.at(m.start()).tile32 = True
@@ -716,12 +730,14 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         if m is None:
             continue
         s = model.at(m.start())
-        if s.tile32 or model.matrix(s) or not (model.logical(s) or model.called_from_logical(s)):
+        if s.tile32 or model.matrix(s):
             continue  # a tile's own lanes; or mma fragment exchanges (a library port, not lane math)
         args = _split_args(warp._call_args(code, m.end() - 1))
         if len(args) != (3 if m.group(1) == "__shfl_sync" else 2):  # (mask,) value, source lane: no width
             continue
         src = args[-1]
+        if not (model.logical(s) or model.called_from_logical(s) or _callers_pass_lane32(model, s, src)):
+            continue
         if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", args[-2]):
             continue  # a literal broadcast: the same value in both halves
         if _one_warp_blocks(model, s):
@@ -738,6 +754,29 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
                "logical warps: on a 64-lane wavefront lanes 32-63 read the lower half's lane, not their own "
                "half's", f"pass the logical width ({m.group(1)}(..., {src}, 32)) or compute the source lane "
                f"from warpSize; {warp.EMULATE}", m.group(1))
+
+
+def _callers_pass_lane32(model: WarpModel, s: Scope, src: str) -> bool:
+    """Is the source lane ``src`` a parameter of ``s`` that a call in this file passes as a lane
+    modulo 32 (``(my_id + i) % THREADS_PER_WARP``, ``(lane + 1) & 31``)? The helper then reads a
+    logical lane of a 32-lane warp with a shuffle that has no width: on a 64-lane wavefront lanes
+    32-63 read the lower half. A source lane taken modulo ``warpSize`` or another name is not judged."""
+    src = src.strip()
+    if not s.name or s.src or not warp._IDENT.fullmatch(src):
+        return False
+    params = _param_names(model.code, s)
+    if src not in params:
+        return False
+    k = params.index(src)
+    names = "|".join([re.escape(n) for n in sorted(model.const32)] + ["32"])
+    mod32 = re.compile(r"%\s*\(?\s*(?:" + names + r")(?![\w.])|&\s*(?:31|0[xX]1[fF])(?![\w.])")
+    for m in re.finditer(r"(?<![\w.])" + re.escape(s.name) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code):
+        if s.lo <= m.start() < s.body:
+            continue  # the definition itself
+        args = _split_args(warp._call_args(model.code, m.end() - 1))
+        if k < len(args) and mod32.search(args[k]):
+            return True
+    return False
 
 
 def _ptx_matrix_sites(code: str, seeds: tuple[int, ...]) -> Iterator[int]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..walk import read_regular, source_files, why_unreadable
-from . import checks
+from . import branches, checks
 from .findings import Baseline, Finding, suppressed_rules
 from .mask import mask
 from .rules import RULES, SEVERITIES
@@ -127,7 +127,11 @@ def _tree_filter(results: list[FileResult], paths: list[str], sets: SymbolSets) 
         widths = set().union(*(u.width_names for u in unit))
         cuda_only = set().union(*(u.cuda_defines for u in unit)) - set().union(*(u.other_defines for u in unit))
         pending = {id(f) for f in facts.pending}
-        gated = [(lo, hi) for lo, hi, name in facts.features if name in cuda_only]
+        other = set().union(*(u.other_defines for u in unit))
+        zero = set().union(*(u.zero_defines for u in unit)) - set().union(*(u.value_defines for u in unit))
+        gated = [(lo, hi) for lo, hi, name, by_value in facts.features
+                 if name in cuda_only or (by_value and name in zero)
+                 or (name not in other and branches.LIBRARY_CUDA_ARCH_MACRO.fullmatch(name))]
         found[:] = [f for f in found
                     if not (f.rule in _TREE_DEFINED_RULES and f.symbol and f.symbol in defined)
                     and not (id(f) in pending and f.symbol not in widths)

@@ -42,7 +42,8 @@ _SCALED = re.compile(r"(?<![\w.])\d+[uUlL]*\s*\*(?!\*)|\*\s*\d+[uUlL]*(?![\w.])"
 _SUBSCRIPT = re.compile(r"\[[^\[\]]*\]")
 _CALL_ARGS = re.compile(r"(?<=[\w>])\s*\([^()]*\)")  # the arguments of f(...) / tpl<T>(...)
 _TARGET = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)[^=]*\Z")
-_WARP_COUNT_NAME = re.compile(r"(?i)warps?(?:_?(?:num|count|cnt|per\w*))?$|num_?warps|n_?warps|nwarps")
+# `words_per_warp`, `bytesPerWarp`: an amount per warp, not a number of warps
+_WARP_COUNT_NAME = re.compile(r"(?i)(?<!per_)(?<!per)warps?(?:_?(?:num|count|cnt|per\w*))?$|num_?warps|n_?warps|nwarps")
 # two regexes, each starting with a literal, are several times faster than their alternation
 _DEFINE_32 = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(32|5)[uU]?[ \t]*\)?[ \t]*$", re.MULTILINE)
 # `const int NAME = 32;` found from the value (digits are rarer than the word const), then checked
@@ -65,9 +66,10 @@ _BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask|\.ballot)\s*\(")
 # `unsigned int x =` is matched by `unsigned\s+int` and also by `int` alone (\b before it): dropping
 # either alternative by itself changes nothing (an equivalent mutant); tests/audit/golden/ballot_forms.cu
 # fails when both go, or when `unsigned`, `int32_t` or `u32` goes.
-_INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint)"
+_INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint32|uint)"  # uint32: nvbio's typedef
 _WRAPPED_ASSIGN = re.compile(r"[ \t]*[-+*/%&|^]?=(?!=)")  # a line that starts with `=` / `+=` ...
-_DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*\Z")
+# `uint32_t e = (__ballot_sync(...)) & MASK`: a parenthesis before the call stores it all the same
+_DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*(?:\(\s*)*\Z")
 _MASK_ARG_BEFORE = re.compile(r"(?:" + _SYNC + r")\s*\(\s*\Z")  # `__shfl_sync(` just before a call
 _POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")
 _MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$"
@@ -287,6 +289,22 @@ def _warp_uniform(code: str, name: str, scope: tuple[int, int], depth: int = 0) 
     return False
 
 
+def _bit_packed(code: str, at: int, operand: str) -> bool:
+    """Does the statement around ``at`` split ``operand`` into a 32-bit word and a bit of it
+    (``words[e / 32] |= 1u << (e % 32)``)? A bitmap of 32-bit words is indexed the same whatever the
+    wavefront's width, so neither the `/ 32` nor the `% 32` there is lane math."""
+    name = operand.strip().rsplit("[", 1)[-1]  # `words[e` read back from `words[e / 32]`: e
+    if not name:
+        return False
+    lo = max(code.rfind(c, 0, at) for c in (";", "{", "}")) + 1
+    hi = code.find(";", at)
+    stmt = code[lo:hi if hi >= 0 else len(code)]
+    x = re.escape(name)
+    word = re.search(r"\[[^\[\]]*(?<![\w.])" + x + r"\s*(?:/\s*32|>>\s*5)\b[^\[\]]*\]", stmt)
+    bit = re.search(r"<<\s*\(\s*" + x + r"\s*(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\s*\)", stmt)
+    return word is not None and bit is not None
+
+
 def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
     derived = derived or Derivation(code)
     for m in _lane_ops(code):
@@ -298,6 +316,8 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
         by_use = derived.at(operand, m.start())
         if by_use and _warp_uniform(code, operand.strip(), derived.scope(m.start())):
             continue  # a warp's index (the same in all its lanes): `row % 32` picks a bit of packed data
+        if by_use and _bit_packed(code, m.start(), operand):
+            continue
         if pair == ("<", "32") and not (by_use and _ANY_SHFL.search(code, m.end(), m.end() + 600)):
             continue  # `tid < 32` is "the last warp" only when a shuffle follows
         if not by_use and not (pair in (("/", "32"), (">>", "5"))
@@ -312,7 +332,7 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
     for m in _SHIFT_LANE.finditer(code) if "<<" in code else ():
         if _after_word(code, m.start()):
             continue  # 31 << x, x1 << y
-        if derived.at(m.group(1), m.start()):
+        if derived.at(m.group(1), m.start()) and not _bit_packed(code, m.start(), m.group(1)):
             yield (m.start(), "warp-size-literal", f"'1 << {m.group(1)}' builds a lane bit in a 32-bit int: lanes "
                    "32-63 of a 64-lane wavefront shift out (undefined behaviour)",
                    f"use 1ull << lane and a 64-bit mask; {EMULATE}", "")
@@ -497,7 +517,10 @@ def _masked_to_32(code: str, m: re.Match[str]) -> tuple[str, int] | None:
 
 # a 32-bit all-ones constant: zero-extended to 64 bits when compared with a 64-bit ballot (`~0`
 # and `-1` are signed ints, sign-extended to all 64 ones: right at 64, so not matched)
-_ONES32 = r"(?:~\s*0[uU]|~\s*\(\s*0[uU]\s*\)|0[xX][fF]{8}[uU]?)(?![\w.])"
+# (also -1 cast to a 32-bit unsigned type: `static_cast<unsigned>(-1)`, `(uint32_t)-1`)
+_ONES32 = (r"(?:~\s*0[uU]|~\s*\(\s*0[uU]\s*\)|0[xX][fF]{8}[uU]?"
+           r"|static_cast\s*<\s*(?:unsigned(?:\s+int)?|uint32_t)\s*>\s*\(\s*-\s*1\s*\)"
+           r"|\(\s*(?:unsigned(?:\s+int)?|uint32_t)\s*\)\s*-\s*1)(?![\w.])")
 _CMP_ONES_AFTER = re.compile(r"\s*[!=]=\s*" + _ONES32)
 _CMP_ONES_BEFORE = re.compile(r"(?<![\w.])" + _ONES32 + r"\s*[!=]=\s*\Z")
 

@@ -38,10 +38,16 @@ __global__ void k2(unsigned* out, int n) {
   int lane = t & 0x1f;  // expect: warp32-logical
   bool last = lane == 31;  // expect: warp32-logical
   unsigned bit = 1u << lane;  // expect: warp32-logical
-  unsigned b;
-  b = __ballot_sync(~0ull, n > 0);  // expect: ballot-32bit
-  int c = __popc(__ballot_sync(~0ull, n > 0));  // expect: ballot-32bit
   float v = __shfl_sync(kFull, 1.0f, 0);  // a literal broadcast: the same value in both halves
   for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(~0ull, v, o);  // expect: warp32-logical
   int w = threadIdx.x >> LOG_WARP;
+}
+// a raw ballot spans the wavefront, so this 32-lane function's halves are not independent: the lane
+// math gets no "consistent at 64" note (round 6), only the ballot's 32-bit stores are named
+__global__ void k3(int n, int* out) {
+  int lane = threadIdx.x & 0x1f;
+  unsigned b;
+  b = __ballot_sync(~0ull, n > 0);  // expect: ballot-32bit
+  int c = __popc(__ballot_sync(~0ull, n > 0));  // expect: ballot-32bit
+  out[lane] = b + c;
 }
