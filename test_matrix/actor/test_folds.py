@@ -12,19 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from porting.matrix.monarch_util import load_by_value, stop_mesh
+from porting.matrix.monarch_util import load_by_value
 
 pytestmark = pytest.mark.component("actor")
 subjects = load_by_value(Path(__file__).with_name("subjects.py"), "port_matrix_actor_subjects")
-
-
-@pytest.fixture(scope="module")
-def procs(fault_log):
-    from monarch.actor import this_host
-
-    mesh = this_host().spawn_procs(per_host={"gpus": 2})
-    yield mesh
-    stop_mesh(mesh)
 
 
 @pytest.fixture(scope="module")

@@ -19,15 +19,6 @@ subjects = load_by_value(Path(__file__).with_name("subjects.py"), "port_matrix_a
 
 
 @pytest.fixture(scope="module")
-def procs(fault_log):
-    from monarch.actor import this_host
-
-    mesh = this_host().spawn_procs(per_host={"gpus": 2})
-    yield mesh
-    stop_mesh(mesh)
-
-
-@pytest.fixture(scope="module")
 def probes(procs):
     return procs.spawn("lifecycle", subjects.Probe)
 
