@@ -118,6 +118,12 @@ def test_all_to_all_single_dtypes(rank_pool):
     _ok(rank_pool.run(cases.all_to_all_single, splits="uneven", dtypes=cases.MOVE_DTYPES))
 
 
+# A 2-D input split by rows (split sizes in rows, scaled by the row length).
+@pytest.mark.parametrize("backend", bk.GLOO_ONLY)
+def test_all_to_all_single_rows(rank_pool):
+    _ok(rank_pool.run(cases.all_to_all_single_rows))
+
+
 # The list form: even over both; uneven sizes per peer refused by gloo, run by NCCL/RCCL.
 @pytest.mark.parametrize("backend", bk.BOTH)
 def test_all_to_all_list(rank_pool):

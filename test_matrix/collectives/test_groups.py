@@ -28,12 +28,13 @@ def _ok(out):
 
 # Each kind is another group path: two disjoint pair groups; a strided group [1, 3] with
 # group_src and rank translation; a non-member's call returning at once; new_subgroups;
-# new_subgroups_by_enumeration; send/recv by group_dst/group_src. The device twins are the
+# new_subgroups_by_enumeration; an object collective with group_src; send/recv by
+# group_dst/group_src. The device twins are the
 # first two (each group is its own NCCL/RCCL communicator).
 SUBGROUPS = [pytest.param(k, b, id=f"{b}-{k}", marks=m) for k in ("pairs", "strided_group_src")
              for b, m in (("gloo", ()), ("nccl", bk.NCCL4.marks))]
 SUBGROUPS += [pytest.param(k, "gloo", id=f"gloo-{k}")
-              for k in ("not_member", "new_subgroups", "by_enumeration", "send_group_dst")]
+              for k in ("not_member", "new_subgroups", "by_enumeration", "object_group_src", "send_group_dst")]
 
 
 @pytest.mark.parametrize("kind,backend", SUBGROUPS)
