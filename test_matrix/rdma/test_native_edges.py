@@ -534,3 +534,100 @@ def test_loader_refusals_of_build_records(tmp_path, case):
         native.Library(native.library_path("cpu", tmp_path))
     assert info.value.status == status
     assert native.absent(info.value) == (status == "not-found")
+
+
+# ---- the kernels' pointer checks at the C ABI (make_shard_view / check_reduce_args) -------------
+
+def _shard_call(lib, base, sizes, strides, length, staging):
+    c = lambda values: None if values is None else (ctypes.c_int64 * len(values))(*values)  # noqa: E731
+    lib.call("pn_gather_shard", ctypes.c_void_p(base), len(sizes or [0]), c(sizes), c(strides), 4, 0, 0, length,
+             ctypes.c_void_p(staging), ctypes.c_void_p(None))
+
+
+def test_an_empty_shard_needs_no_pointers(lib):
+    """numel == 0 returns before the pointer checks: NULL tensor and staging are accepted (empty
+    tensors may have no data pointer); a non-empty shard with either NULL is refused."""
+    import torch
+
+    from porting import native
+
+    _shard_call(lib, None, [4, 3], [3, 1], 0, None)
+    staging = torch.zeros(3, dtype=torch.float32)
+    for base, stage in [(None, staging.data_ptr()), (staging.data_ptr(), None)]:
+        with pytest.raises(native.NativeError, match=r"tensor or staging pointer is NULL") as info:
+            _shard_call(lib, base, [4, 3], [3, 1], 1, stage)
+        assert info.value.status == "invalid"
+
+
+def test_shard_sizes_or_strides_null_is_refused(lib):
+    from porting import native
+
+    for sizes, strides in [(None, [1]), ([4], None)]:
+        with pytest.raises(native.NativeError, match=r"sizes or strides is NULL") as info:
+            lib.call("pn_gather_shard", ctypes.c_void_p(4096), 1,
+                     None if sizes is None else (ctypes.c_int64 * 1)(*sizes),
+                     None if strides is None else (ctypes.c_int64 * 1)(*strides), 4, 0, 0, 1,
+                     ctypes.c_void_p(4096), ctypes.c_void_p(None))
+        assert info.value.status == "invalid"
+
+
+def test_a_size_one_dim_with_any_stride_is_ignored(lib):
+    """Size-1 dims are dropped before the copy (their stride is never used): a view whose size-1
+    dim has a stride far outside the storage gathers and scatters like its squeezed twin."""
+    import torch
+
+    from porting import native
+
+    base = torch.arange(24, dtype=torch.float32)
+    view = base.as_strided((4, 1, 6), (6, 1 << 40, 1))
+    got = native.gather(view, 2, 1, 3, lib=lib)
+    assert torch.equal(got, base.view(4, 1, 6)[:, :, 1:4])
+    out = torch.zeros(24).as_strided((4, 1, 6), (6, 1 << 40, 1))
+    native.scatter(got, out, 2, 1, 3, lib=lib)
+    assert torch.equal(out[:, :, 1:4], got) and float(out[:, :, [0, 4, 5]].abs().sum()) == 0.0
+
+
+def test_gather_reads_an_expanded_view(lib):
+    """A stride-0 dim (expanded) is refused only for scatter (aliasing writes); gather reads it,
+    the repeated row copied once per index (the element loop over a stride-0 dim)."""
+    import torch
+
+    from porting import native
+
+    row = torch.arange(5, dtype=torch.int32)
+    wide = row.expand(7, 5)
+    assert wide.stride() == (0, 1)
+    assert torch.equal(native.gather_shard(wide, 0, 2, 1, lib=lib), wide[4:].contiguous())
+    assert torch.equal(native.gather(wide, 1, 2, 2, lib=lib), wide[:, 2:4].contiguous())
+
+
+# Each a check of check_reduce_args not in test_native_kernels.py's ABI cases.
+REDUCE_POINTERS = {
+    "buffer_list_null": ("list", 4, r"buffer list is NULL"),
+    "one_buffer_null": ("second", 4, r"buffer 1 is NULL"),
+}
+
+
+@pytest.mark.parametrize("case", list(REDUCE_POINTERS))
+def test_reduce_pointer_refusals(lib, case):
+    import torch
+
+    from porting import native
+
+    which, n, message = REDUCE_POINTERS[case]
+    a, out = torch.ones(4), torch.zeros(4)
+    ptrs = None if which == "list" else (ctypes.c_void_p * 2)(a.data_ptr(), None)
+    with pytest.raises(native.NativeError, match=message) as info:
+        lib.call("pn_reduce", ptrs, 2, n, 0, 0, ctypes.c_void_p(out.data_ptr()), ctypes.c_void_p(None))
+    assert info.value.status == "invalid" and float(out.sum()) == 0.0
+
+
+def test_reduce_of_zero_elements_needs_no_pointers(lib):
+    """n == 0 is accepted before out and the buffers are looked at (NULL everywhere), but the
+    argument checks before it still apply (an unknown op is refused even for n == 0)."""
+    from porting import native
+
+    ptrs = (ctypes.c_void_p * 2)(None, None)
+    lib.call("pn_reduce", ptrs, 2, 0, 0, 0, ctypes.c_void_p(None), ctypes.c_void_p(None))
+    with pytest.raises(native.NativeError, match=r"unknown reduce op 7"):
+        lib.call("pn_reduce", ptrs, 2, 0, 0, 7, ctypes.c_void_p(None), ctypes.c_void_p(None))
