@@ -631,3 +631,122 @@ def test_reduce_of_zero_elements_needs_no_pointers(lib):
     lib.call("pn_reduce", ptrs, 2, 0, 0, 0, ctypes.c_void_p(None), ctypes.c_void_p(None))
     with pytest.raises(native.NativeError, match=r"unknown reduce op 7"):
         lib.call("pn_reduce", ptrs, 2, 0, 0, 7, ctypes.c_void_p(None), ctypes.c_void_p(None))
+
+
+# ---- the loader's search over build paths (load / load_for) ------------------------------------
+
+def _gpu_paths() -> list[str]:
+    from porting.native.library import PATHS
+
+    return [p for p in PATHS if p != "cpu"]
+
+
+def test_load_with_nothing_built_lists_every_path(tmp_path):
+    """No record anywhere: not-found (the cases skip), with one problem per build path."""
+    from porting import native
+    from porting.native.library import PATHS
+
+    with pytest.raises(native.NativeError) as info:
+        native.load(build_dir=tmp_path)
+    assert info.value.status == "not-found" and str(info.value).startswith("no usable native build: ")
+    assert [p for p in PATHS if f"run `port build --path {p}`" in str(info.value)] == list(PATHS)
+
+
+def test_load_reports_a_broken_build_over_absent_ones(tmp_path):
+    """One GPU path's record is unreadable, the others are absent: the load fails with the broken
+    one's status (invalid), so the cases error instead of skipping (_worst)."""
+    from porting import native
+
+    broken = _gpu_paths()[-1]
+    (tmp_path / broken).mkdir()
+    (tmp_path / broken / "build-record.json").write_text("[unterminated")
+    with pytest.raises(native.NativeError, match=r"unreadable build record") as info:
+        native.load(build_dir=tmp_path)
+    assert info.value.status == "invalid" and not native.absent(info.value)
+
+
+def test_load_falls_through_absent_gpu_builds_to_the_cpu_build(tmp_path, lib):
+    """The preference order ends at cpu: with only a cpu record (naming the built library by an
+    absolute path) load() returns that build; load_for("device") still refuses it."""
+    from porting import native
+
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "build-record.json").write_text(json.dumps({"ok": True, "library": str(lib.file)}))
+    found = native.load(build_dir=tmp_path)
+    assert (found.backend, found.file) == ("cpu", lib.file.resolve())
+    with pytest.raises(native.NativeError, match=r"^no usable GPU build for device memory: ") as info:
+        native.load_for("device", build_dir=tmp_path)
+    assert info.value.status == "not-found"
+
+
+# ---- concurrency on the registry's and the engine's locks ------------------------------------
+
+def test_exports_racing_a_deregistration_either_export_or_report_it(reg):
+    """pn_export runs under the registry lock, so against a concurrent deregister each export
+    either returns a handle of the live allocation or reports the key unknown; never a handle
+    of released memory that still imports as something else."""
+    import threading
+
+    from porting import native
+
+    outcomes: list[str] = []
+    for _ in range(20):
+        seg = reg.alloc_exportable(4096)
+        start = threading.Barrier(2)
+        handles: list[bytes] = []
+
+        def export_many(key=seg.key, start=start, handles=handles) -> None:
+            start.wait()
+            for _ in range(200):
+                try:
+                    handles.append(reg.export(key))
+                except native.NativeError as exc:
+                    outcomes.append(exc.status)
+                    return
+
+        worker = threading.Thread(target=export_many)
+        worker.start()
+        start.wait()
+        reg.lib.call("pn_deregister", reg.handle, seg.key)  # no quiesce: no engine here
+        worker.join()
+        for h in handles:
+            with pytest.raises(native.NativeError, match=r"\(was it released\?\)"):
+                reg.import_handle(h)
+    assert set(outcomes) <= {"not-found"}, outcomes
+    assert len(reg) == 0
+
+
+def test_threads_waiting_on_events_while_another_synchronizes(reg):
+    """pn_event_wait holds its event by reference outside the engine lock while other threads
+    retire it (synchronize, later waits): 8 threads each waiting on every event in another order
+    all return, and the bytes landed."""
+    import random
+    import threading
+
+    import torch
+
+    from porting import native
+
+    eng = native.CopyEngine(reg)
+    n, parts = 1 << 22, 16
+    src, dst = reg.register(_pattern(n, 16)), reg.register(torch.zeros(n, dtype=torch.uint8))
+    step = n // parts
+    events = [eng.write(dst.key, i * step, src.key, i * step, step) for i in range(parts)]
+    errors: list[str] = []
+
+    def wait_all(seed: int) -> None:
+        order = list(events)
+        random.Random(seed).shuffle(order)
+        try:
+            for ev in order:
+                ev.wait()
+        except native.NativeError as exc:
+            errors.append(str(exc))
+
+    threads = [threading.Thread(target=wait_all, args=(s,)) for s in range(8)]
+    for t in threads:
+        t.start()
+    eng.synchronize()
+    for t in threads:
+        t.join()
+    assert not errors and all(ev.done() for ev in events) and torch.equal(dst.owner, src.owner)
