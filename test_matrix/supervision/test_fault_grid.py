@@ -131,6 +131,17 @@ def test_nested_constructor_death_reaches_the_owner_not_the_client(spawn, fault_
     assert not [e for e in fault_log[before:] if "child" in e or f"owner_{mode}" in e], fault_log[before:]
 
 
+def test_a_nested_constructor_hang_times_out_the_owners_call(spawn, fault_log):
+    """init x hang x owner: the owner's bounded call to a child still in its constructor raises
+    TimeoutError inside the owner; no record, no hook entry; the child answers once built."""
+    before = len(fault_log)
+    owner = spawn(1).spawn("owner_of_slow", grid.Owner, 1, "hang", -1, 3.0)
+    assert owner.call_children.call_one(0.5).get() == "error TimeoutError: "
+    assert owner.call_children.call_one(60).get() == "ok [0]"
+    assert owner.seen.call_one().get() == []
+    assert not [e for e in fault_log[before:] if "owner_of_slow" in e], fault_log[before:]
+
+
 def test_a_nested_hang_times_out_inside_the_owner(spawn, fault_log):
     """hang x endpoint x owner: the owner's bounded call raises TimeoutError inside the owner, no
     __supervise__ record and no hook entry; the child answers the next call."""
@@ -144,21 +155,64 @@ def test_a_nested_hang_times_out_inside_the_owner(spawn, fault_log):
 
 # ---- endpoint x sibling ---------------------------------------------------------------------------
 
-def test_a_sibling_sees_a_proc_death_and_stays_healthy(spawn, fault_log):
-    """exit x endpoint x sibling: an actor holding (not owning) a mesh whose rank 1 exited gets
-    SupervisionError with the exit code from its mesh call, and keeps answering afterwards
-    (a dead proc bounces nothing back to it)."""
+# Two deaths of the victim's proc: its own exit code, and SIGKILL from outside (another report).
+DEATHS = {"exit": "exited with non-zero code 3", "sigkill": f"Killed(sig={int(signal.SIGKILL)})"}
+
+
+def _kill(mesh, rank: int, how: str) -> None:
+    if how == "exit":
+        mesh.slice(gpus=rank).exit_now.broadcast(3)
+    else:
+        os.kill(mesh.slice(gpus=rank).pid.call_one().get(), signal.SIGKILL)
+
+
+@pytest.mark.parametrize("how", list(DEATHS))
+def test_a_sibling_sees_a_proc_death_and_stays_healthy(spawn, fault_log, how):
+    """exit/signal x endpoint x sibling: an actor holding (not owning) a mesh whose rank 1 died
+    gets SupervisionError with the death's report from its mesh call, and keeps answering
+    afterwards (a dead proc bounces nothing back to it)."""
     before = len(fault_log)
-    victims = spawn(2).spawn("sib_victim", grid.Victim)
-    observer = spawn(1).spawn("sib_observer", grid.Observer)
+    victims = spawn(2).spawn(f"sib_victim_{how}", grid.Victim)
+    observer = spawn(1).spawn(f"sib_observer_{how}", grid.Observer)
     assert observer.call.call_one(victims).get() == "ok [0, 1]"
-    victims.slice(gpus=1).exit_now.broadcast(3)
-    _wait_for(fault_log, before, "sib_victim")
+    _kill(victims, 1, how)
+    _wait_for(fault_log, before, f"sib_victim_{how}")
     answer = observer.call.call_one(victims).get()
-    assert answer.startswith("error SupervisionError") and "sib_victim{'gpus': 1/2}" in answer, answer
+    assert answer.startswith("error SupervisionError") and f"sib_victim_{how}{{'gpus': 1/2}}" in answer, answer
+    assert DEATHS[how] in answer, answer
     time.sleep(_quiet_window_s())
     assert observer.call.call_one(victims.slice(gpus=0)).get() == "ok [0]"
-    assert not [e for e in fault_log[before:] if "sib_observer" in e], fault_log[before:]
+    assert not [e for e in fault_log[before:] if f"sib_observer_{how}" in e], fault_log[before:]
+
+
+def test_a_sibling_sees_a_constructor_exit(spawn, fault_log):
+    """init x exit x sibling: the sibling's call to a mesh whose rank 1 exited in its constructor
+    fails with the exit code; the sibling stays healthy and reaches rank 0."""
+    before = len(fault_log)
+    victims = spawn(2).spawn("died_at_init", grid.Victim, "exit", 1)
+    observer = spawn(1).spawn("init_observer", grid.Observer)
+    _wait_for(fault_log, before, "died_at_init")
+    answer = observer.call.call_one(victims).get()
+    assert answer.startswith("error SupervisionError") and "exited with non-zero code 7" in answer, answer
+    assert observer.call.call_one(victims.slice(gpus=0)).get() == "ok [0]"
+    assert not [e for e in fault_log[before:] if "init_observer" in e], fault_log[before:]
+
+
+def test_a_mesh_on_stopped_procs_cannot_be_handed_to_a_sibling(spawn, fault_log):
+    """stop x sibling: once the client stopped the victim's procs, passing the victim's mesh to
+    another actor is refused while pickling the message, on the client (nothing is sent; the
+    sibling still answers), and the stop reaches no hook."""
+    before = len(fault_log)
+    victim_procs = spawn(1)
+    victim = victim_procs.spawn("stopped_victim", grid.Victim)
+    observer = spawn(1).spawn("stop_observer", grid.Observer)
+    assert observer.call.call_one(victim).get() == "ok [0]"
+    victim_procs.stop().get(timeout=60)
+    with pytest.raises(RuntimeError, match=r"^`ProcMesh` has already been stopped$"):
+        observer.call.call_one(victim)
+    assert observer.call.call_one(spawn(1).spawn("fresh_victim", grid.Victim)).get() == "ok [0]"
+    time.sleep(_quiet_window_s())
+    assert not [e for e in fault_log[before:] if "stopped_victim" in e or "stop_observer" in e], fault_log[before:]
 
 
 def test_a_sibling_calling_a_failed_actor_fails_itself(spawn, fault_log):
@@ -193,17 +247,18 @@ def test_a_sibling_times_out_on_a_hang_and_stays_healthy(spawn, fault_log):
 
 # ---- nested endpoint x client ---------------------------------------------------------------------
 
-def test_the_client_calling_a_dead_grandchild_gets_the_error_but_no_fault(spawn, fault_log):
-    """exit x nested x client: the client holds a mesh its child actor owns; a rank of it exits.
+@pytest.mark.parametrize("how", list(DEATHS))
+def test_the_client_calling_a_dead_grandchild_gets_the_error_but_no_fault(spawn, fault_log, how):
+    """exit/signal x nested x client: the client holds a mesh its child actor owns; a rank of it dies.
     The owner handles it (__supervise__ True), the client's call to that rank raises
     SupervisionError, the other rank answers the client, and the client's hook gets nothing."""
     before = len(fault_log)
-    owner = spawn(1).spawn("grand_owner", grid.Owner, 2)
+    owner = spawn(1).spawn(f"grand_owner_{how}", grid.Owner, 2)
     kids = owner.children_mesh.call_one().get()
     assert sorted(kids.ping.call().get().values()) == [0, 1]
-    kids.slice(gpus=1).exit_now.broadcast(4)
-    _until(lambda: owner.seen.call_one().get(), lambda s: any("non-zero code 4" in r for r in s), "owner records")
-    with pytest.raises(_supervision_error(), match=r"grand_owner\{'gpus': 0/1\}>\.<.*child\{'gpus': 1/2\}"):
+    _kill(kids, 1, how)
+    _until(lambda: owner.seen.call_one().get(), lambda s: any(DEATHS[how] in r for r in s), "owner records")
+    with pytest.raises(_supervision_error(), match=rf"grand_owner_{how}\{{'gpus': 0/1\}}>\.<.*child\{{'gpus': 1/2\}}"):
         kids.slice(gpus=1).ping.call_one().get()
     assert kids.slice(gpus=0).ping.call_one().get() == 0
     time.sleep(_quiet_window_s())
@@ -222,9 +277,10 @@ def _drain(receiver, window: float) -> list:
             return got
 
 
-# Two ways the sender goes: an exception (the actor fails, its proc lives and flushes) and an exit
-# (the proc dies: what it had not flushed is lost).
-@pytest.mark.parametrize("then", ["raise", "exit"])
+# Three ways the sender goes: an exception (the actor fails, its proc lives and flushes), an exit
+# and a SIGKILL of itself (the proc dies with an exit code or a signal: what it had not flushed is
+# lost).
+@pytest.mark.parametrize("then", ["raise", "exit", "kill"])
 def test_values_sent_to_a_port_before_the_sender_fails(spawn, fault_log, then):
     """during send: the receiver gets what was sent, in order, and is never told of the failure
     (its port just goes silent); the failure reaches the hook. With "raise" every value arrives;
@@ -235,7 +291,8 @@ def test_values_sent_to_a_port_before_the_sender_fails(spawn, fault_log, then):
     sender = spawn(1).spawn(f"sender_{then}", grid.Victim)
     port, receiver = Channel.open()
     sender.send_then.broadcast(port, 5, then)
-    needle = "actor explicitly aborted" if then == "raise" else "exited with non-zero code 9"
+    needle = {"raise": "actor explicitly aborted", "exit": "exited with non-zero code 9",
+              "kill": f"Killed(sig={int(signal.SIGKILL)})"}[then]
     new = _wait_for(fault_log, before, needle)
     assert any(f"sender_{then}" in e and needle in e for e in new), new
     got = _drain(receiver, _quiet_window_s())
