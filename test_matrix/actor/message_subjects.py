@@ -112,3 +112,36 @@ class AsyncGeneratorEndpoint(Actor):
     async def agen(self, n: int):
         for i in range(n):
             yield i
+
+
+class Relay(Actor):
+    """Calls another actor from places other than its endpoint's own thread."""
+
+    @endpoint
+    def from_a_thread(self, other) -> list:
+        """A plain thread started by the endpoint calls ``other`` and waits for it."""
+        import threading
+
+        out: list = []
+
+        def run() -> None:
+            try:
+                out.append(other.rank.call_one().get(timeout=60))
+            except Exception as exc:
+                out.append(f"{type(exc).__name__}: {exc}")
+
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+        return out
+
+    @endpoint
+    def unawaited_future(self, other):
+        """Returns the Future of a call to ``other`` without waiting for it."""
+        return other.rank.call_one()
+
+    @endpoint
+    def many_tensors(self, n: int):
+        import torch
+
+        return [torch.full((3,), float(i)) for i in range(n)]

@@ -169,3 +169,79 @@ def test_a_sync_actor_calling_itself_times_out_then_answers(journal):
     me.keep_self.call_one(me).get()
     assert me.call_myself.call_one(0.5).get() == "error TimeoutError"
     assert me.rank.call_one().get() == 0  # the rank within the slice it was called through
+
+
+# ---- odd payloads: each pickled by its own reducer --------------------------------------------
+
+@pytest.fixture(scope="module")
+def relays(procs):
+    return procs.spawn("relays", ms.Relay)
+
+
+def test_numpy_arrays_keep_dtype_and_memory_order(journal):
+    """numpy's own reducer: C order, a transposed (Fortran-ordered) view arriving Fortran-ordered,
+    a structured dtype and an object array whose elements are pickled one by one."""
+    import numpy as np
+
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    structured = np.array([(1, 2.5), (-3, 0.25)], dtype=[("a", "i4"), ("b", "f8")])
+    objects = np.array([{"x": 1}, None, (2, "y")], dtype=object)
+    got_c, got_f, got_s, got_o = journal.slice(gpus=0).echo.call_one((a, a.T, structured, objects)).get()
+    assert got_c.dtype == np.float32 and got_c.flags["C_CONTIGUOUS"] and np.array_equal(got_c, a)
+    assert got_f.flags["F_CONTIGUOUS"] and not got_f.flags["C_CONTIGUOUS"] and np.array_equal(got_f, a.T)
+    assert got_s.dtype == structured.dtype and got_s.tolist() == structured.tolist()
+    assert got_o.dtype == object and got_o.tolist() == [{"x": 1}, None, (2, "y")]
+
+
+def test_torch_metadata_objects_round_trip(journal):
+    """torch.Size, dtype, device and memory_format: torch's own reducers, by reference."""
+    import torch
+
+    sent = (torch.Size([2, 3]), torch.bfloat16, torch.device("cpu"), torch.channels_last, torch.int8)
+    got = journal.slice(gpus=1).echo.call_one(sent).get()
+    assert got == sent and type(got[0]) is torch.Size and got[3] is torch.channels_last
+
+
+def test_a_module_arrives_with_parameters_and_buffers(journal):
+    """An nn.Module by reference to its class, with its state: Parameters stay Parameters that
+    require grad, a registered buffer stays a buffer."""
+    import torch
+
+    torch.manual_seed(3)
+    module = torch.nn.Linear(3, 2)
+    module.register_buffer("counter", torch.tensor(5))
+    got = journal.slice(gpus=0).echo.call_one(module).get()
+    assert type(got) is torch.nn.Linear and isinstance(got.weight, torch.nn.Parameter)
+    assert got.weight.requires_grad and torch.equal(got.weight, module.weight) and torch.equal(got.bias, module.bias)
+    assert [name for name, _ in got.named_buffers()] == ["counter"] and int(got.counter) == 5
+
+
+def test_a_memoryview_argument_arrives_as_bytes(journal):
+    """A memoryview cannot be pickled by the standard pickler; Monarch's sends its bytes, which
+    arrive as a bytes object (pinned for torchmonarch 0.7.0)."""
+    got = journal.slice(gpus=0).echo.call_one(memoryview(b"\x00abc\xff")).get()
+    assert type(got) is bytes and got == b"\x00abc\xff"
+
+
+def test_a_reply_of_many_tensors_arrives_whole(relays):
+    """One reply carrying 200 tensors (each its own storage): every one arrives with its value."""
+    got = relays.slice(gpus=1).many_tensors.call_one(200).get()
+    assert len(got) == 200 and all(t.tolist() == [float(i)] * 3 for i, t in enumerate(got))
+
+
+# ---- calls from elsewhere in an actor -----------------------------------------------------------
+
+def test_an_actors_own_thread_can_call_another_actor(relays, journal):
+    """A plain thread started inside an endpoint has no actor context of its own: its call goes
+    out with the process's context and its reply comes back to it."""
+    assert relays.slice(gpus=1).from_a_thread.call_one(journal.slice(gpus=0)).get() == [0]
+
+
+def test_returning_an_unawaited_future_fails_the_call(relays, journal):
+    """A Monarch Future cannot travel: an endpoint returning one (a call it did not wait for)
+    fails that call with an ActorError on the caller; the actor keeps answering."""
+    from monarch.actor import ActorError
+
+    with pytest.raises(ActorError, match=r"unawaited_future"):
+        relays.slice(gpus=0).unawaited_future.call_one(journal.slice(gpus=1)).get()
+    assert relays.slice(gpus=0).from_a_thread.call_one(journal.slice(gpus=1)).get() == [0]
