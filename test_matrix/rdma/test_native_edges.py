@@ -750,3 +750,33 @@ def test_threads_waiting_on_events_while_another_synchronizes(reg):
     for t in threads:
         t.join()
     assert not errors and all(ev.done() for ev in events) and torch.equal(dst.owner, src.owner)
+
+
+# ---- the binding's Segment views and pointer classification ---------------------------------------
+
+def test_a_segment_views_as_any_dtype_and_device_kinds_have_none(reg):
+    """Segment.as_tensor aliases host memory (a float32 view of an exported allocation writes
+    through); a segment whose kind is device memory has no host view and says so."""
+    import dataclasses
+
+    import torch
+
+    from porting import native
+
+    seg = reg.alloc_exportable(64, 4)
+    view = seg.as_tensor(torch.float32)
+    view.fill_(1.5)
+    assert view.shape == (16,) and torch.equal(seg.as_tensor().view(torch.float32), torch.full((16,), 1.5))
+    device_seg = dataclasses.replace(seg, info=native.PointerInfo("device", 0, "0000:00:00.0"))
+    with pytest.raises(native.NativeError, match=rf"^segment {seg.key}: device memory has no host view$"):
+        device_seg.as_tensor()
+
+
+def test_classifying_an_address_never_dereferences_it(lib):
+    """classify() of an integer address asks the runtime only (the cpu build answers host for any
+    non-NULL address, mapped or not), so a bad address is classified, not crashed on."""
+    from porting import native
+
+    for address in (0x1000, (1 << 47) - 4096, 0xDEADBEEF):
+        info = native.classify(address, lib=lib)
+        assert (info.kind, info.device, info.pci_bus_id) == ("host", -1, ""), hex(address)

@@ -111,3 +111,16 @@ def test_item_assignment_writes_through_a_view_on_every_worker(dm):
     x[1:] += 10
     got = [fetch_shard(x, hosts=0, gpus=g).result(timeout=FETCH_TIMEOUT_S).tolist() for g in (0, 1)]
     assert got == [[7.0, 11.0, 11.0], [7.0, 12.0, 12.0]]
+
+
+def test_a_remote_function_returning_a_python_value_is_fetched_from_one_worker(dm):
+    """call_on_shard_and_fetch of a function whose result is not a tensor (propagate returns a
+    placeholder int): the worker's own value comes back, per worker (their process ids)."""
+    import os
+
+    from monarch import call_on_shard_and_fetch, remote
+
+    getpid = remote("os.getpid", propagate=lambda: 0)
+    pids = [call_on_shard_and_fetch(getpid, shard={"hosts": 0, "gpus": g}).result(timeout=FETCH_TIMEOUT_S)
+            for g in (0, 1)]
+    assert all(isinstance(p, int) and p > 1 for p in pids) and len(set(pids)) == 2 and os.getpid() not in pids
