@@ -780,3 +780,42 @@ def test_classifying_an_address_never_dereferences_it(lib):
     for address in (0x1000, (1 << 47) - 4096, 0xDEADBEEF):
         info = native.classify(address, lib=lib)
         assert (info.kind, info.device, info.pci_bus_id) == ("host", -1, ""), hex(address)
+
+
+def test_a_copy_between_two_mappings_of_one_allocation(reg):
+    """Two imports of one handle are two address ranges over the same memory: a copy from the
+    first mapping's [0, 64) to the second's [64, 128) passes the (virtual-address) overlap check
+    and lands in the exporter's [64, 128)."""
+    from porting import native
+
+    seg = reg.alloc_exportable(4096)
+    seg.as_tensor().copy_(_pattern(4096, 17))
+    handle = reg.export(seg.key)
+    a, b = reg.import_handle(handle), reg.import_handle(handle)
+    native.CopyEngine(reg).write(b.key, 64, a.key, 0, 64).wait()
+    expected = _pattern(4096, 17)
+    expected[64:128] = expected[0:64].clone()
+    assert bool((seg.as_tensor() == expected).all())
+
+
+def test_the_cpu_build_ignores_the_handles_device_field(reg):
+    """A shared-memory handle names no device: an import with device 3 maps the same memory."""
+    seg = reg.alloc_exportable(128)
+    seg.as_tensor().fill_(0x5A)
+    imported = reg.import_handle(_edited(reg.export(seg.key), device=3))
+    assert imported.info.kind == "host" and imported.info.device == -1
+    assert bool((imported.as_tensor() == 0x5A).all())
+
+
+def test_reduce_into_its_last_buffer(lib):
+    """out may alias a buffer that is read after buffer 0: each block is accumulated before it
+    is stored, so every element reads the last buffer before overwriting it (past one 2048-element
+    block and a partial one)."""
+    import torch
+
+    from porting import native
+
+    bufs = [torch.arange(5000, dtype=torch.float32) * (i + 1) for i in range(3)]
+    expected = native.reduce_reference(bufs, "sum")
+    got = native.reduce(bufs, "sum", out=bufs[2], lib=lib)
+    assert got is bufs[2] and torch.equal(bufs[2], expected)
