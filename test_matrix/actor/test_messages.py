@@ -129,11 +129,13 @@ def test_cancelling_an_actors_wait_does_not_cancel_its_callee(awaiters):
     assert "inner" in callee.done.call_one().get()
 
 
-def test_a_cancelled_error_raised_by_an_endpoint_wedges_the_actor(fault_log):
+def test_a_cancelled_error_raised_by_an_endpoint_stops_the_actor_serving(fault_log):
     """asyncio.CancelledError raised by an async endpoint (a BaseException, not an Exception):
-    the call never resolves, the actor stops answering, nothing reaches the client's hook, while
-    another actor on the same proc answers. Pinned for torchmonarch 0.7.0 (a hang, not a failure:
-    the window is the supervision detector's 5 poll periods)."""
+    the call never resolves (no reply and no ActorError within the detector's 5 poll periods)
+    and the actor serves nothing more: a later call either times out too or, once its queue is
+    found closed, fails with "failed to send message to queue" (which one depends on timing;
+    both seen here). Another actor on the same proc answers. Pinned for torchmonarch 0.7.0."""
+    from monarch._rust_bindings.monarch_hyperactor.supervision import SupervisionError
     from monarch.actor import this_host
 
     window = 5 * _poll_s()
@@ -141,14 +143,18 @@ def test_a_cancelled_error_raised_by_an_endpoint_wedges_the_actor(fault_log):
     try:
         victim = procs.spawn("cancels_itself", ms.Awaiter)
         neighbour = procs.spawn("neighbour", ms.Journal)
-        before = len(fault_log)
+        assert victim.ping.call_one().get(timeout=60) == 0
         pending = victim.raise_cancelled.call_one()
         with pytest.raises(TimeoutError):
             pending.get(timeout=window)
-        with pytest.raises(TimeoutError):
-            victim.ping.call_one().get(timeout=window)
+        try:
+            outcome = f"answered {victim.ping.call_one().get(timeout=window)}"
+        except TimeoutError:
+            outcome = "timed out"
+        except SupervisionError as exc:
+            outcome = "queue closed" if "failed to send message to queue" in str(exc) else f"other: {exc}"
+        assert outcome in ("timed out", "queue closed"), outcome
         assert neighbour.rank.call_one().get(timeout=60) == 0
-        assert not [e for e in fault_log[before:] if "cancels_itself" in e], fault_log[before:]
     finally:
         stop_mesh(procs)
 
