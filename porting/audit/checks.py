@@ -484,7 +484,10 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
                              ptx_matrix=model.ptx_matrix_literals(strings),
                              ptx_laneid=model.ptx_laneid_literals(strings))
         judged = model.classify(wm, hits)
-    for gen in (judged, warp.masks(code), warp.ballots(code)):
+    ballots: Iterator[warp.Hit] = warp.ballots(code)
+    if wm is not None and model.one_warp_file(wm):  # no lane 32-63 anywhere: a returned or passed ballot fits
+        ballots = (h for h in ballots if warp.BALLOT_HANDED_ON not in h[2])
+    for gen in (judged, warp.masks(code), ballots):
         for offset, rule, message, suggestion, symbol in gen:
             yield _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
     facts.width_names |= own_widths

@@ -569,22 +569,34 @@ def _one_warp_blocks(model: WarpModel, s: Scope) -> bool:
     code = model.code
     if "<<<" not in code or not s.name:
         return False
-    blocks = [(start, _split_args(args)[1:2]) for start, name, args in _launch_sites(code) if name == s.name]
-    if not blocks:
+    blocks = [(start, args) for start, name, args in _launch_sites(code) if name == s.name]
+    return bool(blocks) and all(_small_block(model, start, args) for start, args in blocks)
+
+
+def one_warp_file(model: WarpModel) -> bool:
+    """Does this file launch kernels, every launch with a block of at most 32 threads? Its warps
+    then never have lanes 32-63, whichever function a ballot sits in."""
+    if "<<<" not in model.code:
         return False
-    for start, block in blocks:
-        value = block[0] if block else ""
-        if _SMALL_BLOCK.fullmatch(value) is None:
-            host = model.at(start)
-            last = None
-            for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]) \
-                    if re.fullmatch(r"[A-Za-z_]\w*", value) else ():
-                last = a
-            value = last.group(1).strip() if last is not None else ""
-        small = _SMALL_BLOCK.fullmatch(value)
-        if small is None or int(small.group(1)) > 32:
-            return False
-    return True
+    blocks = [(start, args) for start, _name, args in _launch_sites(model.code)]
+    return bool(blocks) and all(_small_block(model, start, args) for start, args in blocks)
+
+
+def _small_block(model: WarpModel, start: int, args: str) -> bool:
+    """Is the block of the launch at ``start`` (its ``<<<...>>>`` arguments ``args``) at most 32
+    threads?"""
+    code = model.code
+    block = _split_args(args)[1:2]
+    value = block[0] if block else ""
+    if _SMALL_BLOCK.fullmatch(value) is None:
+        host = model.at(start)
+        last = None
+        for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]) \
+                if re.fullmatch(r"[A-Za-z_]\w*", value) else ():
+            last = a
+        value = last.group(1).strip() if last is not None else ""
+    small = _SMALL_BLOCK.fullmatch(value)
+    return small is not None and int(small.group(1)) <= 32
 
 
 def _count32(code: str, arg: str, lo: int, hi: int) -> int | None:

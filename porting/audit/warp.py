@@ -552,6 +552,91 @@ def _declared_int32(code: str, name: str, before: int) -> bool:
     return bool(decls) and re.fullmatch(_INT32, decls[-1].group(1)) is not None
 
 
+# a function header just before its body: `unsigned Group::ballot(bool p) const`, `MACRO(unsigned)::f(int x)`
+_FN_HEAD = re.compile(r"(?:^|[\s(])(" + _INT32 + r"|[\w:<>]+)\s*\)?\s*(?:[\w:]*::)?~?([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)"
+                      r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\Z")
+_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "catch", "sizeof", "decltype"})
+# a comparison or a logical operator after the ballot: the statement returns a truth value, not the ballot
+_TO_BOOL = re.compile(r"[!=<>]=|&&|\|\||(?<![<>])[<>](?![<>=])")
+
+
+def _enclosing_function_head(code: str, at: int) -> re.Match[str] | None:
+    """The header of the innermost function whose body holds offset ``at`` (None at top level, or
+    when the enclosing braces belong to no function header we can read)."""
+    depth = 0
+    i = at - 1
+    lo = code.rfind("\n}", 0, at) + 1  # a top-level function starts after the previous top-level `}`
+    while i >= lo:
+        c = code[i]
+        depth += (c == "}") - (c == "{")
+        if depth < 0:  # an unmatched `{`: a block opened here
+            start = max(code.rfind(ch, 0, i) for ch in (";", "{", "}")) + 1
+            head = _FN_HEAD.search(code, max(start, i - 300), i)
+            if head is not None and head.group(2) not in _NOT_FUNCTIONS:
+                return head
+            depth = 0
+        i -= 1
+    return None
+
+
+def _returned_32(code: str, m: re.Match[str]) -> bool:
+    """Is the ballot called at ``m`` the value a ``return`` statement gives back from a function
+    declared to return a 32-bit integer (``unsigned ballot(bool p) { return __ballot_sync(m, p); }``)?
+    The conversion drops lanes 32-63 as a 32-bit store does. Not when the ballot is an argument of
+    another call or the statement tests it (``return __ballot(p) != 0``)."""
+    stmt = max(code.rfind(c, 0, m.start()) for c in (";", "{", "}")) + 1
+    before = code[stmt:m.start()]
+    if not re.match(r"\s*return\b", before) or _open_call(before):
+        return False
+    end = code.find(";", m.end())
+    args = _call_args(code, m.end() - 1)
+    if _TO_BOOL.search(code[m.end() + len(args) + 1:end if end >= 0 else m.end()]):
+        return False
+    head = _enclosing_function_head(code, m.start())
+    return head is not None and re.fullmatch(_INT32, head.group(1)) is not None
+
+
+def _open_call(text: str) -> bool:
+    """Is a call's parenthesis (a name or ``>`` before it, not a keyword such as ``return``) still
+    open at the end of ``text``?"""
+    opened: list[bool] = []
+    for i, c in enumerate(text):
+        if c == "(":
+            word = re.search(r"([\w>]*)\s*\Z", text[max(0, i - 40):i])
+            w = word.group(1) if word else ""
+            opened.append(bool(w) and w not in _NOT_FUNCTIONS and not w.isdigit())
+        elif c == ")" and opened:
+            opened.pop()
+    return any(opened)
+
+
+_ONE_PARAM = r"(?<![\w.])%s\s*\(\s*(?:const\s+)?([\w:]+(?:\s+(?:int|long))*)\s+[A-Za-z_]\w*\s*\)\s*(?:const\s*)?[{;]"
+
+
+def _param_32(code: str, name: str) -> bool:
+    """Does this file declare ``name`` only as a function of one parameter, a 32-bit integer
+    (``unsigned __msb(unsigned word) {``)? A ballot passed to it is cut to lanes 0-31. A template
+    parameter or any 64-bit overload (``__msb(unsigned long long)``) keeps it quiet: overload
+    resolution then takes the ballot's 64 bits."""
+    types = re.findall(_ONE_PARAM % re.escape(name), code)
+    return bool(types) and all(re.fullmatch(_INT32, t.strip()) for t in types)
+
+
+_CALLER_BEFORE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(\s*\Z")
+
+
+def _passed_to_32(code: str, m: re.Match[str]) -> str:
+    """The name of the file's function with one 32-bit parameter that the ballot at ``m`` is passed
+    to directly (``lane = find_msb(__ballot_sync(m, p))``), else ""."""
+    call = _CALLER_BEFORE.search(code, max(0, m.start() - 60), m.start())
+    if call is None or _POPC.match(call.group(0)) or call.group(1) in _NOT_FUNCTIONS:
+        return ""
+    return call.group(1) if _param_32(code, call.group(1)) else ""
+
+
+BALLOT_HANDED_ON = "result handed on:"  # the messages of the returned / passed ballots (checks.py filters them)
+
+
 def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
@@ -583,6 +668,14 @@ def ballots(code: str) -> Iterator[Hit]:
                    "64-lane wavefront the bits of lanes 32-63 are dropped: the upper half reads the lower half's vote",
                    f"widen the mask to 64 bits (repeat the pattern in the upper half) or shift by the half's "
                    f"base lane; {EMULATE}", "")
+        elif _returned_32(code, m):
+            yield (m.start(), "ballot-32bit", f"{func} {BALLOT_HANDED_ON} returned from a function declared to return a 32-bit "
+                   "integer: lanes 32-63 of a 64-lane wavefront are dropped",
+                   f"return uint64_t (unsigned long long); {EMULATE}", "")
+        elif callee := _passed_to_32(code, m):
+            yield (m.start(), "ballot-32bit", f"{func} {BALLOT_HANDED_ON} passed to {callee}, whose only parameter is a 32-bit "
+                   "integer: lanes 32-63 of a 64-lane wavefront are dropped",
+                   f"give {callee} a 64-bit overload (uint64_t, __ffsll / __clzll); {EMULATE}", "")
         elif func == "__activemask" and not _MASK_ARG_BEFORE.search(code, max(0, m.start() - 40), m.start()):
             # (passed straight as a *_sync mask it is 64-bit on HIP, which is right: nothing to say)
             yield (m.start(), "activemask", "__activemask() returns a 64-bit mask on AMD",
