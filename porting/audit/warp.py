@@ -553,8 +553,9 @@ def _declared_int32(code: str, name: str, before: int) -> bool:
 
 
 # a function header just before its body: `unsigned Group::ballot(bool p) const`, `MACRO(unsigned)::f(int x)`
-_FN_HEAD = re.compile(r"(?:^|[\s(])(" + _INT32 + r"|[\w:<>]+)\s*\)?\s*(?:[\w:]*::)?~?([A-Za-z_]\w*)\s*\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)"
-                      r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\Z")
+_PARAMS = r"\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)"  # a parameter list (one level of nested parentheses)
+_FN_HEAD = re.compile(r"(?:^|[\s(])(" + _INT32 + r"|[\w:<>]+)\s*\)?\s*(?:[\w:]*::)?~?([A-Za-z_]\w*)\s*" + _PARAMS
+                      + r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\Z")
 _NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "catch", "sizeof", "decltype"})
 # a comparison or a logical operator after the ballot: the statement returns a truth value, not the ballot
 _TO_BOOL = re.compile(r"[!=<>]=|&&|\|\||(?<![<>])[<>](?![<>=])")
@@ -669,12 +670,12 @@ def ballots(code: str) -> Iterator[Hit]:
                    f"widen the mask to 64 bits (repeat the pattern in the upper half) or shift by the half's "
                    f"base lane; {EMULATE}", "")
         elif _returned_32(code, m):
-            yield (m.start(), "ballot-32bit", f"{func} {BALLOT_HANDED_ON} returned from a function declared to return a 32-bit "
-                   "integer: lanes 32-63 of a 64-lane wavefront are dropped",
+            yield (m.start(), "ballot-32bit", f"{func} {BALLOT_HANDED_ON} returned from a function declared "
+                   "to return a 32-bit integer: lanes 32-63 of a 64-lane wavefront are dropped",
                    f"return uint64_t (unsigned long long); {EMULATE}", "")
         elif callee := _passed_to_32(code, m):
-            yield (m.start(), "ballot-32bit", f"{func} {BALLOT_HANDED_ON} passed to {callee}, whose only parameter is a 32-bit "
-                   "integer: lanes 32-63 of a 64-lane wavefront are dropped",
+            yield (m.start(), "ballot-32bit", f"{func} {BALLOT_HANDED_ON} passed to {callee}, whose only "
+                   "parameter is a 32-bit integer: lanes 32-63 of a 64-lane wavefront are dropped",
                    f"give {callee} a 64-bit overload (uint64_t, __ffsll / __clzll); {EMULATE}", "")
         elif func == "__activemask" and not _MASK_ARG_BEFORE.search(code, max(0, m.start() - 40), m.start()):
             # (passed straight as a *_sync mask it is 64-bit on HIP, which is right: nothing to say)
