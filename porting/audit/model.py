@@ -138,6 +138,8 @@ class WarpModel:
         # per-function answers asked once per shuffle or launch site, kept for the file
         self.lane_memo: dict[int, set[str]] = {}
         self.scales_memo: dict[tuple[int, str, int], bool] = {}
+        self.wrappers: dict[str, Wrapper] | None = None  # shuffle_wrappers, found when first asked
+        self.xor_wrappers: frozenset[str] = frozenset()  # functions / macros around __shfl_xor (with them)
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
         # each fact found by one pass over the file, then given to the scope around it
         for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
@@ -737,20 +739,25 @@ def _tile_loop(code: str, at: int, s: Scope) -> bool:
 
 def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
     words = tuple(w for w in ("__shfl", "WARP_SHFL") if w in code)
+    sites: list[tuple[int, int, str, str, str]] = []  # (at, open paren, name, value, source lane)
     for at in _sites(code, words, _SHFL_FIXED, back=1):
         m = _SHFL_FIXED.match(code, at)
         if m is None:
             continue
-        s = model.at(m.start())
+        args = _split_args(warp._call_args(code, m.end() - 1))
+        if len(args) == (3 if m.group(1) == "__shfl_sync" else 2) and not (
+                "define" in code and _macro_around(code, m.start()) in shuffle_wrappers(model)):
+            # (mask,) value, source lane: no width; a wrapper macro's own shuffle is judged at its calls
+            sites.append((m.start(), m.end() - 1, m.group(1), args[-2], args[-1]))
+    sites.extend(_wrapper_sites(code, model))
+    for at, _open, name, value, src in sorted(sites):
+        s = model.at(at)
         if s.tile32 or model.matrix(s):
             continue  # a tile's own lanes; or mma fragment exchanges (a library port, not lane math)
-        args = _split_args(warp._call_args(code, m.end() - 1))
-        if len(args) != (3 if m.group(1) == "__shfl_sync" else 2):  # (mask,) value, source lane: no width
+        bounded = _lane_below_32(model, s, src, at)
+        if not (bounded or model.logical(s) or model.called_from_logical(s) or _callers_pass_lane32(model, s, src)):
             continue
-        src = args[-1]
-        if not (model.logical(s) or model.called_from_logical(s) or _callers_pass_lane32(model, s, src)):
-            continue
-        if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", args[-2]):
+        if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", value):
             continue  # a literal broadcast: the same value in both halves
         if _one_warp_blocks(model, s):
             continue  # every launch found runs one 32-thread warp per block: lanes 32-63 do not exist
@@ -758,14 +765,137 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         if lane32 is None:  # the function's logical-lane variables, found once per function
             lane32 = _lane32_vars(code, s.lo, s.hi) | _lane_vars(model, s)
             model.lane_memo[id(s)] = lane32
-        if _same_in_both_halves(code, s, args[-2].strip(), m.start(), lane32):
+        if _same_in_both_halves(code, s, value.strip(), at, lane32, model.xor_wrappers):
             continue  # read at the logical lane from data every warp shares: both halves hold it
-        if model.derived.at(src, m.start()) and not lane32.intersection(warp._WORDS.findall(src)):
+        if not bounded and model.derived.at(src, at) and not lane32.intersection(warp._WORDS.findall(src)):
             continue  # an absolute lane (threadIdx.x ^ 1): the same lane at 64
-        yield (m.start(), "shfl-fixed-lane", f"{m.group(1)} from source lane {src} with no width inside 32-lane "
+        what = name if name in ("__shfl_sync", "__shfl", "WARP_SHFL") else f"{name} (a shuffle with no width)"
+        yield (at, "shfl-fixed-lane", f"{what} from source lane {src} with no width inside 32-lane "
                "logical warps: on a 64-lane wavefront lanes 32-63 read the lower half's lane, not their own "
-               "half's", f"pass the logical width ({m.group(1)}(..., {src}, 32)) or compute the source lane "
-               f"from warpSize; {warp.EMULATE}", m.group(1))
+               "half's", f"pass the logical width ({name}(..., {src}, 32)) or compute the source lane "
+               f"from warpSize; {warp.EMULATE}", name)
+
+
+# a shuffle wrapper: (number of parameters, index of the value parameter or -1, index of the source lane)
+Wrapper = tuple[int, int, int]
+_MACRO_FN = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\n)*[^\n]*)")
+
+
+def _widthless(args: list[str], name: str) -> bool:
+    return len(args) == (3 if name == "__shfl_sync" else 2)
+
+
+def _bare(arg: str) -> str:
+    """``(x)`` -> ``x``: a macro body's parenthesised parameter."""
+    arg = arg.strip()
+    while arg.startswith("(") and arg.endswith(")") and warp._IDENT.fullmatch(arg[1:-1].strip() or "-"):
+        arg = arg[1:-1].strip()
+    return arg
+
+
+def _wrapper_of(body: str, params: list[str]) -> Wrapper | None:
+    """How ``body`` (a function's or a macro's) forwards its ``params`` to a shuffle with no width
+    whose source lane is one of them (``return __shfl_sync(mask, v, lane);``), else None."""
+    for m in _SHFL_FIXED.finditer(body) if "__shfl" in body or "WARP_SHFL" in body else ():
+        args = _split_args(warp._call_args(body, m.end() - 1))
+        if not _widthless(args, m.group(1)):
+            continue
+        src, value = _bare(args[-1]), _bare(args[-2])
+        if src in params:
+            return len(params), params.index(value) if value in params else -1, params.index(src)
+    return None
+
+
+def shuffle_wrappers(model: WarpModel) -> dict[str, Wrapper]:
+    """The unit's functions and function-like macros that forward to a shuffle with no width, its
+    source lane one of their parameters (``xlib::shfl(mask, v, lane)``, ``#define SHFL(x, l)
+    __shfl(x, l)``): calls to them are judged like the intrinsic. The file's own and its quoted
+    headers' (the scopes' texts); the intrinsics' own names are not wrappers."""
+    if model.wrappers is not None:
+        return model.wrappers
+    out: dict[str, Wrapper] = {}
+    xors: set[str] = set()
+    texts = {id(model.code): model.code}
+    for s in model.by_name.values():
+        code = s.src or model.code
+        texts.setdefault(id(code), code)
+        if s.name and s.body >= 0 and s.name not in _SHUFFLE_NAMES and "shfl" in code[s.body:s.hi]:
+            found = _wrapper_of(code[s.body:s.hi], _param_names(code, s))
+            if found is not None:
+                out.setdefault(s.name, found)
+            if "__shfl_xor" in code[s.body:s.hi]:
+                xors.add(s.name)
+    for code in texts.values():
+        for m in _MACRO_FN.finditer(code) if "define" in code and "shfl" in code else ():
+            params = [p.strip() for p in m.group(2).split(",")]
+            found = _wrapper_of(m.group(3), params) if m.group(1) not in _SHUFFLE_NAMES else None
+            if found is not None:
+                out.setdefault(m.group(1), found)
+            if "__shfl_xor" in m.group(3):
+                xors.add(m.group(1))
+    model.wrappers = out
+    model.xor_wrappers = frozenset(xors)
+    return out
+
+
+_SHUFFLE_NAMES = frozenset({"__shfl", "__shfl_sync", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_up_sync",
+                            "__shfl_down_sync", "__shfl_xor_sync", "WARP_SHFL"})
+
+
+def _wrapper_sites(code: str, model: WarpModel) -> Iterator[tuple[int, int, str, str, str]]:
+    """(at, open paren, name, value, source lane) of the calls to the unit's shuffle wrappers."""
+    wrappers = shuffle_wrappers(model) if "shfl" in code or model.by_name else {}
+    for name, (count, value_at, src_at) in wrappers.items():
+        for at in _word_sites(code, name):
+            m = _CALL_AFTER.match(code, at + len(name))
+            if m is None:
+                continue
+            s = model.at(at)
+            if s.name == name and at < s.body or code[max(0, at - 20):at].rstrip().endswith("define"):
+                continue  # the wrapper's own definition (a function's or a macro's)
+            args = _split_args(warp._call_args(code, m.end() - 1))
+            if src_at < len(args) <= count:
+                yield at, m.end() - 1, name, args[value_at] if 0 <= value_at < len(args) else "", args[src_at]
+
+
+_CALL_AFTER = re.compile(r"\s*(?:<[^;{}()]*>)?\s*\(")
+
+
+def _lane_below_32(model: WarpModel, s: Scope, src: str, at: int, depth: int = 0) -> bool:
+    """Is the source lane ``src`` (at ``at``) confined to lanes 0-31 by the way it is computed, there
+    or in the function's assignments of the names in it: ``WARP_SIZE - 1``, ``lane % 32``, ``x &
+    (W - 1)``, ``low + (W >> i)`` with W a constant equal to 32? Without a width such a shuffle makes
+    lanes 32-63 read the lower half. A warp base (``tid / 32 * 32 + k``, ``lane & ~31``) is not."""
+    if depth > 3 or not src.strip():
+        return False
+    if _BELOW_32.search(src) or model.const32 and _below_named(model.const32).search(src):
+        return not _WARP_BASE.search(src) and not (model.const32 and _base_named(model.const32).search(src))
+    code = model.code
+    for name in dict.fromkeys(warp._WORDS.findall(src)):
+        if name in warp._KEYWORDS or name in model.const32:
+            continue
+        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{)\s*([^;{}]*)", code[s.lo:s.hi]):
+            if s.lo + a.start() != at and _lane_below_32(model, s, a.group(1), at, depth + 1):
+                return True
+    return False
+
+
+_BELOW_32 = re.compile(r"%\s*\(?\s*32\b|&\s*\(?\s*(?:31|0[xX]1[fF])\b|^\s*31[uU]?\s*$")
+_WARP_BASE = re.compile(r"[/*]\s*\(?\s*32\b|\b32\s*\*|~")
+
+
+@lru_cache(maxsize=256)
+def _below_named(names: frozenset[str]) -> re.Pattern[str]:
+    """``% W``, ``& (W - 1)``, ``W - 1``, ``W >> i`` for the constants W equal to 32."""
+    w = "(?:" + "|".join(sorted(re.escape(n) for n in names)) + ")"
+    return re.compile(r"%\s*\(?\s*(?:\w+::)?" + w + r"\b|(?<![\w.])" + w + r"\s*\)?\s*(?:-\s*\d|>>)")
+
+
+@lru_cache(maxsize=256)
+def _base_named(names: frozenset[str]) -> re.Pattern[str]:
+    """``/ W``, ``* W``, ``W *``: a warp's base lane or index, not a lane within it."""
+    w = "(?:" + "|".join(sorted(re.escape(n) for n in names)) + ")"
+    return re.compile(r"[/*]\s*\(?\s*(?:\w+::)?" + w + r"\b|(?<![\w.])" + w + r"\s*\*")
 
 
 def _callers_pass_lane32(model: WarpModel, s: Scope, src: str) -> bool:
@@ -868,7 +998,8 @@ _ASSIGN = r"(?<![\w.])%s\s*(=|\+=|-=|\*=)(?!=)([^;]*);"
 _AT_LANE = r"(?<![\w.])[A-Za-z_]\w*\s*\[\s*(?:%s)\s*\]"
 
 
-def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[str]) -> bool:
+def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[str],
+                         xors: frozenset[str] = frozenset()) -> bool:
     """Does ``value`` hold, where it is shuffled at ``at``, what it was last set to from an array
     read at a logical lane (``v = red_smem[lane]`` or ``lane < N ? a[lane] : c``, lane = tid % 32),
     changed since only by xor shuffles of itself (a reduction)? Every 32-lane half reads the same
@@ -881,8 +1012,8 @@ def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[st
         if op == "=" and at_lane.search(rhs) and "__shfl" not in rhs:
             rest = at_lane.sub("", rhs)
             return not re.search(r"threadIdx|\bwarp|\bwid\b", rest)
-        if "__shfl_xor" not in rhs:
-            return False
+        if "__shfl_xor" not in rhs and not (xors and xors.intersection(warp._WORDS.findall(rhs))):
+            return False  # (a macro or function around __shfl_xor reduces the same way)
     return False
 
 

@@ -6,7 +6,16 @@ the program that shows it, a correct variant that stays quiet, and the input tha
   32-bit integer (a user ``find_msb(unsigned)``). Either conversion drops lanes 32-63. A function
   returning 64 bits, a test of the ballot (``return __ballot(p) != 0``), a template or 64-bit
   overload of the callee, and a file whose every launch runs blocks of at most 32 threads (no lane
-  32-63 exists) stay quiet."""
+  32-63 exists) stay quiet.
+- (a) A shuffle through a wrapper: a function of the unit (the file or a quoted header) or a
+  function-like macro that forwards a parameter as the source lane of a shuffle with no width
+  (``shfl(mask, v, lane)``, ``#define SHFL(x, l) __shfl_sync(m, x, l)``) is judged at each call like
+  the intrinsic; a wrapper that passes a width, or a macro around ``__shfl_xor`` used in a
+  reduction whose halves hold the same value, stays quiet.
+- (b) A width-less shuffle whose source lane is computed below 32 (``W - 1``, ``lane % 32``,
+  ``low + (W >> i)`` with W a constant equal to 32), there or through the function's assignments, is
+  ``shfl-fixed-lane`` even where the function shows no other 32-lane code (a binary search by
+  shuffle); a warp base (``tid / 32 * 32 + k``, ``lane & ~31``) is not below 32."""
 
 from __future__ import annotations
 
@@ -70,3 +79,92 @@ UNSEEN = HANDED_ON.replace("__device__ unsigned find_msb(unsigned word) { return
 
 def test_a_callee_declared_out_of_sight_is_the_known_miss(tmp_path: Path) -> None:
     assert ballots(found(tmp_path, "unseen.cu", UNSEEN)) == {5}
+
+
+WRAPPED = """#define SHFL(x, l) __shfl_sync(0xffffffffu, (x), (l))
+#define SHFL_W(x, l) __shfl_sync(0xffffffffu, (x), (l), 32)
+__device__ float shfl(unsigned mask, float v, int lane) {
+  return __shfl_sync(mask, v, lane);
+}
+__device__ float shfl32(unsigned mask, float v, int lane) {
+  return __shfl_sync(mask, v, lane, 32);
+}
+__global__ void rotate(const float* in, float* out) {
+  int lane = threadIdx.x % 32;
+  float v = in[threadIdx.x];
+  float a = SHFL(v, (lane + 1) % 32);
+  float b = shfl(0xffffffffu, v, (lane + 3) % 32);
+  float c = SHFL_W(v, (lane + 1) % 32);
+  float d = shfl32(0xffffffffu, v, (lane + 3) % 32);
+  out[threadIdx.x] = a + b + c + d;
+}
+"""
+
+
+def fixed(tmp_path: Path, name: str, text: str) -> set[int]:
+    return {line for line, rule in found(tmp_path, name, text) if rule == "shfl-fixed-lane"}
+
+
+def test_a_shuffle_through_a_function_or_macro_wrapper_is_named(tmp_path: Path) -> None:
+    # the calls (12, 13); the helper's own shuffle (4) as before, since its callers are 32-lane
+    # logical warps (round 2); the wrappers with a width stay quiet
+    assert fixed(tmp_path, "wrapped.cu", WRAPPED) == {4, 12, 13}
+
+
+def test_a_wrapper_in_a_quoted_header_is_followed(tmp_path: Path) -> None:
+    lines = WRAPPED.splitlines(keepends=True)
+    (tmp_path / "shfl.cuh").write_text("".join(lines[:8]))
+    assert fixed(tmp_path, "user.cu", '#include "shfl.cuh"\n' + "".join(lines[8:])) == {5, 6}
+
+
+XOR_MACRO = """#define SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m))
+#define SHFL(v, l) __shfl_sync(0xffffffffu, (v), (l))
+__device__ float block_sum(float* red, float sum) {
+  int warp = threadIdx.x >> 5;
+  int lane = threadIdx.x & 0x1f;
+  for (int m = 16; m > 0; m >>= 1) sum += SHFL_XOR(sum, m);
+  if (lane == 0) red[warp] = sum;
+  __syncthreads();
+  sum = lane < 4 ? red[lane] : 0.f;
+  for (int m = 2; m > 0; m >>= 1) sum += SHFL_XOR(sum, m);
+  return SHFL(sum, 0);
+}
+"""
+
+
+def test_a_broadcast_after_a_macro_xor_reduction_of_shared_entries_is_quiet(tmp_path: Path) -> None:
+    # both halves read red[0..3] and reduce them alike: lane 0 and lane 32 hold the same sum
+    assert fixed(tmp_path, "block_sum.cu", XOR_MACRO) == set()
+
+
+SEARCH = """const unsigned WARP = 32;
+__device__ int search(int reg, int key) {
+  int low = 0;
+  for (int i = 1; i <= 5; i++) {
+    int pos = low + (WARP >> i);
+    if (key >= __shfl_sync(0xffffffffu, reg, pos)) low = pos;
+  }
+  return low;
+}
+__device__ int last(int v) { return __shfl_sync(0xffffffffu, v, WARP - 1); }
+__device__ int own_half(int v, int k) {
+  int base = threadIdx.x / WARP * WARP;
+  return __shfl_sync(0xffffffffu, v, base + k) + __shfl_sync(0xffffffffu, v, (threadIdx.x & ~31) + k);
+}
+__device__ int searched(int reg, int pos) { return __shfl_sync(0xffffffffu, reg, pos, WARP); }
+"""
+
+
+def test_a_source_lane_computed_below_32_is_named(tmp_path: Path) -> None:
+    # the search's probes and the last lane of a 32-lane warp; a warp base and a width stay quiet
+    assert fixed(tmp_path, "search.cu", SEARCH) == {6, 10}
+
+
+# the input that breaks it: the width constant defined only in an angle-bracket include (nvbio's
+# `WARP_SIZE = 1u << cuda::Arch::LOG_WARP_SIZE`) is not in the unit, so `WARP_SIZE - 1` is not
+# known to be below 32 and the shuffle goes unnamed
+UNKNOWN_WIDTH = SEARCH.replace("const unsigned WARP = 32;", "#include <arch.h>")
+
+
+def test_a_width_defined_out_of_sight_is_the_known_miss(tmp_path: Path) -> None:
+    assert fixed(tmp_path, "unknown.cu", UNKNOWN_WIDTH) == set()
