@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 Hit = tuple[int, str, str, str, str]
 
@@ -691,3 +691,77 @@ def ballots(code: str) -> Iterator[Hit]:
         if inner is not None or (held and held.intersection(_WORDS.findall(arg.split(")")[0]))):
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
                    "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")
+
+
+# the hardware lane: HIP's __lane_id(), or a lane helper of the file (`lane_id()`, `getLaneId()`)
+# whose body reads it: PTX %laneid (hipify makes it __lane_id()), __lane_id() or `% warpSize`: 0-63
+# on a 64-lane wavefront. A helper defined elsewhere is not judged (groute's lane_id() is
+# `threadIdx.x & (WARP_SIZE - 1)` with WARP_SIZE 32: a logical lane, 0-31)
+_HW_LANE_CALL = re.compile(r"(?<![\w.])(?:\w+::)?(__lane_id|(?i:get_?lane_?id|lane_?id))\s*\(\s*\)")
+_LANE_DEF = r"(?<![\w.])%s\s*\(\s*\)[^;{}]*\{"
+_WIDE_LEFT = re.compile(r"(?i)\d+u?ll\b|\d+llu\b|uint64_t|long\s+long|size_t|u64|int64_t")
+_WIDE_DECL = r"\b(?:u?int64_t|(?:unsigned\s+)?long\s+long(?:\s+int)?|size_t|u64)\s+(?:const\s+)?%s\b"
+
+
+def _right_operand(code: str, at: int) -> str:
+    """The expression right of the operator ending at ``at``: up to a `;`, `,`, `?`, `:` or an
+    unmatched `)` (at most 200 characters)."""
+    depth = 0
+    for i in range(at, min(len(code), at + 200)):
+        c = code[i]
+        depth += c == "("
+        if c == ")":
+            if depth == 0:
+                return code[at:i]
+            depth -= 1
+        elif depth == 0 and c in (";", ",", "?", ":", "{", "}") and not (c == ":" and ":" in code[i - 1:i + 2:2]):
+            return code[at:i]  # (a `::` of a qualified name is no `:` of a conditional)
+    return code[at:at + 200]
+
+
+def _hardware_helper(code: str, name: str, laneid_at: tuple[int, ...], headers: Iterable[str]) -> bool:
+    """Is ``name`` ``__lane_id``, or a helper this file (else a quoted header it includes, read raw)
+    defines whose body reads the hardware lane?"""
+    if name == "__lane_id":
+        return True
+    d = re.search(_LANE_DEF % re.escape(name), code)
+    if d is not None:
+        end = code.find("}", d.end())
+        body = code[d.end():end]
+        return "__lane_id" in body or "warpSize" in body or any(d.end() <= at < end for at in laneid_at)
+    for text in headers:
+        d = re.search(_LANE_DEF % re.escape(name), text) if name in text else None
+        if d is not None:
+            body = text[d.end():text.find("}", d.end())]
+            return "%laneid" in body or "__lane_id" in body or "warpSize" in body
+    return False
+
+
+def hardware_lane_shifts(code: str, laneid_at: tuple[int, ...] = (), headers: Iterable[str] = ()) -> Iterator[Hit]:
+    """``mask << (lane_id() & ~(N - 1))``, ``pred << __lane_id()``: a value that is not 64-bit
+    shifted by the hardware lane. On a 64-lane wavefront the lane reaches 63, so a 32-bit mask
+    shifts past its width (undefined behaviour) and lanes 32-63 lose their bit."""
+    if "<<" not in code or "ane" not in code:  # __lane_id, lane_id, LaneId
+        return
+    hardware: dict[str, bool] = {}
+    at = code.find("<<")
+    while at >= 0:
+        nxt = code.find("<<", at + 2)
+        if code[at + 2:at + 3] in ("=", "<") or code[at - 1:at] == "<":
+            at = nxt
+            continue
+        right = _right_operand(code, at + 2)
+        call = _HW_LANE_CALL.search(right)
+        if call is not None:
+            name = call.group(1)
+            if name not in hardware:
+                hardware[name] = _hardware_helper(code, name, laneid_at, headers)
+            left = _left_operand(code, at).strip()
+            wide = _WIDE_LEFT.search(left) or re.fullmatch(r"[A-Za-z_]\w*", left) and re.search(
+                _WIDE_DECL % re.escape(left), code[:at])
+            if left and hardware[name] and not wide:
+                yield (at, "warp-size-literal", f"'{left} << {right.strip()[:40]}' shifts a 32-bit value by the "
+                       "hardware lane: on a 64-lane wavefront it reaches 63, so lanes 32-63 shift past the "
+                       "value's width (undefined behaviour) and lose their bit",
+                       f"use a 64-bit value (1ull, uint64_t) for lane masks; {EMULATE}", "")
+        at = nxt

@@ -15,7 +15,12 @@ the program that shows it, a correct variant that stays quiet, and the input tha
 - (b) A width-less shuffle whose source lane is computed below 32 (``W - 1``, ``lane % 32``,
   ``low + (W >> i)`` with W a constant equal to 32), there or through the function's assignments, is
   ``shfl-fixed-lane`` even where the function shows no other 32-lane code (a binary search by
-  shuffle); a warp base (``tid / 32 * 32 + k``, ``lane & ~31``) is not below 32."""
+  shuffle); a warp base (``tid / 32 * 32 + k``, ``lane & ~31``) is not below 32.
+- (c, d) A value that is not 64-bit shifted by the hardware lane (``mask << (lane_id() & ~(N - 1))``,
+  ``pred << __lane_id()``): ``__lane_id()`` or a lane helper of the unit whose body reads PTX
+  ``%laneid``, ``__lane_id()`` or ``% warpSize`` reaches 63 on a 64-lane wavefront, past a 32-bit
+  value's width. A 64-bit value (``1ull``, a ``uint64_t``) and a helper returning ``tid & 31``
+  (a logical lane) stay quiet; a helper defined out of the unit is not judged."""
 
 from __future__ import annotations
 
@@ -168,3 +173,44 @@ UNKNOWN_WIDTH = SEARCH.replace("const unsigned WARP = 32;", "#include <arch.h>")
 
 def test_a_width_defined_out_of_sight_is_the_known_miss(tmp_path: Path) -> None:
     assert fixed(tmp_path, "unknown.cu", UNKNOWN_WIDTH) == set()
+
+
+LANE_SHIFTS = """__device__ unsigned lane_id() {
+  unsigned ret;
+  asm("mov.u32 %0, %laneid;" : "=r"(ret));
+  return ret;
+}
+__device__ int logical_lane() { return threadIdx.x & 31; }
+__device__ unsigned group_mask(int n) {
+  const unsigned MASK = 0xFFFFFFFFu >> (32 - n);
+  return MASK << (lane_id() & ~(n - 1));
+}
+__device__ unsigned bit(bool pred) { return pred << lane_id(); }
+__device__ unsigned long long wide(bool pred) {
+  unsigned long long one = 1;
+  return (1ull << lane_id()) | (one << __lane_id());
+}
+__device__ unsigned logical_bit(bool pred) { return pred << logical_lane(); }
+"""
+
+
+def shifts(tmp_path: Path, name: str, text: str) -> set[int]:
+    return {line for line, rule in found(tmp_path, name, text) if rule == "warp-size-literal"}
+
+
+def test_a_32_bit_value_shifted_by_the_hardware_lane_is_named(tmp_path: Path) -> None:
+    assert shifts(tmp_path, "lanes.cu", LANE_SHIFTS) == {9, 11}
+
+
+def test_a_hardware_lane_helper_in_a_quoted_header_is_followed(tmp_path: Path) -> None:
+    helper, rest = LANE_SHIFTS.split("__device__ int logical_lane")
+    (tmp_path / "lane.cuh").write_text(helper)
+    assert shifts(tmp_path, "user.cu", '#include "lane.cuh"\n__device__ int logical_lane' + rest) == {5, 7}
+
+
+# the input that breaks it: the helper behind an angle-bracket include (or in no header the file
+# includes) is not seen, so its shifts go unnamed even when it reads %laneid
+def test_a_lane_helper_out_of_sight_is_the_known_miss(tmp_path: Path) -> None:
+    helper, rest = LANE_SHIFTS.split("__device__ int logical_lane")
+    (tmp_path / "lane.cuh").write_text(helper)
+    assert shifts(tmp_path, "angle.cu", '#include <lane.cuh>\n__device__ int logical_lane' + rest) == set()
