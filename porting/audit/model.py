@@ -310,6 +310,11 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                 yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                        NOTE_FIX, symbol)
             continue
+        fed = _fed_to_warpsize(model, s, at) if s.name and not model.matrix(s) else ""
+        if fed:
+            yield (at, rule, message + f"; it is passed to {fed}, which measures the warp by warpSize, so the "
+                   "two widths disagree at 64", fix, symbol)
+            continue
         if not model.uses_warp(s) and not s.tile32 or model.matrix(s):
             continue  # `% 32` / `>> 5` in a function with no warp operation: data layout; or wmma
         if s.tile32 and "thread_rank" in code[code.rfind("\n", 0, at):at] or _tile_loop(code, at, s):
@@ -332,6 +337,25 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                    f"but {name} works on 32-lane warps (shuffle offsets from 16): each call covers half a "
                    "wavefront, so per-warp results are partial", f"make {name} loop from warpSize / 2 (or "
                    f"index this function's warps by 32); {warp.EMULATE}", name)
+
+
+def _fed_to_warpsize(model: WarpModel, s: Scope, at: int) -> str:
+    """The function (of this file or a quoted header) that the variable assigned at ``at`` (``lane =
+    tid % 32``, ``warp = tid / 32``) is passed to, when that function measures the warp by warpSize
+    (``out[warp * warpSize + lane]``, ``lane % warpSize``): a 32-lane index handed to 64-lane
+    arithmetic. "" when there is none."""
+    name = warp._assigned_name(model.code, at)
+    if not name:
+        return ""
+    for callee in sorted(model.calls_of(s)):
+        c = model.by_name.get(callee)
+        if c is None or c is s or not (c.by_warpsize or "warpSize" in (c.src or model.code)[c.lo:c.hi]):
+            continue
+        for m in re.finditer(r"(?<![\w.])" + re.escape(callee) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code[s.lo:s.hi]):
+            args = _split_args(warp._call_args(model.code, s.lo + m.end() - 1))
+            if any(name in warp._WORDS.findall(a) for a in args):
+                return callee
+    return ""
 
 
 # a shuffle loop whose offsets start at half the hardware warp (`offset = warpSize / 2`)

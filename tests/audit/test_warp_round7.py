@@ -20,7 +20,12 @@ the program that shows it, a correct variant that stays quiet, and the input tha
   ``pred << __lane_id()``): ``__lane_id()`` or a lane helper of the unit whose body reads PTX
   ``%laneid``, ``__lane_id()`` or ``% warpSize`` reaches 63 on a 64-lane wavefront, past a 32-bit
   value's width. A 64-bit value (``1ull``, a ``uint64_t``) and a helper returning ``tid & 31``
-  (a logical lane) stay quiet; a helper defined out of the unit is not judged."""
+  (a logical lane) stay quiet; a helper defined out of the unit is not judged.
+- (e) A lane or warp index computed with a literal 32 (``tid % 32``, ``tid / 32``) and passed to a
+  function of the unit (a quoted header's too) that measures the warp by warpSize (``out[warp *
+  warpSize + lane]``) is a warning even when neither function has a warp operation: the two widths
+  disagree at 64. Indices computed by warpSize, or a callee that never uses warpSize, stay quiet;
+  the findings of each file depend only on it and the quoted headers it includes."""
 
 from __future__ import annotations
 
@@ -214,3 +219,41 @@ def test_a_lane_helper_out_of_sight_is_the_known_miss(tmp_path: Path) -> None:
     helper, rest = LANE_SHIFTS.split("__device__ int logical_lane")
     (tmp_path / "lane.cuh").write_text(helper)
     assert shifts(tmp_path, "angle.cu", '#include <lane.cuh>\n__device__ int logical_lane' + rest) == set()
+
+
+STORE = """__device__ void store_lane(float* out, int warp, int lane, float v) {
+  out[warp * warpSize + lane] = v;
+}
+__device__ void store_row(float* out, int warp, int lane, float v) {
+  out[warp * 32 + lane] = v;
+}
+"""
+CALLER = """#include "store.cuh"
+__global__ void k(const float* in, float* out) {
+  int lane = threadIdx.x % 32;
+  int warp = threadIdx.x / 32;
+  store_lane(out, warp, lane, in[threadIdx.x]);
+}
+"""
+
+
+def literals(tmp_path: Path, name: str, text: str) -> set[int]:
+    (tmp_path / "store.cuh").write_text(STORE)
+    return shifts(tmp_path, name, text)
+
+
+def test_a_32_lane_index_passed_to_a_warpsize_callee_in_a_header_is_named(tmp_path: Path) -> None:
+    assert literals(tmp_path, "caller.cu", CALLER) == {3, 4}
+
+
+def test_warpsize_indices_or_a_32_lane_callee_stay_quiet(tmp_path: Path) -> None:
+    by_warpsize = CALLER.replace("% 32", "% warpSize").replace("/ 32", "/ warpSize")
+    assert literals(tmp_path, "ws.cu", by_warpsize) == set()
+    assert literals(tmp_path, "rows.cu", CALLER.replace("store_lane(", "store_row(")) == set()
+
+
+# the input that breaks it: the callee behind an angle-bracket include is out of the unit, so the
+# caller's `% 32` looks like data layout and goes unnamed (the TU-only rule holds: the finding
+# depends only on the file and its quoted headers)
+def test_a_callee_out_of_the_unit_is_the_known_miss(tmp_path: Path) -> None:
+    assert literals(tmp_path, "angle.cu", CALLER.replace('"store.cuh"', "<store.cuh>")) == set()
