@@ -345,11 +345,16 @@ def _fed_to_warpsize(model: WarpModel, s: Scope, at: int) -> str:
     (``out[warp * warpSize + lane]``, ``lane % warpSize``): a 32-lane index handed to 64-lane
     arithmetic. "" when there is none."""
     name = warp._assigned_name(model.code, at)
-    if not name:
-        return ""
+    end = model.code.find(";", at)
+    if not name or any(c in model.code[at:end] for c in ("?", "[")):
+        return ""  # not an index: a value chosen or read with the lane math (`v = tid < n / 32 ? a[l] : 0`)
     for callee in sorted(model.calls_of(s)):
         c = model.by_name.get(callee)
-        if c is None or c is s or not (c.by_warpsize or "warpSize" in (c.src or model.code)[c.lo:c.hi]):
+        # by warpSize: its lane math, or any use of the builtin (`warp * warpSize + lane`) unless a
+        # local `int warpSize = 32` shadows it (the callee then works in 32-lane warps too)
+        if c is None or c is s:
+            continue
+        if not (c.by_warpsize or not c.logical32 and "warpSize" in (c.src or model.code)[c.lo:c.hi]):
             continue
         for m in re.finditer(r"(?<![\w.])" + re.escape(callee) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code[s.lo:s.hi]):
             args = _split_args(warp._call_args(model.code, s.lo + m.end() - 1))
