@@ -490,7 +490,8 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
     ballots: Iterator[warp.Hit] = warp.ballots(code)
     if wm is not None and model.one_warp_file(wm):  # no lane 32-63 anywhere: a returned or passed ballot fits
         ballots = (h for h in ballots if warp.BALLOT_HANDED_ON not in h[2])
-    laneid = model.ptx_laneid_literals((lit.start, lit.text) for lit in m.strings) if "ane" in code else ()
+    laneid = model.ptx_laneid_literals((lit.start, lit.text) for lit in m.strings) if (
+        "<<" in code and warp.has_lane_call(code)) else ()
     shifts = warp.hardware_lane_shifts(code, laneid, map(includes.read, headers))
     for gen in (judged, warp.masks(code), ballots, shifts):
         for offset, rule, message, suggestion, symbol in gen:

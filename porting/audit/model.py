@@ -783,9 +783,11 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         s = model.at(at)
         if s.tile32 or model.matrix(s):
             continue  # a tile's own lanes; or mma fragment exchanges (a library port, not lane math)
-        bounded = _lane_below_32(model, s, src, at)
-        if not (bounded or model.logical(s) or model.called_from_logical(s) or _callers_pass_lane32(model, s, src)):
-            continue
+        bounded: bool | None = None  # is the source lane computed below 32 (asked only when it decides)
+        if not (model.logical(s) or model.called_from_logical(s) or _callers_pass_lane32(model, s, src)):
+            bounded = _lane_below_32(model, s, src, at)
+            if not bounded:
+                continue
         if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", value):
             continue  # a literal broadcast: the same value in both halves
         if _one_warp_blocks(model, s):
@@ -796,7 +798,8 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
             model.lane_memo[id(s)] = lane32
         if _same_in_both_halves(code, s, value.strip(), at, lane32, model.xor_wrappers):
             continue  # read at the logical lane from data every warp shares: both halves hold it
-        if not bounded and model.derived.at(src, at) and not lane32.intersection(warp._WORDS.findall(src)):
+        if model.derived.at(src, at) and not lane32.intersection(warp._WORDS.findall(src)) and not (
+                bounded if bounded is not None else _lane_below_32(model, s, src, at)):
             continue  # an absolute lane (threadIdx.x ^ 1): the same lane at 64
         what = name if name in ("__shfl_sync", "__shfl", "WARP_SHFL") else f"{name} (a shuffle with no width)"
         yield (at, "shfl-fixed-lane", f"{what} from source lane {src} with no width inside 32-lane "

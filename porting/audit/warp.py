@@ -719,6 +719,11 @@ def _right_operand(code: str, at: int) -> str:
     return code[at:at + 200]
 
 
+def has_lane_call(code: str) -> bool:
+    """Does ``code`` call ``__lane_id()`` or a lane helper (the only shifts hardware_lane_shifts judges)?"""
+    return ("ane_id" in code or "aneId" in code or "aneid" in code) and _HW_LANE_CALL.search(code) is not None
+
+
 def _hardware_helper(code: str, name: str, laneid_at: tuple[int, ...], headers: Iterable[str]) -> bool:
     """Is ``name`` ``__lane_id``, or a helper this file (else a quoted header it includes, read raw)
     defines whose body reads the hardware lane?"""
@@ -741,7 +746,7 @@ def hardware_lane_shifts(code: str, laneid_at: tuple[int, ...] = (), headers: It
     """``mask << (lane_id() & ~(N - 1))``, ``pred << __lane_id()``: a value that is not 64-bit
     shifted by the hardware lane. On a 64-lane wavefront the lane reaches 63, so a 32-bit mask
     shifts past its width (undefined behaviour) and lanes 32-63 lose their bit."""
-    if "<<" not in code or "ane" not in code:  # __lane_id, lane_id, LaneId
+    if "<<" not in code or not has_lane_call(code):
         return
     hardware: dict[str, bool] = {}
     at = code.find("<<")
