@@ -477,10 +477,10 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
     if candidates is None:  # the unit's constants equal to 32 or 5: the only names worth following
         candidates = frozenset(own_32) | external_32
     own_widths = warp.width_names(code, derived, candidates)
-    external = model.external_functions(headers)
     # else no warp rule of model.py can fire (a call of a header's warp function, a shuffle wrapper, can)
-    if hits or any(word in code for word in _MODEL_WORDS) or any(
-            s.warp_op and name in code for name, s in external.items()):
+    build = bool(hits) or any(word in code for word in _MODEL_WORDS)
+    external = model.external_functions(headers) if build or headers else {}
+    if build or any(s.warp_op and name in code for name, s in external.items()):
         strings = [(lit.start, lit.text) for lit in m.strings]
         wm = model.WarpModel(code, derived, hits, external, external_32, own_32,
                              own_widths, cuda_only=model.cuda_only(code, facts.side),

@@ -117,6 +117,8 @@ class Scope:
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
     body: int = -1  # where the function's body opens (its `{`), -1 when not a function
     calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
+    # (the shuffle it wraps, or (); does it hold __shfl_xor): computed when first asked (shuffle_wrappers)
+    wrapper: tuple[tuple[int, int, int] | tuple[()], bool] | None = None
 
 
 class WarpModel:
@@ -851,23 +853,39 @@ def shuffle_wrappers(model: WarpModel) -> dict[str, Wrapper]:
     for s in model.by_name.values():
         code = s.src or model.code
         texts.setdefault(id(code), code)
-        if s.name and s.body >= 0 and s.name not in _SHUFFLE_NAMES and "shfl" in code[s.body:s.hi]:
-            found = _wrapper_of(code[s.body:s.hi], _param_names(code, s))
-            if found is not None:
-                out.setdefault(s.name, found)
-            if "__shfl_xor" in code[s.body:s.hi]:
+        if s.warp_op and s.name and s.body >= 0 and s.name not in _SHUFFLE_NAMES:
+            if s.wrapper is None:  # a header's scope keeps its answer for every file including it
+                body = code[s.body:s.hi]
+                s.wrapper = (_wrapper_of(body, _param_names(code, s)) if "shfl" in body else None) or (), \
+                    "__shfl_xor" in body
+            if s.wrapper[0]:
+                out.setdefault(s.name, s.wrapper[0])
+            if s.wrapper[1]:
                 xors.add(s.name)
     for code in texts.values():
-        for m in _MACRO_FN.finditer(code) if "define" in code and "shfl" in code else ():
-            params = [p.strip() for p in m.group(2).split(",")]
-            found = _wrapper_of(m.group(3), params) if m.group(1) not in _SHUFFLE_NAMES else None
-            if found is not None:
-                out.setdefault(m.group(1), found)
-            if "__shfl_xor" in m.group(3):
-                xors.add(m.group(1))
+        macros, macro_xors = _macro_wrappers(code) if "define" in code and "shfl" in code else ((), ())
+        for name, found in macros:
+            out.setdefault(name, found)
+        xors.update(macro_xors)
     model.wrappers = out
     model.xor_wrappers = frozenset(xors)
     return out
+
+
+@lru_cache(maxsize=1024)
+def _macro_wrappers(code: str) -> tuple[tuple[tuple[str, Wrapper], ...], tuple[str, ...]]:
+    """The function-like macros of ``code`` that wrap a width-less shuffle, and those around
+    ``__shfl_xor`` (cached: a header's text is asked once per including file)."""
+    out: list[tuple[str, Wrapper]] = []
+    xors: list[str] = []
+    for m in _MACRO_FN.finditer(code):
+        params = [p.strip() for p in m.group(2).split(",")]
+        found = _wrapper_of(m.group(3), params) if m.group(1) not in _SHUFFLE_NAMES else None
+        if found is not None:
+            out.append((m.group(1), found))
+        if "__shfl_xor" in m.group(3):
+            xors.append(m.group(1))
+    return tuple(out), tuple(xors)
 
 
 _SHUFFLE_NAMES = frozenset({"__shfl", "__shfl_sync", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_up_sync",
@@ -1147,3 +1165,4 @@ def clear_caches() -> None:
     """Forget the headers' functions and constants (a new run reads them as they are now)."""
     header_functions.cache_clear()
     _header_constants.cache_clear()
+    _macro_wrappers.cache_clear()
