@@ -477,14 +477,23 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
     if candidates is None:  # the unit's constants equal to 32 or 5: the only names worth following
         candidates = frozenset(own_32) | external_32
     own_widths = warp.width_names(code, derived, candidates)
-    if hits or any(word in code for word in _MODEL_WORDS):  # else no warp rule of model.py can fire
+    # else no warp rule of model.py can fire (a call of a header's warp function, a shuffle wrapper, can)
+    build = bool(hits) or any(word in code for word in _MODEL_WORDS)
+    external = model.external_functions(headers) if build or headers else {}
+    if build or any(s.warp_op and name in code for name, s in external.items()):
         strings = [(lit.start, lit.text) for lit in m.strings]
-        wm = model.WarpModel(code, derived, hits, model.external_functions(headers), external_32, own_32,
+        wm = model.WarpModel(code, derived, hits, external, external_32, own_32,
                              own_widths, cuda_only=model.cuda_only(code, facts.side),
                              ptx_matrix=model.ptx_matrix_literals(strings),
                              ptx_laneid=model.ptx_laneid_literals(strings))
         judged = model.classify(wm, hits)
-    for gen in (judged, warp.masks(code), warp.ballots(code)):
+    ballots: Iterator[warp.Hit] = warp.ballots(code)
+    if wm is not None and model.one_warp_file(wm):  # no lane 32-63 anywhere: a returned or passed ballot fits
+        ballots = (h for h in ballots if warp.BALLOT_HANDED_ON not in h[2])
+    laneid = model.ptx_laneid_literals((lit.start, lit.text) for lit in m.strings) if (
+        "<<" in code and warp.has_lane_call(code)) else ()
+    shifts = warp.hardware_lane_shifts(code, laneid, map(includes.read, headers))
+    for gen in (judged, warp.masks(code), ballots, shifts):
         for offset, rule, message, suggestion, symbol in gen:
             yield _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
     facts.width_names |= own_widths

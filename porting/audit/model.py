@@ -117,6 +117,8 @@ class Scope:
     src: str = ""  # the header text a scope of an included header was cut from ("": the file's own)
     body: int = -1  # where the function's body opens (its `{`), -1 when not a function
     calls: set[str] | None = None  # computed when first asked (WarpModel.calls_of)
+    # (the shuffle it wraps, or (); does it hold __shfl_xor): computed when first asked (shuffle_wrappers)
+    wrapper: tuple[tuple[int, int, int] | tuple[()], bool] | None = None
 
 
 class WarpModel:
@@ -138,6 +140,8 @@ class WarpModel:
         # per-function answers asked once per shuffle or launch site, kept for the file
         self.lane_memo: dict[int, set[str]] = {}
         self.scales_memo: dict[tuple[int, str, int], bool] = {}
+        self.wrappers: dict[str, Wrapper] | None = None  # shuffle_wrappers, found when first asked
+        self.xor_wrappers: frozenset[str] = frozenset()  # functions / macros around __shfl_xor (with them)
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
         # each fact found by one pass over the file, then given to the scope around it
         for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
@@ -308,6 +312,11 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                 yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                        NOTE_FIX, symbol)
             continue
+        fed = _fed_to_warpsize(model, s, at) if s.name and not model.matrix(s) else ""
+        if fed:
+            yield (at, rule, message + f"; it is passed to {fed}, which measures the warp by warpSize, so the "
+                   "two widths disagree at 64", fix, symbol)
+            continue
         if not model.uses_warp(s) and not s.tile32 or model.matrix(s):
             continue  # `% 32` / `>> 5` in a function with no warp operation: data layout; or wmma
         if s.tile32 and "thread_rank" in code[code.rfind("\n", 0, at):at] or _tile_loop(code, at, s):
@@ -330,6 +339,30 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                    f"but {name} works on 32-lane warps (shuffle offsets from 16): each call covers half a "
                    "wavefront, so per-warp results are partial", f"make {name} loop from warpSize / 2 (or "
                    f"index this function's warps by 32); {warp.EMULATE}", name)
+
+
+def _fed_to_warpsize(model: WarpModel, s: Scope, at: int) -> str:
+    """The function (of this file or a quoted header) that the variable assigned at ``at`` (``lane =
+    tid % 32``, ``warp = tid / 32``) is passed to, when that function measures the warp by warpSize
+    (``out[warp * warpSize + lane]``, ``lane % warpSize``): a 32-lane index handed to 64-lane
+    arithmetic. "" when there is none."""
+    name = warp._assigned_name(model.code, at)
+    end = model.code.find(";", at)
+    if not name or any(c in model.code[at:end] for c in ("?", "[")):
+        return ""  # not an index: a value chosen or read with the lane math (`v = tid < n / 32 ? a[l] : 0`)
+    for callee in sorted(model.calls_of(s)):
+        c = model.by_name.get(callee)
+        # by warpSize: its lane math, or any use of the builtin (`warp * warpSize + lane`) unless a
+        # local `int warpSize = 32` shadows it (the callee then works in 32-lane warps too)
+        if c is None or c is s:
+            continue
+        if not (c.by_warpsize or not c.logical32 and "warpSize" in (c.src or model.code)[c.lo:c.hi]):
+            continue
+        for m in re.finditer(r"(?<![\w.])" + re.escape(callee) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code[s.lo:s.hi]):
+            args = _split_args(warp._call_args(model.code, s.lo + m.end() - 1))
+            if any(name in warp._WORDS.findall(a) for a in args):
+                return callee
+    return ""
 
 
 # a shuffle loop whose offsets start at half the hardware warp (`offset = warpSize / 2`)
@@ -569,22 +602,34 @@ def _one_warp_blocks(model: WarpModel, s: Scope) -> bool:
     code = model.code
     if "<<<" not in code or not s.name:
         return False
-    blocks = [(start, _split_args(args)[1:2]) for start, name, args in _launch_sites(code) if name == s.name]
-    if not blocks:
+    blocks = [(start, args) for start, name, args in _launch_sites(code) if name == s.name]
+    return bool(blocks) and all(_small_block(model, start, args) for start, args in blocks)
+
+
+def one_warp_file(model: WarpModel) -> bool:
+    """Does this file launch kernels, every launch with a block of at most 32 threads? Its warps
+    then never have lanes 32-63, whichever function a ballot sits in."""
+    if "<<<" not in model.code:
         return False
-    for start, block in blocks:
-        value = block[0] if block else ""
-        if _SMALL_BLOCK.fullmatch(value) is None:
-            host = model.at(start)
-            last = None
-            for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]) \
-                    if re.fullmatch(r"[A-Za-z_]\w*", value) else ():
-                last = a
-            value = last.group(1).strip() if last is not None else ""
-        small = _SMALL_BLOCK.fullmatch(value)
-        if small is None or int(small.group(1)) > 32:
-            return False
-    return True
+    blocks = [(start, args) for start, _name, args in _launch_sites(model.code)]
+    return bool(blocks) and all(_small_block(model, start, args) for start, args in blocks)
+
+
+def _small_block(model: WarpModel, start: int, args: str) -> bool:
+    """Is the block of the launch at ``start`` (its ``<<<...>>>`` arguments ``args``) at most 32
+    threads?"""
+    code = model.code
+    block = _split_args(args)[1:2]
+    value = block[0] if block else ""
+    if _SMALL_BLOCK.fullmatch(value) is None:
+        host = model.at(start)
+        last = None
+        for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]) \
+                if re.fullmatch(r"[A-Za-z_]\w*", value) else ():
+            last = a
+        value = last.group(1).strip() if last is not None else ""
+    small = _SMALL_BLOCK.fullmatch(value)
+    return small is not None and int(small.group(1)) <= 32
 
 
 def _count32(code: str, arg: str, lo: int, hi: int) -> int | None:
@@ -725,20 +770,27 @@ def _tile_loop(code: str, at: int, s: Scope) -> bool:
 
 def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
     words = tuple(w for w in ("__shfl", "WARP_SHFL") if w in code)
+    sites: list[tuple[int, int, str, str, str]] = []  # (at, open paren, name, value, source lane)
     for at in _sites(code, words, _SHFL_FIXED, back=1):
         m = _SHFL_FIXED.match(code, at)
         if m is None:
             continue
-        s = model.at(m.start())
+        args = _split_args(warp._call_args(code, m.end() - 1))
+        if len(args) == (3 if m.group(1) == "__shfl_sync" else 2) and not (
+                "define" in code and _macro_around(code, m.start()) in shuffle_wrappers(model)):
+            # (mask,) value, source lane: no width; a wrapper macro's own shuffle is judged at its calls
+            sites.append((m.start(), m.end() - 1, m.group(1), args[-2], args[-1]))
+    sites.extend(_wrapper_sites(code, model))
+    for at, _open, name, value, src in sorted(sites):
+        s = model.at(at)
         if s.tile32 or model.matrix(s):
             continue  # a tile's own lanes; or mma fragment exchanges (a library port, not lane math)
-        args = _split_args(warp._call_args(code, m.end() - 1))
-        if len(args) != (3 if m.group(1) == "__shfl_sync" else 2):  # (mask,) value, source lane: no width
-            continue
-        src = args[-1]
+        bounded: bool | None = None  # is the source lane computed below 32 (asked only when it decides)
         if not (model.logical(s) or model.called_from_logical(s) or _callers_pass_lane32(model, s, src)):
-            continue
-        if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", args[-2]):
+            bounded = _lane_below_32(model, s, src, at)
+            if not bounded:
+                continue
+        if re.fullmatch(r"[-+]?[\d.]+[fFuUlL]*", value):
             continue  # a literal broadcast: the same value in both halves
         if _one_warp_blocks(model, s):
             continue  # every launch found runs one 32-thread warp per block: lanes 32-63 do not exist
@@ -746,14 +798,154 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         if lane32 is None:  # the function's logical-lane variables, found once per function
             lane32 = _lane32_vars(code, s.lo, s.hi) | _lane_vars(model, s)
             model.lane_memo[id(s)] = lane32
-        if _same_in_both_halves(code, s, args[-2].strip(), m.start(), lane32):
+        if _same_in_both_halves(code, s, value.strip(), at, lane32, model.xor_wrappers):
             continue  # read at the logical lane from data every warp shares: both halves hold it
-        if model.derived.at(src, m.start()) and not lane32.intersection(warp._WORDS.findall(src)):
+        if model.derived.at(src, at) and not lane32.intersection(warp._WORDS.findall(src)) and not (
+                bounded if bounded is not None else _lane_below_32(model, s, src, at)):
             continue  # an absolute lane (threadIdx.x ^ 1): the same lane at 64
-        yield (m.start(), "shfl-fixed-lane", f"{m.group(1)} from source lane {src} with no width inside 32-lane "
+        what = name if name in ("__shfl_sync", "__shfl", "WARP_SHFL") else f"{name} (a shuffle with no width)"
+        yield (at, "shfl-fixed-lane", f"{what} from source lane {src} with no width inside 32-lane "
                "logical warps: on a 64-lane wavefront lanes 32-63 read the lower half's lane, not their own "
-               "half's", f"pass the logical width ({m.group(1)}(..., {src}, 32)) or compute the source lane "
-               f"from warpSize; {warp.EMULATE}", m.group(1))
+               "half's", f"pass the logical width ({name}(..., {src}, 32)) or compute the source lane "
+               f"from warpSize; {warp.EMULATE}", name)
+
+
+# a shuffle wrapper: (number of parameters, index of the value parameter or -1, index of the source lane)
+Wrapper = tuple[int, int, int]
+_MACRO_FN = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()\n]*)\)((?:[^\n]*\\\n)*[^\n]*)")
+
+
+def _widthless(args: list[str], name: str) -> bool:
+    return len(args) == (3 if name == "__shfl_sync" else 2)
+
+
+def _bare(arg: str) -> str:
+    """``(x)`` -> ``x``: a macro body's parenthesised parameter."""
+    arg = arg.strip()
+    while arg.startswith("(") and arg.endswith(")") and warp._IDENT.fullmatch(arg[1:-1].strip() or "-"):
+        arg = arg[1:-1].strip()
+    return arg
+
+
+def _wrapper_of(body: str, params: list[str]) -> Wrapper | None:
+    """How ``body`` (a function's or a macro's) forwards its ``params`` to a shuffle with no width
+    whose source lane is one of them (``return __shfl_sync(mask, v, lane);``), else None."""
+    for m in _SHFL_FIXED.finditer(body) if "__shfl" in body or "WARP_SHFL" in body else ():
+        args = _split_args(warp._call_args(body, m.end() - 1))
+        if not _widthless(args, m.group(1)):
+            continue
+        src, value = _bare(args[-1]), _bare(args[-2])
+        if src in params:
+            return len(params), params.index(value) if value in params else -1, params.index(src)
+    return None
+
+
+def shuffle_wrappers(model: WarpModel) -> dict[str, Wrapper]:
+    """The unit's functions and function-like macros that forward to a shuffle with no width, its
+    source lane one of their parameters (``xlib::shfl(mask, v, lane)``, ``#define SHFL(x, l)
+    __shfl(x, l)``): calls to them are judged like the intrinsic. The file's own and its quoted
+    headers' (the scopes' texts); the intrinsics' own names are not wrappers."""
+    if model.wrappers is not None:
+        return model.wrappers
+    out: dict[str, Wrapper] = {}
+    xors: set[str] = set()
+    texts = {id(model.code): model.code}
+    for s in model.by_name.values():
+        code = s.src or model.code
+        texts.setdefault(id(code), code)
+        if s.warp_op and s.name and s.body >= 0 and s.name not in _SHUFFLE_NAMES:
+            if s.wrapper is None:  # a header's scope keeps its answer for every file including it
+                body = code[s.body:s.hi]
+                s.wrapper = (_wrapper_of(body, _param_names(code, s)) if "shfl" in body else None) or (), \
+                    "__shfl_xor" in body
+            if s.wrapper[0]:
+                out.setdefault(s.name, s.wrapper[0])
+            if s.wrapper[1]:
+                xors.add(s.name)
+    for code in texts.values():
+        macros, macro_xors = _macro_wrappers(code) if "define" in code and "shfl" in code else ((), ())
+        for name, found in macros:
+            out.setdefault(name, found)
+        xors.update(macro_xors)
+    model.wrappers = out
+    model.xor_wrappers = frozenset(xors)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _macro_wrappers(code: str) -> tuple[tuple[tuple[str, Wrapper], ...], tuple[str, ...]]:
+    """The function-like macros of ``code`` that wrap a width-less shuffle, and those around
+    ``__shfl_xor`` (cached: a header's text is asked once per including file)."""
+    out: list[tuple[str, Wrapper]] = []
+    xors: list[str] = []
+    for m in _MACRO_FN.finditer(code):
+        params = [p.strip() for p in m.group(2).split(",")]
+        found = _wrapper_of(m.group(3), params) if m.group(1) not in _SHUFFLE_NAMES else None
+        if found is not None:
+            out.append((m.group(1), found))
+        if "__shfl_xor" in m.group(3):
+            xors.append(m.group(1))
+    return tuple(out), tuple(xors)
+
+
+_SHUFFLE_NAMES = frozenset({"__shfl", "__shfl_sync", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_up_sync",
+                            "__shfl_down_sync", "__shfl_xor_sync", "WARP_SHFL"})
+
+
+def _wrapper_sites(code: str, model: WarpModel) -> Iterator[tuple[int, int, str, str, str]]:
+    """(at, open paren, name, value, source lane) of the calls to the unit's shuffle wrappers."""
+    wrappers = shuffle_wrappers(model) if "shfl" in code or model.by_name else {}
+    for name, (count, value_at, src_at) in wrappers.items():
+        for at in _word_sites(code, name):
+            m = _CALL_AFTER.match(code, at + len(name))
+            if m is None:
+                continue
+            s = model.at(at)
+            if s.name == name and at < s.body or code[max(0, at - 20):at].rstrip().endswith("define"):
+                continue  # the wrapper's own definition (a function's or a macro's)
+            args = _split_args(warp._call_args(code, m.end() - 1))
+            if src_at < len(args) <= count:
+                yield at, m.end() - 1, name, args[value_at] if 0 <= value_at < len(args) else "", args[src_at]
+
+
+_CALL_AFTER = re.compile(r"\s*(?:<[^;{}()]*>)?\s*\(")
+
+
+def _lane_below_32(model: WarpModel, s: Scope, src: str, at: int, depth: int = 0) -> bool:
+    """Is the source lane ``src`` (at ``at``) confined to lanes 0-31 by the way it is computed, there
+    or in the function's assignments of the names in it: ``WARP_SIZE - 1``, ``lane % 32``, ``x &
+    (W - 1)``, ``low + (W >> i)`` with W a constant equal to 32? Without a width such a shuffle makes
+    lanes 32-63 read the lower half. A warp base (``tid / 32 * 32 + k``, ``lane & ~31``) is not."""
+    if depth > 3 or not src.strip():
+        return False
+    if _BELOW_32.search(src) or model.const32 and _below_named(model.const32).search(src):
+        return not _WARP_BASE.search(src) and not (model.const32 and _base_named(model.const32).search(src))
+    code = model.code
+    for name in dict.fromkeys(warp._WORDS.findall(src)):
+        if name in warp._KEYWORDS or name in model.const32:
+            continue
+        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{)\s*([^;{}]*)", code[s.lo:s.hi]):
+            if s.lo + a.start() != at and _lane_below_32(model, s, a.group(1), at, depth + 1):
+                return True
+    return False
+
+
+_BELOW_32 = re.compile(r"%\s*\(?\s*32\b|&\s*\(?\s*(?:31|0[xX]1[fF])\b|^\s*31[uU]?\s*$")
+_WARP_BASE = re.compile(r"[/*]\s*\(?\s*32\b|\b32\s*\*|~")
+
+
+@lru_cache(maxsize=256)
+def _below_named(names: frozenset[str]) -> re.Pattern[str]:
+    """``% W``, ``& (W - 1)``, ``W - 1``, ``W >> i`` for the constants W equal to 32."""
+    w = "(?:" + "|".join(sorted(re.escape(n) for n in names)) + ")"
+    return re.compile(r"%\s*\(?\s*(?:\w+::)?" + w + r"\b|(?<![\w.])" + w + r"\s*\)?\s*(?:-\s*\d|>>)")
+
+
+@lru_cache(maxsize=256)
+def _base_named(names: frozenset[str]) -> re.Pattern[str]:
+    """``/ W``, ``* W``, ``W *``: a warp's base lane or index, not a lane within it."""
+    w = "(?:" + "|".join(sorted(re.escape(n) for n in names)) + ")"
+    return re.compile(r"[/*]\s*\(?\s*(?:\w+::)?" + w + r"\b|(?<![\w.])" + w + r"\s*\*")
 
 
 def _callers_pass_lane32(model: WarpModel, s: Scope, src: str) -> bool:
@@ -856,7 +1048,8 @@ _ASSIGN = r"(?<![\w.])%s\s*(=|\+=|-=|\*=)(?!=)([^;]*);"
 _AT_LANE = r"(?<![\w.])[A-Za-z_]\w*\s*\[\s*(?:%s)\s*\]"
 
 
-def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[str]) -> bool:
+def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[str],
+                         xors: frozenset[str] = frozenset()) -> bool:
     """Does ``value`` hold, where it is shuffled at ``at``, what it was last set to from an array
     read at a logical lane (``v = red_smem[lane]`` or ``lane < N ? a[lane] : c``, lane = tid % 32),
     changed since only by xor shuffles of itself (a reduction)? Every 32-lane half reads the same
@@ -869,8 +1062,8 @@ def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[st
         if op == "=" and at_lane.search(rhs) and "__shfl" not in rhs:
             rest = at_lane.sub("", rhs)
             return not re.search(r"threadIdx|\bwarp|\bwid\b", rest)
-        if "__shfl_xor" not in rhs:
-            return False
+        if "__shfl_xor" not in rhs and not (xors and xors.intersection(warp._WORDS.findall(rhs))):
+            return False  # (a macro or function around __shfl_xor reduces the same way)
     return False
 
 
@@ -972,3 +1165,4 @@ def clear_caches() -> None:
     """Forget the headers' functions and constants (a new run reads them as they are now)."""
     header_functions.cache_clear()
     _header_constants.cache_clear()
+    _macro_wrappers.cache_clear()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 Hit = tuple[int, str, str, str, str]
 
@@ -552,6 +552,92 @@ def _declared_int32(code: str, name: str, before: int) -> bool:
     return bool(decls) and re.fullmatch(_INT32, decls[-1].group(1)) is not None
 
 
+# a function header just before its body: `unsigned Group::ballot(bool p) const`, `MACRO(unsigned)::f(int x)`
+_PARAMS = r"\([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*\)"  # a parameter list (one level of nested parentheses)
+_FN_HEAD = re.compile(r"(?:^|[\s(])(" + _INT32 + r"|[\w:<>]+)\s*\)?\s*(?:[\w:]*::)?~?([A-Za-z_]\w*)\s*" + _PARAMS
+                      + r"\s*(?:const\s*)?(?:noexcept\s*)?(?:override\s*)?\Z")
+_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "catch", "sizeof", "decltype"})
+# a comparison or a logical operator after the ballot: the statement returns a truth value, not the ballot
+_TO_BOOL = re.compile(r"[!=<>]=|&&|\|\||(?<![<>])[<>](?![<>=])")
+
+
+def _enclosing_function_head(code: str, at: int) -> re.Match[str] | None:
+    """The header of the innermost function whose body holds offset ``at`` (None at top level, or
+    when the enclosing braces belong to no function header we can read)."""
+    depth = 0
+    i = at - 1
+    lo = code.rfind("\n}", 0, at) + 1  # a top-level function starts after the previous top-level `}`
+    while i >= lo:
+        c = code[i]
+        depth += (c == "}") - (c == "{")
+        if depth < 0:  # an unmatched `{`: a block opened here
+            start = max(code.rfind(ch, 0, i) for ch in (";", "{", "}")) + 1
+            head = _FN_HEAD.search(code, max(start, i - 300), i)
+            if head is not None and head.group(2) not in _NOT_FUNCTIONS:
+                return head
+            depth = 0
+        i -= 1
+    return None
+
+
+def _returned_32(code: str, m: re.Match[str]) -> bool:
+    """Is the ballot called at ``m`` the value a ``return`` statement gives back from a function
+    declared to return a 32-bit integer (``unsigned ballot(bool p) { return __ballot_sync(m, p); }``)?
+    The conversion drops lanes 32-63 as a 32-bit store does. Not when the ballot is an argument of
+    another call or the statement tests it (``return __ballot(p) != 0``)."""
+    stmt = max(code.rfind(c, 0, m.start()) for c in (";", "{", "}")) + 1
+    before = code[stmt:m.start()]
+    if not re.match(r"\s*return\b", before) or _open_call(before):
+        return False
+    end = code.find(";", m.end())
+    args = _call_args(code, m.end() - 1)
+    if _TO_BOOL.search(code[m.end() + len(args) + 1:end if end >= 0 else m.end()]):
+        return False
+    head = _enclosing_function_head(code, m.start())
+    return head is not None and re.fullmatch(_INT32, head.group(1)) is not None
+
+
+def _open_call(text: str) -> bool:
+    """Is a call's parenthesis (a name or ``>`` before it, not a keyword such as ``return``) still
+    open at the end of ``text``?"""
+    opened: list[bool] = []
+    for i, c in enumerate(text):
+        if c == "(":
+            word = re.search(r"([\w>]*)\s*\Z", text[max(0, i - 40):i])
+            w = word.group(1) if word else ""
+            opened.append(bool(w) and w not in _NOT_FUNCTIONS and not w.isdigit())
+        elif c == ")" and opened:
+            opened.pop()
+    return any(opened)
+
+
+_ONE_PARAM = r"(?<![\w.])%s\s*\(\s*(?:const\s+)?([\w:]+(?:\s+(?:int|long))*)\s+[A-Za-z_]\w*\s*\)\s*(?:const\s*)?[{;]"
+
+
+def _param_32(code: str, name: str) -> bool:
+    """Does this file declare ``name`` only as a function of one parameter, a 32-bit integer
+    (``unsigned __msb(unsigned word) {``)? A ballot passed to it is cut to lanes 0-31. A template
+    parameter or any 64-bit overload (``__msb(unsigned long long)``) keeps it quiet: overload
+    resolution then takes the ballot's 64 bits."""
+    types = re.findall(_ONE_PARAM % re.escape(name), code)
+    return bool(types) and all(re.fullmatch(_INT32, t.strip()) for t in types)
+
+
+_CALLER_BEFORE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(\s*\Z")
+
+
+def _passed_to_32(code: str, m: re.Match[str]) -> str:
+    """The name of the file's function with one 32-bit parameter that the ballot at ``m`` is passed
+    to directly (``lane = find_msb(__ballot_sync(m, p))``), else ""."""
+    call = _CALLER_BEFORE.search(code, max(0, m.start() - 60), m.start())
+    if call is None or _POPC.match(call.group(0)) or call.group(1) in _NOT_FUNCTIONS:
+        return ""
+    return call.group(1) if _param_32(code, call.group(1)) else ""
+
+
+BALLOT_HANDED_ON = "result handed on:"  # the messages of the returned / passed ballots (checks.py filters them)
+
+
 def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
@@ -583,6 +669,14 @@ def ballots(code: str) -> Iterator[Hit]:
                    "64-lane wavefront the bits of lanes 32-63 are dropped: the upper half reads the lower half's vote",
                    f"widen the mask to 64 bits (repeat the pattern in the upper half) or shift by the half's "
                    f"base lane; {EMULATE}", "")
+        elif _returned_32(code, m):
+            yield (m.start(), "ballot-32bit", f"{func} {BALLOT_HANDED_ON} returned from a function declared "
+                   "to return a 32-bit integer: lanes 32-63 of a 64-lane wavefront are dropped",
+                   f"return uint64_t (unsigned long long); {EMULATE}", "")
+        elif callee := _passed_to_32(code, m):
+            yield (m.start(), "ballot-32bit", f"{func} {BALLOT_HANDED_ON} passed to {callee}, whose only "
+                   "parameter is a 32-bit integer: lanes 32-63 of a 64-lane wavefront are dropped",
+                   f"give {callee} a 64-bit overload (uint64_t, __ffsll / __clzll); {EMULATE}", "")
         elif func == "__activemask" and not _MASK_ARG_BEFORE.search(code, max(0, m.start() - 40), m.start()):
             # (passed straight as a *_sync mask it is 64-bit on HIP, which is right: nothing to say)
             yield (m.start(), "activemask", "__activemask() returns a 64-bit mask on AMD",
@@ -597,3 +691,82 @@ def ballots(code: str) -> Iterator[Hit]:
         if inner is not None or (held and held.intersection(_WORDS.findall(arg.split(")")[0]))):
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
                    "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")
+
+
+# the hardware lane: HIP's __lane_id(), or a lane helper of the file (`lane_id()`, `getLaneId()`)
+# whose body reads it: PTX %laneid (hipify makes it __lane_id()), __lane_id() or `% warpSize`: 0-63
+# on a 64-lane wavefront. A helper defined elsewhere is not judged (groute's lane_id() is
+# `threadIdx.x & (WARP_SIZE - 1)` with WARP_SIZE 32: a logical lane, 0-31)
+_HW_LANE_CALL = re.compile(r"(?<![\w.])(?:\w+::)?(__lane_id|(?i:get_?lane_?id|lane_?id))\s*\(\s*\)")
+_LANE_DEF = r"(?<![\w.])%s\s*\(\s*\)[^;{}]*\{"
+_WIDE_LEFT = re.compile(r"(?i)\d+u?ll\b|\d+llu\b|uint64_t|long\s+long|size_t|u64|int64_t")
+_WIDE_DECL = r"\b(?:u?int64_t|(?:unsigned\s+)?long\s+long(?:\s+int)?|size_t|u64)\s+(?:const\s+)?%s\b"
+
+
+def _right_operand(code: str, at: int) -> str:
+    """The expression right of the operator ending at ``at``: up to a `;`, `,`, `?`, `:` or an
+    unmatched `)` (at most 200 characters)."""
+    depth = 0
+    for i in range(at, min(len(code), at + 200)):
+        c = code[i]
+        depth += c == "("
+        if c == ")":
+            if depth == 0:
+                return code[at:i]
+            depth -= 1
+        elif depth == 0 and c in (";", ",", "?", ":", "{", "}") and not (c == ":" and ":" in code[i - 1:i + 2:2]):
+            return code[at:i]  # (a `::` of a qualified name is no `:` of a conditional)
+    return code[at:at + 200]
+
+
+def has_lane_call(code: str) -> bool:
+    """Does ``code`` call ``__lane_id()`` or a lane helper (the only shifts hardware_lane_shifts judges)?"""
+    return ("ane_id" in code or "aneId" in code or "aneid" in code) and _HW_LANE_CALL.search(code) is not None
+
+
+def _hardware_helper(code: str, name: str, laneid_at: tuple[int, ...], headers: Iterable[str]) -> bool:
+    """Is ``name`` ``__lane_id``, or a helper this file (else a quoted header it includes, read raw)
+    defines whose body reads the hardware lane?"""
+    if name == "__lane_id":
+        return True
+    d = re.search(_LANE_DEF % re.escape(name), code)
+    if d is not None:
+        end = code.find("}", d.end())
+        body = code[d.end():end]
+        return "__lane_id" in body or "warpSize" in body or any(d.end() <= at < end for at in laneid_at)
+    for text in headers:
+        d = re.search(_LANE_DEF % re.escape(name), text) if name in text else None
+        if d is not None:
+            body = text[d.end():text.find("}", d.end())]
+            return "%laneid" in body or "__lane_id" in body or "warpSize" in body
+    return False
+
+
+def hardware_lane_shifts(code: str, laneid_at: tuple[int, ...] = (), headers: Iterable[str] = ()) -> Iterator[Hit]:
+    """``mask << (lane_id() & ~(N - 1))``, ``pred << __lane_id()``: a value that is not 64-bit
+    shifted by the hardware lane. On a 64-lane wavefront the lane reaches 63, so a 32-bit mask
+    shifts past its width (undefined behaviour) and lanes 32-63 lose their bit."""
+    if "<<" not in code or not has_lane_call(code):
+        return
+    hardware: dict[str, bool] = {}
+    at = code.find("<<")
+    while at >= 0:
+        nxt = code.find("<<", at + 2)
+        if code[at + 2:at + 3] in ("=", "<") or code[at - 1:at] == "<":
+            at = nxt
+            continue
+        right = _right_operand(code, at + 2)
+        call = _HW_LANE_CALL.search(right)
+        if call is not None:
+            name = call.group(1)
+            if name not in hardware:
+                hardware[name] = _hardware_helper(code, name, laneid_at, headers)
+            left = _left_operand(code, at).strip()
+            wide = _WIDE_LEFT.search(left) or re.fullmatch(r"[A-Za-z_]\w*", left) and re.search(
+                _WIDE_DECL % re.escape(left), code[:at])
+            if left and hardware[name] and not wide:
+                yield (at, "warp-size-literal", f"'{left} << {right.strip()[:40]}' shifts a 32-bit value by the "
+                       "hardware lane: on a 64-lane wavefront it reaches 63, so lanes 32-63 shift past the "
+                       "value's width (undefined behaviour) and lose their bit",
+                       f"use a 64-bit value (1ull, uint64_t) for lane masks; {EMULATE}", "")
+        at = nxt
