@@ -36,14 +36,17 @@ from typing import Any
 
 # Calls recorded as collectives: funcol's entry points (DTensor's redistribute steps) and
 # c10d's (mesh_scatter/mesh_broadcast in distribute_tensor, the checkpoint's object
-# collectives). Names only of functions defined in these two files.
-COLLECTIVE_FILES = ("torch/distributed/_functional_collectives.py", "torch/distributed/distributed_c10d.py")
+# collectives) and DTensor's all-to-all. Names only of functions defined in these files.
+COLLECTIVE_FILES = ("torch/distributed/_functional_collectives.py", "torch/distributed/distributed_c10d.py",
+                    "torch/distributed/tensor/_collective_utils.py")
 COLLECTIVES = frozenset({
     "all_gather_tensor", "all_gather_tensor_autograd", "all_gather_single", "reduce_scatter_tensor",
     "reduce_scatter_tensor_autograd", "reduce_scatter_single", "all_reduce", "all_to_all_single",
     "all_to_all_single_autograd", "broadcast", "scatter", "gather", "all_gather", "all_gather_into_tensor",
     "reduce_scatter", "all_gather_object", "gather_object", "broadcast_object_list", "scatter_object_list",
     "barrier", "send", "recv",
+    # DTensor's Shard(i) -> Shard(j) all-to-all goes to a C++ op from here, not through funcol.
+    "shard_dim_alltoall",
 })
 
 
@@ -89,6 +92,8 @@ def collective_tag(name: str, local: dict[str, Any]) -> tuple[str, ...]:
     dtype = next((t for t in map(_tensor_tag, (local.get(k) for k in ("self", "tensor", "input", "output_tensor",
                                                                         "input_tensor"))) if t), "")
     group = local.get("group", local.get("mesh"))
+    if "mesh" in local and isinstance(local.get("mesh_dim"), int):
+        group = (local["mesh"], local["mesh_dim"])
     return (name, op_tag, dtype, _group_tag(group) if group is not None or "group" in local else "")
 
 
@@ -175,12 +180,17 @@ _CASES: dict[str, Any] = {}
 
 
 def traced(ctx: Any, target_path: str, target_func: str, kwargs: dict[str, Any], scope: list[str],
-           clear: bool = True) -> dict[str, Any]:
-    """Run one case on this rank twice (warm-up, then traced); its result and its path."""
+           warmup: bool = True, clear: bool = True) -> dict[str, Any]:
+    """Run one case on this rank twice (warm-up, then traced); its result and its path.
+
+    Without the warm-up a case may record first-use lines (a lazy import, a warn-once) that
+    a later case of the same path does not: that only ever splits a repeat into two paths,
+    never merges two paths, so a repeat found without it is still a repeat."""
     from porting.matrix.rank_pool import _load
 
     fn = getattr(_load(target_path, _CASES), target_func)
-    fn(ctx, **kwargs)
+    if warmup:
+        fn(ctx, **kwargs)
     if clear:
         clear_dtensor_caches()
     with Tracer(scope) as tracer:
@@ -215,6 +225,35 @@ def group_repeats(records: Iterable[dict[str, Any]], files: Callable[[str], bool
         if record["calls"]:
             groups[signature(case_paths(record), files)].append(record["id"])
     return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: (-len(g), g[0]))
+
+
+def collective_steps(record: dict[str, Any]) -> set[tuple[str, ...]]:
+    """The distinct collectives (name, reduce op, dtype, group) a case issues on any rank."""
+    return {tuple(c) for path in case_paths(record) for c in path["collectives"]}
+
+
+def collective_cover(records: Sequence[dict[str, Any]], twins: dict[str, str],
+                     split: Callable[[str], str] = lambda twin: "") -> list[str]:
+    """Device-mesh twins to keep so that every collective step the twins issue stays issued.
+
+    ``twins`` maps a twin's node id (an NCCL case, which this host cannot run) to the node id
+    of its gloo case, whose recorded collectives are the twin's: DTensor's propagation and
+    planning are device-independent, so what the device mesh adds is each collective on the
+    device's communicator. ``split(twin)`` is appended to each of its steps, so that a step is
+    kept once per value (e.g. even and padded shards). Greedy cover, largest new set first,
+    ties in ``twins`` order."""
+    by_id = {r["id"]: r for r in records}
+    missing = sorted(g for g in twins.values() if g not in by_id or not by_id[g]["calls"])
+    if missing:
+        raise ValueError(f"no recorded path for the gloo case(s) of twins: {', '.join(missing[:5])}")
+    steps = {twin: {(*step, split(twin)) for step in collective_steps(by_id[gloo])} for twin, gloo in twins.items()}
+    uncovered = set().union(*steps.values()) if steps else set()
+    kept: list[str] = []
+    while uncovered:
+        best = max(steps, key=lambda t: len(steps[t] & uncovered))
+        kept.append(best)
+        uncovered -= steps[best]
+    return kept
 
 
 def module_of(node_id: str) -> str:
@@ -268,8 +307,8 @@ def write_atomic(path: str, payload: dict[str, Any]) -> None:
 class Recorder:
     """Routes rank_pool.run through ``traced``; one record per test (its calls' rank paths)."""
 
-    def __init__(self, out: str, scope: list[str]) -> None:
-        self.out, self.scope = out, scope
+    def __init__(self, out: str, scope: list[str], warmup: bool = True) -> None:
+        self.out, self.scope, self.warmup = out, scope, warmup
         self.records: list[dict[str, Any]] = []
         self.current: dict[str, Any] | None = None
 
@@ -281,7 +320,8 @@ class Recorder:
         if target is None:
             raise ValueError(f"{fn!r}: not defined in a file")
         out = pool.run(os.path.abspath(__file__), "traced", ranks=ranks, target_path=os.path.abspath(target),
-                       target_func=fn.__name__, kwargs=kwargs, scope=self.scope)
+                       target_func=fn.__name__, kwargs=kwargs, scope=self.scope,
+                       warmup=self.warmup)
         if self.current is not None:
             self.current["calls"].append([o["path"] for o in out])
         return [o["result"] for o in out]
@@ -295,12 +335,14 @@ class Recorder:
             self.current["outcome"] = report.outcome
 
     def pytest_sessionfinish(self, session: Any) -> None:
-        write_atomic(self.out, {"scope": self.scope, "records": self.records})
+        write_atomic(self.out, {"scope": self.scope, "warmup": self.warmup, "records": self.records})
 
 
 def pytest_addoption(parser: Any) -> None:
     parser.addoption("--port-pathsets", default=None, metavar="OUT.json[.gz]",
                      help="record each DTensor case's code path on every rank (porting.matrix.pathsets)")
+    parser.addoption("--port-pathsets-no-warmup", action="store_true",
+                     help="trace each case's only run (half the time; may split a repeat, never merges paths)")
 
 
 def pytest_configure(config: Any) -> None:
@@ -314,7 +356,8 @@ def pytest_configure(config: Any) -> None:
         return  # the xdist controller runs no case; each worker writes OUT.<worker id>
     from porting.matrix import rank_pool
 
-    recorder = Recorder(f"{out}.{worker}" if worker else out, default_scope())
+    recorder = Recorder(f"{out}.{worker}" if worker else out, default_scope(),
+                        warmup=not config.getoption("--port-pathsets-no-warmup"))
     rank_pool.run_case = recorder.run_case
     config.pluginmanager.register(recorder, "port-pathsets-recorder")
 
@@ -327,14 +370,16 @@ def _files_filter(name: str) -> Callable[[str], bool]:
         return lambda f: True
     if name == "tensor":  # torch/distributed/tensor/** and the pack's helpers only
         return lambda f: f.startswith(("torch/distributed/tensor/", "test_matrix/sharding/"))
-    raise ValueError(f"--files {name}: expected all or tensor")
+    if name == "torch":  # torch.distributed only: not the pack's table rows (an op's lambda line)
+        return lambda f: f.startswith("torch/distributed/")
+    raise ValueError(f"--files {name}: expected all, torch or tensor")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m porting.matrix.pathsets",
                                      description="group recorded DTensor case paths and list the repeats")
     parser.add_argument("records", nargs="+", help="files written by --port-pathsets")
-    parser.add_argument("--files", default="all", help="all (default) or tensor: which traced files count")
+    parser.add_argument("--files", default="all", help="all (default), torch (torch.distributed only) or tensor (DTensor and the helpers)")
     parser.add_argument("--json", dest="json_out", default=None, help="write the summary and groups here")
     args = parser.parse_args(argv)
     try:

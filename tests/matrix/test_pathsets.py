@@ -178,3 +178,34 @@ def test_main_names_a_missing_file(tmp_path, capsys):
 def test_main_refuses_an_unknown_filter(tmp_path, capsys):
     assert pathsets.main([str(Path(tmp_path) / "x.json"), "--files", "bogus"]) == 2
     assert "--files bogus" in capsys.readouterr().err
+
+
+def _rec(case_id, *collectives):
+    return {"id": case_id, "calls": [[{"lines": {}, "collectives": [list(c) for c in collectives]}]],
+            "outcome": "passed"}
+
+
+def test_collective_cover_keeps_a_twin_per_collective_step():
+    """The twin whose steps another kept twin already issues is dropped; one with a step of
+    its own (another reduce op, dtype or group) is kept."""
+    ar_sum = ("all_reduce", "sum", "float32", "mesh(4,):x")
+    records = [_rec("t[a-gloo]", ar_sum), _rec("t[b-gloo]", ar_sum),
+               _rec("t[c-gloo]", ar_sum, ("all_reduce", "sum", "int64", "mesh(4,):x")),
+               _rec("t[d-gloo]", ("all_reduce", "max", "float32", "mesh(4,):x"))]
+    twins = {r["id"].replace("gloo", "nccl"): r["id"] for r in records}
+    assert pathsets.collective_cover(records, twins) == ["t[c-nccl]", "t[d-nccl]"]
+
+
+def test_collective_cover_refuses_a_twin_without_a_recorded_gloo_case():
+    with pytest.raises(ValueError, match="t\\[x-gloo\\]"):
+        pathsets.collective_cover([_rec("t[a-gloo]")], {"t[x-nccl]": "t[x-gloo]"})
+
+
+def test_collective_cover_keeps_a_step_once_per_split_value():
+    """The same all-gather on even and on padded shards: kept once per value of ``split``."""
+    ag = ("all_gather_single", "", "float32", "mesh(4,):x")
+    records = [_rec("t[even-a-gloo]", ag), _rec("t[even-b-gloo]", ag), _rec("t[uneven-gloo]", ag)]
+    twins = {r["id"].replace("gloo", "nccl"): r["id"] for r in records}
+    assert pathsets.collective_cover(records, twins) == ["t[even-a-nccl]"]
+    kept = pathsets.collective_cover(records, twins, split=lambda t: t.split("[")[1].split("-")[0])
+    assert kept == ["t[even-a-nccl]", "t[uneven-nccl]"]
