@@ -379,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m porting.matrix.pathsets",
                                      description="group recorded DTensor case paths and list the repeats")
     parser.add_argument("records", nargs="+", help="files written by --port-pathsets")
-    parser.add_argument("--files", default="all", help="all (default), torch (torch.distributed only) or tensor (DTensor and the helpers)")
+    parser.add_argument("--files", default="all",
+                        help="all (default), torch (torch.distributed only) or tensor (DTensor and the helpers)")
     parser.add_argument("--json", dest="json_out", default=None, help="write the summary and groups here")
     args = parser.parse_args(argv)
     try:
