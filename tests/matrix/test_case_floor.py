@@ -93,9 +93,9 @@ def test_matrix_keeps_the_floor_of_cases_executed_on_a_cpu_host(cpu_items):
 
 
 # Issue 27 asks for DTensor at most half of our own cases; measured 2026-12-07 11:15 UTC after
-# the repeats and NCCL twins that take no other path were removed (the last 67 by their
+# the repeats and NCCL twins that take no other path were removed (the last 68 by their
 # recorded paths, porting.matrix.pathsets) and 87 distinct Monarch/native cases were added:
-# 862 of 1,441 (59.8%). Few measured repeats are left, so the goal needs more distinct
+# 861 of 1,440 (59.8%). Few measured repeats are left, so the goal needs more distinct
 # non-DTensor cases and stays a strict xfail: it fails the run the day it holds, and then the
 # marker goes.
 @pytest.mark.xfail(strict=True, reason="issue 27: the balance is not met yet (docs/matrix.md, Balance)")
