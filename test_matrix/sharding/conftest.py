@@ -16,3 +16,17 @@ def mesh_ranks(name: str) -> list[int]:
 def mesh_param(name: str):
     """A mesh name as a parameter carrying its world-size requirement."""
     return pytest.param(name, marks=pytest.mark.requires(world_size=MESH_WORLD[name]), id=name)
+
+
+def run_folded(rank_pool, fn, ranks, variants):
+    """Run ``fn`` once per (label, kwargs) in ``variants``: a kept case and the cases folded
+    into it because porting.matrix.pathsets recorded the same path for them (docs/matrix.md,
+    Balance). Every variant runs; one AssertionError names each failing one."""
+    failures, outs = [], []
+    for label, kwargs in variants:
+        try:
+            outs.append(rank_pool.run(fn, ranks=ranks, **kwargs))
+        except AssertionError as exc:  # a RankFailure; a broken pool (PoolBroken) propagates
+            failures.append(f"{label}: {exc}")
+    assert not failures, f"{len(failures)} of {len(variants)} failed:\n" + "\n".join(failures)
+    return outs

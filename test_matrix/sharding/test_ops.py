@@ -45,14 +45,20 @@ PARTIAL_LAYOUTS = [pytest.param("1d-4", ["Psum"], marks=FOUR, id="1d-4-Psum"),
                    pytest.param("2d-2x2", ["Psum", "S0"], marks=FOUR, id="2d-2x2-Psum.S0")]
 
 
-# Distinct per op on a Partial(sum) input: add/sub (both pending), neg, scalar mul/div and
-# mul (one factor reduced) take linear-pointwise strategies that keep the pending sum; abs
-# and maximum reduce it first.
+# Distinct per op on a Partial(sum) input: add (both pending), neg, scalar mul and mul (one
+# factor reduced) take linear-pointwise strategies that keep the pending sum; abs and maximum
+# reduce it first. sub and div_scalar run inside add and mul_scalar: porting.matrix.pathsets
+# recorded the same lines in torch.distributed and the same collectives for each pair, on both
+# layouts (their table rows' lambdas are the only lines that differ; docs/matrix.md, Balance).
+PARTIAL_FOLDS = {"add": ["sub"], "mul_scalar": ["div_scalar"]}
+
+
 @pytest.mark.parametrize("backend", GLOO_ONLY)
-@pytest.mark.parametrize("op", list(cases.PARTIAL_POINTWISE))
+@pytest.mark.parametrize("op", [o for o in cases.PARTIAL_POINTWISE if o not in {"sub", "div_scalar"}])
 @pytest.mark.parametrize("mesh,names", PARTIAL_LAYOUTS)
 def test_pointwise_partial(rank_pool, mesh, names, op):
-    rank_pool.run(cases.pointwise_partial, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op)
+    variants = [(o, {"mesh": mesh, "names": names, "op": o}) for o in [op, *PARTIAL_FOLDS.get(op, [])]]
+    helpers.run_folded(rank_pool, cases.pointwise_partial, helpers.mesh_ranks(mesh), variants)
 
 
 def _matmul_params():
@@ -85,27 +91,60 @@ def _sharded_tensor_dims(names) -> set[int]:
     return {int(n[1:]) for n in names if n.startswith("S")}
 
 
+# Reductions whose paths porting.matrix.pathsets recorded as identical on every rank (lines in
+# torch.distributed and this pack's helpers, and the collective sequence; 2026-12-07, see
+# docs/matrix.md, Balance): reducing a dim the layout does not shard runs the op locally
+# whatever the op and the sharded dim, and on 1d-2 both sharded dims take one path. The first
+# id of each row is kept and runs the others' inputs after its own (run_folded names each
+# failure); the folded ids and their NCCL twins are not cases of their own.
+REDUCTION_FOLDS = {
+    "1d-2-S0-amax-dim1": ["1d-2-S0-amin-dim1", "1d-2-S1-sum-dim0", "1d-2-S1-amax-dim0", "1d-2-S1-amin-dim0"],
+    "1d-4-S0-amax-dim1": ["1d-4-S0-amin-dim1", "1d-4-S1-sum-dim0", "1d-4-S1-amax-dim0", "1d-4-S1-amin-dim0"],
+    "2d-2x2-R.S0-sum-dim1": ["2d-2x2-R.S0-amax-dim1", "2d-2x2-R.S0-amin-dim1"],
+    "1d-2-S0-amax-dim0": ["1d-2-S1-amax-dim1"],
+    "1d-2-S0-amin-dim0": ["1d-2-S1-amin-dim1"],
+    "1d-2-S0-mean-dim1": ["1d-2-S1-mean-dim0"],
+    "1d-2-S0-sum-dim0": ["1d-2-S1-sum-dim1"],
+    "1d-4-S0-amin-dim0": ["1d-4-S1-amin-dim1"],
+    # Split in the first run only by DTensorSpec.__eq__ lines on rank 0 (a cache lookup meeting
+    # an equal hash), identical in the second run (docs/matrix.md, Balance).
+    "1d-4-S0-amax-dim0": ["1d-4-S1-amax-dim1"],
+    "1d-4-S0-mean-dim1": ["1d-4-S1-mean-dim0"],
+    "1d-4-S0-sum-dim0": ["1d-4-S1-sum-dim1"],
+    "2d-2x2-S1.R-sum-dim0": ["2d-2x2-S1.R-amax-dim0"],
+}
+_FOLDED = {f for folds in REDUCTION_FOLDS.values() for f in folds}
+
+
 def _reduction_params():
-    """gloo for every (layout, op, dim) but two kinds of repeat, checked against torch's
-    map_placements_after_reduction: a replicated layout keeps Replicate whatever the op and
-    dims (test_reduction_replicated runs its pairs in one case), and reducing all dims of a
-    layout that shards one tensor dim makes the same Partial on the same mesh dim as reducing
-    that dim (the 'all' case is kept where two tensor dims are sharded). The NCCL twin only for
-    amin: Partial(min) is the one Partial reduce op no redistribute case sends through
-    NCCL/RCCL's all-reduce (sum, avg and max are test_redistribute_1d's Psum/Pavg/Pmax); it
-    reduces every sharded tensor dim, so each sharded mesh dim of the layout is a Partial(min)."""
+    """gloo for every (layout, op, dim) but three kinds of repeat: a replicated layout keeps
+    Replicate whatever the op and dims (torch's map_placements_after_reduction;
+    test_reduction_replicated runs its pairs in one case); reducing all dims of a layout that
+    shards one tensor dim makes the same Partial on the same mesh dim as reducing that dim (the
+    'all' case is kept where two tensor dims are sharded); and the measured repeats of
+    REDUCTION_FOLDS, run inside the case they repeat. The NCCL twin only for amin: Partial(min)
+    is the one Partial reduce op no redistribute case sends through NCCL/RCCL's all-reduce (sum,
+    avg and max are test_redistribute_1d's Psum/Pavg/Pmax); it reduces every sharded tensor dim,
+    so each sharded mesh dim of the layout is a Partial(min)."""
     out = []
     for (mesh, names), op, (dim, dim_id) in itertools.product(REDUCTION_LAYOUTS, REDUCTION_OPS, REDUCTION_DIMS):
         sharded = _sharded_tensor_dims(names)
-        if dim is None and len(sharded) == 1:
-            continue
         lid, world = f"{mesh}-{'.'.join(names)}", pytest.mark.requires(world_size=helpers.MESH_WORLD[mesh])
+        if (dim is None and len(sharded) == 1) or f"{lid}-{op}-{dim_id}" in _FOLDED:
+            continue
         out.append(pytest.param(mesh, names, op, dim, "gloo", id=f"{lid}-{op}-{dim_id}-gloo", marks=world))
         every_sharded_dim = dim is None or sharded == {dim}
         if op == "amin" and every_sharded_dim:
             out.append(pytest.param(mesh, names, op, dim, BACKENDS[1].values[0], id=f"{lid}-{op}-{dim_id}-nccl",
                                     marks=[world, *BACKENDS[1].marks]))
     return out
+
+
+def _reduction_variant(case_id: str) -> dict:
+    """'1d-4-S1-amax-dim0' -> the kwargs of cases.reduction."""
+    mesh, layout, op, dim_id = case_id.rsplit("-", 3)
+    dim = {d_id: d for d, d_id in REDUCTION_DIMS}[dim_id]
+    return {"mesh": mesh, "names": layout.split("."), "op": op, "dim": dim}
 
 
 REDUCTION_LAYOUTS = [(m, lay) for m, lays in LAYOUTS.items() for lay in lays if lay != ["R"]]
@@ -116,7 +155,10 @@ REDUCTION_LAYOUTS = [(m, lay) for m, lays in LAYOUTS.items() for lay in lays if 
 # per sharded layout; the dtypes (float32, and int64 where torch has it) are looped inside.
 @pytest.mark.parametrize("mesh,names,op,dim,backend", _reduction_params())
 def test_reduction(rank_pool, mesh, names, op, dim):
-    rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim)
+    own = f"{mesh}-{'.'.join(names)}-{op}-{dict((d, i) for d, i in REDUCTION_DIMS)[dim]}"
+    variants = [(own, {"mesh": mesh, "names": names, "op": op, "dim": dim})]
+    variants += [(f, _reduction_variant(f)) for f in REDUCTION_FOLDS.get(own, [])]
+    helpers.run_folded(rank_pool, cases.reduction, helpers.mesh_ranks(mesh), variants)
 
 
 @pytest.mark.parametrize("backend", GLOO_ONLY)
@@ -128,16 +170,27 @@ def test_reduction_replicated(rank_pool, mesh):
 
 
 # Distinct per op (amax fails on the empty local shard, sum does not: MX-002), per sharded
-# dim and per reduced dim.
+# dim and per reduced dim, but where the reduced dim is not the sharded one: there sum and
+# amax run locally on one recorded path (porting.matrix.pathsets, docs/matrix.md Balance), so
+# amax runs inside the sum case.
+EMPTY_SHARD_FOLDS = {"S0-sum-dim1": ["S0-amax-dim1"], "S1-sum-dim0": ["S1-amax-dim0"]}
+EMPTY_SHARD_CASES = [
+    pytest.param(names, op, dim, id=f"{names[0]}-{op}-{dim_id}")
+    for names in (["S0"], ["S1"]) for op in ("sum", "amax") for dim, dim_id in REDUCTION_DIMS
+    if f"{names[0]}-{op}-{dim_id}" not in {f for folds in EMPTY_SHARD_FOLDS.values() for f in folds}]
+
+
 @pytest.mark.parametrize("backend", GLOO_ONLY)
-@pytest.mark.parametrize("dim", [0, 1, None], ids=["dim0", "dim1", "all"])
-@pytest.mark.parametrize("op", ["sum", "amax"])
-@pytest.mark.parametrize("names", [["S0"], ["S1"]], ids=["S0", "S1"])
+@pytest.mark.parametrize("names,op,dim", EMPTY_SHARD_CASES)
 @pytest.mark.parametrize("mesh", [helpers.mesh_param("1d-4")])
 def test_reduction_empty_shard(rank_pool, mesh, names, op, dim):
     """(3, 2) over 4 ranks: the last rank(s) hold an empty shard."""
-    rank_pool.run(cases.reduction, ranks=helpers.mesh_ranks(mesh), mesh=mesh, names=names, op=op, dim=dim,
-                  dtypes=["float32"], shape=(3, 2))
+    own = f"{names[0]}-{op}-{dict((d, i) for d, i in REDUCTION_DIMS)[dim]}"
+    variants = [(own, {"names": names, "op": op, "dim": dim})]
+    variants += [(f, {k: v for k, v in _reduction_variant(f"{mesh}-{f}").items() if k != "mesh"})
+                 for f in EMPTY_SHARD_FOLDS.get(own, [])]
+    helpers.run_folded(rank_pool, cases.reduction, helpers.mesh_ranks(mesh),
+                       [(label, dict(kw, mesh=mesh, dtypes=["float32"], shape=(3, 2))) for label, kw in variants])
 
 
 # Distinct per view op (each has its own view-op dim map in _view_ops.py) and per sharded

@@ -16,8 +16,9 @@ import pytest
 from porting.matrix.monarch_util import load_file
 from porting.matrix.params import BACKENDS, GLOO_ONLY
 
-# The backend is chosen per case: every 1-D collective path runs over NCCL/RCCL too, the
-# no-op and refusal cases (no communication) and most 2-D plans on gloo only.
+# The backend is chosen per case: the 1-D pairs holding every collective the 1-D paths issue
+# run over NCCL/RCCL too (NCCL_1D), the no-op and refusal cases (no communication) and most
+# 2-D plans on gloo only.
 pytestmark = [pytest.mark.component("sharding")]
 
 _here = Path(__file__).resolve().parent
@@ -33,6 +34,34 @@ MESHES_1D = ["1d-2", "1d-4"]
 
 def _refused(src, dst) -> bool:
     return any(d.startswith("P") and d != s for s, d in zip(src, dst)) and not cases.to_partial_supported(src, dst)
+
+
+# The NCCL/RCCL twins kept of the 1-D pairs. What the device mesh adds to a pair is each of
+# its collectives on a device communicator (propagation and planning are device-independent,
+# params.GLOO_ONLY); porting.matrix.pathsets recorded every gloo pair's collectives (name,
+# reduce op, dtype, mesh dim; 2026-12-07) and collective_cover picked these 37 so that each
+# collective the 77 recorded twins issue stays issued over NCCL on even and on padded
+# (uneven) shards alike (docs/matrix.md, Balance). The Pavg int64 twins are kept too: gloo
+# has no avg for integers (MX-001), so there is no recorded path to show they repeat.
+NCCL_1D = {
+    "1d-2-Pavg-S0-even-float32", "1d-2-Pavg-S0-uneven-float32", "1d-2-Pmax-S0-even-float32",
+    "1d-2-Pmax-S0-even-int64", "1d-2-Pmax-S0-uneven-float32", "1d-2-Pmax-S0-uneven-int64",
+    "1d-2-Psum-S0-even-float32", "1d-2-Psum-S0-even-int64", "1d-2-Psum-S0-uneven-float32",
+    "1d-2-Psum-S0-uneven-int64", "1d-2-R-S0-even-float32+int64", "1d-2-R-S0-uneven-float32+int64",
+    "1d-2-S0-Psum-even-float32+int64", "1d-2-S0-Psum-uneven-float32+int64", "1d-2-S0-S1-even-float32+int64",
+    "1d-2-S0-S1-uneven-float32+int64", "1d-4-Pavg-R-even+uneven-float32", "1d-4-Pavg-S0-even-float32",
+    "1d-4-Pavg-S0-uneven-float32", "1d-4-Pmax-R-even+uneven-float32", "1d-4-Pmax-R-even+uneven-int64",
+    "1d-4-Pmax-S0-even-float32", "1d-4-Pmax-S0-even-int64", "1d-4-Pmax-S0-uneven-float32",
+    "1d-4-Pmax-S0-uneven-int64", "1d-4-Psum-R-even+uneven-float32", "1d-4-Psum-R-even+uneven-int64",
+    "1d-4-Psum-S0-even-float32", "1d-4-Psum-S0-even-int64", "1d-4-Psum-S0-uneven-float32",
+    "1d-4-Psum-S0-uneven-int64", "1d-4-R-S0-even-float32+int64", "1d-4-R-S0-uneven-float32+int64",
+    "1d-4-S0-Psum-even-float32+int64", "1d-4-S0-Psum-uneven-float32+int64", "1d-4-S0-S1-even-float32+int64",
+    "1d-4-S0-S1-uneven-float32+int64",
+}
+
+
+def _nccl_twin(case_id: str) -> bool:
+    return case_id in NCCL_1D or ("-Pavg-" in case_id and case_id.endswith("-int64"))
 
 
 def _one_d_params():
@@ -52,16 +81,19 @@ def _one_d_params():
             continue  # src == dst: torch's one no-op branch for every placement (test_redistribute_1d_noop)
         shapes = [[name] for name in SHAPES] if sharded else [list(SHAPES)]
         dtypes = [[dt] for dt in DTYPES] if src.startswith("P") else [DTYPES]
+        world = pytest.mark.requires(world_size=helpers.MESH_WORLD[mesh])
         for shape, dtype in itertools.product(shapes, dtypes):
             case_id = f"{mesh}-{src}-{dst}-{'+'.join(shape)}-{'+'.join(dtype)}"
-            out.append(pytest.param(mesh, src, dst, shape, dtype, id=case_id,
-                                    marks=pytest.mark.requires(world_size=helpers.MESH_WORLD[mesh])))
+            out.append(pytest.param(mesh, src, dst, shape, dtype, "gloo", id=f"{case_id}-gloo", marks=world))
+            if _nccl_twin(case_id):
+                nccl = BACKENDS[1]
+                out.append(pytest.param(mesh, src, dst, shape, dtype, nccl.values[0], id=f"{case_id}-nccl",
+                                        marks=[world, *nccl.marks]))
     return out
 
 
 # Distinct per (src, dst) path; shape and dtype split only where they change it (_one_d_params).
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("mesh,src,dst,shape,dtype", _one_d_params())
+@pytest.mark.parametrize("mesh,src,dst,shape,dtype,backend", _one_d_params())
 def test_redistribute_1d(rank_pool, mesh, src, dst, shape, dtype):
     out = rank_pool.run(cases.redistribute, ranks=helpers.mesh_ranks(mesh), mesh=mesh, src=[src], dst=[dst],
                         shapes=[SHAPES[s] for s in shape], dtypes=dtype)
