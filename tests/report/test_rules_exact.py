@@ -15,11 +15,34 @@ import pytest
 
 from porting.matrix.exemptions import Exemption
 from porting.report import rules
-from porting.report.model import (ERROR, FAILED, MISSING, PASSED, SKIPPED, XFAILED, XPASSED, Cell, Column, Matrix,
-                                  RunInfo)
+from porting.report.model import (
+    ERROR,
+    FAILED,
+    MISSING,
+    PASSED,
+    SKIPPED,
+    XFAILED,
+    XPASSED,
+    Cell,
+    Column,
+    Matrix,
+    RunInfo,
+)
 from porting.report.rules import BLOCKING, INCOMPLETE, NONE_ON_ROCM, Context, Finding
-from porting.report.verdict import (CERTIFIED, CERTIFIED_EXTERNAL, INCOMPLETE_STATUS, NO_EVIDENCE, NOT_CERTIFIED,
-                                    Blocker, Exempted, NeverCompared, NotExecuted, Verdict, decide, evidence_level)
+from porting.report.verdict import (
+    CERTIFIED,
+    CERTIFIED_EXTERNAL,
+    INCOMPLETE_STATUS,
+    NO_EVIDENCE,
+    NOT_CERTIFIED,
+    Blocker,
+    Exempted,
+    NeverCompared,
+    NotExecuted,
+    Verdict,
+    decide,
+    evidence_level,
+)
 
 TODAY = dt.date(2026, 12, 7)
 GATE = (7, 0)
@@ -34,14 +57,15 @@ def rocm_info(file: str = "rocm.xml", **kw) -> RunInfo:
 
 def col(key: str = R, platform: str = "rocm", arch: str = "gfx942", runs: list[RunInfo] | None = None,
         problems: list[str] | None = None) -> Column:
-    return Column(key, platform, "7.0.2" if platform == "rocm" else "", arch,
-                  runs if runs is not None else [rocm_info() if platform == "rocm" else RunInfo(f"{key}.xml", platform)],
-                  problems or [])
+    if runs is None:
+        runs = [rocm_info() if platform == "rocm" else RunInfo(f"{key}.xml", platform)]
+    return Column(key, platform, "7.0.2" if platform == "rocm" else "", arch, runs, problems or [])
 
 
 def matrix(rows: dict[str, dict[str, str]], columns: list[Column], component: str = "actor",
            problems: list[str] | None = None, exemption: str = "") -> Matrix:
-    cells = {t: {k: Cell(s, message=f"{s} msg", exemption=exemption) for k, s in row.items()} for t, row in rows.items()}
+    cells = {t: {k: Cell(s, message=f"{s} msg", exemption=exemption) for k, s in row.items()}
+             for t, row in rows.items()}
     return Matrix(columns, {t: component for t in rows}, cells, problems or [])
 
 
@@ -77,6 +101,8 @@ def exemption(test: str, expires: str = "2027-01-31", ex_id: str = "EX-1", platf
     ({"gpu_arch": "gfx9_42"}, "GPU arch 'gfx9_42' is not an AMD gfx target"),
     ({"gpu_arch": "gfx942é"}, "GPU arch 'gfx942é' is not an AMD gfx target"),
     ({"gpu_arch": "gfx"}, "GPU arch 'gfx' is not an AMD gfx target"),
+    ({"gpu_arch": "gfx_42"}, "GPU arch 'gfx_42' is not an AMD gfx target"),
+    ({"gpu_arch": "gfx¹42"}, "GPU arch 'gfx¹42' is not an AMD gfx target"),
     ({"path": "cuda"}, "path 'cuda' is not a ROCm path: the tests ran on cuda"),
     ({"path": "cpu"}, "path 'cpu' is not a ROCm path: the tests ran on cpu"),
     ({"path": "hipified-cuda"}, ""),
@@ -111,8 +137,9 @@ def test_no_admitted_column_adds_its_own_finding():
     bad = col(runs=[rocm_info(rocm_version="6.2")])
     c = ctx(matrix({"t": {R: PASSED}}, [bad]))
     v = Verdict(NOT_CERTIFIED)
-    assert [f.reason for f in rules.admit_rocm_runs(c, v)] == [
-        f"{R}: refused as ROCm evidence: rocm.xml: ROCm 6.2 is below 7.0", "no usable run on ROCm >= 7.0"]
+    assert rules.admit_rocm_runs(c, v) == [
+        Finding("admit_rocm_runs", BLOCKING, f"{R}: refused as ROCm evidence: rocm.xml: ROCm 6.2 is below 7.0"),
+        Finding("admit_rocm_runs", BLOCKING, "no usable run on ROCm >= 7.0")]
     assert c.judged == [] and v.rocm == []
 
 
@@ -167,6 +194,13 @@ def test_every_failing_status_blocks_with_its_record():
     assert v.blocking == [Blocker(f"t_{s}", R, s, C, f"{s} msg", "", "regression")
                           for s in (ERROR, FAILED, XFAILED, XPASSED)]
     assert c.blocked_cells == {(f"t_{s}", R) for s in (ERROR, FAILED, XFAILED, XPASSED)}
+
+
+def test_the_rule_counts_only_the_failures_it_blocked():
+    c = ctx(matrix({"t": {C: PASSED, R: FAILED}}, [col(C, "cpu", ""), col()]))
+    v = admitted(c)
+    v.blocking.append(Blocker("earlier", R, SKIPPED, C))
+    assert [f.reason for f in rules.rocm_failures_block(c, v)] == ["1 test(s) fail on ROCm"]
 
 
 def test_no_failure_is_no_finding():
@@ -251,6 +285,15 @@ def test_an_exempted_skip_is_not_applicable_and_an_expired_one_is():
     assert v.not_executed == [NotExecuted("x", R, SKIPPED, "skipped msg")]
 
 
+def test_tests_after_an_exempted_one_are_still_counted():
+    rows = {"a": {C: SKIPPED, R: SKIPPED}, "b": {C: PASSED, R: PASSED}, "c": {C: SKIPPED, R: SKIPPED}}
+    c = ctx(matrix(rows, [col(C, "cpu", ""), col()]), [exemption("a")])
+    v = admitted(c)
+    assert [f.reason for f in rules.executed_on_rocm(c, v)] == [
+        f"{R}: 1 of 2 applicable test(s) never ran on ROCm (skipped or absent)"]
+    assert v.not_executed == [NotExecuted("c", R, SKIPPED, "skipped msg")]
+
+
 def test_an_exemption_for_another_platform_leaves_the_skip_applicable():
     c = ctx(matrix({"x": {C: SKIPPED, R: SKIPPED}}, [col(C, "cpu", ""), col()]),
             [exemption("x", platforms=("cuda",))])
@@ -304,7 +347,8 @@ def test_each_component_is_judged_on_its_own_needs():
     c = ctx(m)
     v = admitted(c)
     assert rules.components_built_for_rocm(c, v) == [Finding(
-        "components_built_for_rocm", BLOCKING, "component actor not certifiable: torchmonarch is a cuda build on rocm.xml")]
+        "components_built_for_rocm", BLOCKING,
+        "component actor not certifiable: torchmonarch is a cuda build on rocm.xml")]
     assert v.components == {"actor": "not certifiable: torchmonarch is a cuda build on rocm.xml",
                             "native": "certifiable", "other": "certifiable", "sharding": "certifiable"}
 
