@@ -120,9 +120,9 @@ def admit_rocm_runs(ctx: Context, verdict: Verdict) -> list[Finding]:
     released ROCm >= min_rocm (``run_refusal``); the others are refused with the reason."""
     findings: list[Finding] = []
     for col in ctx.rocm_all:
-        why = next((f"{r.file}: {w}" for r in col.runs if (w := run_refusal(r, ctx.gate, ctx.min_rocm))), "")
-        if why:
-            findings.append(Finding("admit_rocm_runs", BLOCKING, f"{col.key}: refused as ROCm evidence: {why}"))
+        refused = [f"{r.file}: {w}" for r in col.runs if (w := run_refusal(r, ctx.gate, ctx.min_rocm))]
+        if refused:  # the first bad run names the reason
+            findings.append(Finding("admit_rocm_runs", BLOCKING, f"{col.key}: refused as ROCm evidence: {refused[0]}"))
         else:
             ctx.judged.append(col)
     verdict.rocm = [c.key for c in ctx.judged]
@@ -257,11 +257,12 @@ def components_built_for_rocm(ctx: Context, verdict: Verdict) -> list[Finding]:
     runs = [r for col in ctx.judged for r in col.runs]
     findings: list[Finding] = []
     for comp in components:
-        why = next((p for need in COMPONENT_NEEDS.get(comp, DEFAULT_NEEDS) for r in runs
-                    if (p := _flavour_problem(need, r))), "")
+        problems = [p for need in COMPONENT_NEEDS.get(comp, DEFAULT_NEEDS) for r in runs
+                    if (p := _flavour_problem(need, r))]
         if not runs:
             verdict.components[comp] = "not certifiable: no admitted ROCm run"
-        elif why:
+        elif problems:  # the first need of the first run that lacks it
+            why = problems[0]
             verdict.components[comp] = f"not certifiable: {why}"
             findings.append(Finding("components_built_for_rocm", BLOCKING, f"component {comp} not certifiable: {why}"))
         else:
