@@ -9,10 +9,12 @@ compiler's own message (porting.emulate.build.explain_compile_error).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..audit.mask import mask
+from .build import cccl_dir
 
 
 @dataclass(frozen=True)
@@ -20,10 +22,18 @@ class Feature:
     name: str
     code: re.Pattern[str] | None = None      # matched on code (comments, literals blanked)
     include: re.Pattern[str] | None = None   # matched on #include header names
+    # emulated when this answers True (a feature that needs files outside the runtime, as Thrust
+    # needs CCCL's headers); refused otherwise
+    emulated: Callable[[], bool] | None = None
 
 
-def _f(name: str, code: str | None = None, include: str | None = None) -> Feature:
-    return Feature(name, re.compile(code) if code else None, re.compile(include) if include else None)
+def _f(name: str, code: str | None = None, include: str | None = None,
+       emulated: Callable[[], bool] | None = None) -> Feature:
+    return Feature(name, re.compile(code) if code else None, re.compile(include) if include else None, emulated)
+
+
+def _have_cccl() -> bool:
+    return cccl_dir() is not None
 
 
 FEATURES: tuple[Feature, ...] = (
@@ -36,7 +46,9 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses cuDNN", None, r"^cudnn"),
     _f("uses NCCL/RCCL", None, r"^(?:nccl|rccl)"),
     _f("uses NVRTC (runtime compilation)", None, r"^nvrtc"),
-    _f("uses Thrust", r"\bthrust::", r"^thrust/"),
+    # Thrust is compiled from CCCL's headers with its CPP device system (build.thrust_flags,
+    # runtime/emu_thrust.h); refused only where no CCCL is installed
+    _f("uses Thrust (no CCCL headers found: set PORT_EMULATE_CCCL)", r"\bthrust::", r"^thrust/", _have_cccl),
     # CUB's warp and block primitives and its common device-wide algorithms are emulated
     # (runtime/emu_cub.h); a CUB name it lacks fails the compile, named (build.explain_compile_error)
     _f("uses libcu++ (cuda::)", r"\bcuda::(?!std::)", r"^cuda/"),
@@ -84,6 +96,8 @@ def scan_text(text: str, path: str) -> list[Refusal]:
     masked = mask(text)
     found: list[Refusal] = []
     for feature in FEATURES:
+        if feature.emulated is not None and feature.emulated():
+            continue
         at = _first_use(feature, masked)
         if at is not None:
             line, _ = masked.position(at)
