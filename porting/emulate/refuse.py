@@ -55,11 +55,11 @@ FEATURES: tuple[Feature, ...] = (
     # half and bfloat16 are emulated (runtime/emu_fp16.h); the 8-bit float formats are not
     _f("fp8 types (cuda_fp8.h)", r"\b__nv_fp8\w*|\b__hip_fp8\w*", r"(?:^|/)(?:cuda_fp8|hip_fp8|amd_hip_fp8)\.h"),
     _f("inline PTX/GCN assembly (asm)", r"\b(?:asm|__asm__|__asm)\s*(?:volatile\s*|__volatile__\s*)?\("),
-    _f("texture objects/references", r"\b(?:tex[123]D\w*|texCubemap\w*)\s*[<(]|\b(?:cuda|hip)TextureObject_t\b"
-       r"|\btexture\s*<|\b(?:cuda|hip)(?:Create)?TextureObject\b|\b(?:cuda|hip)BindTexture\w*"),
+    # texture objects and references, CUDA arrays and 3D copies are emulated (runtime/emu_texture.h);
+    # mipmaps, cubemaps and gradient reads are not
+    _f("mipmapped or cubemap textures", r"\b(?:texCubemap\w*|tex[123]DGrad)\s*[<(]"
+       r"|\b(?:cuda|hip)(?:MallocMipmappedArray|GetMipmappedArrayLevel|MipmappedArray_t)\b"),
     _f("surface objects", r"\bsurf[123]D\w*\s*[<(]|\b(?:cuda|hip)SurfaceObject_t\b"),
-    _f("CUDA arrays (cudaArray)",
-       r"\b(?:cuda|hip)(?:Malloc3?DArray|MallocArray|Array_t|MemcpyToArray|Memcpy2DToArray)\b"),
     # this_grid() for ranks and sizes is emulated; a grid-wide barrier is found by _grid_sync
     _f("cooperative groups grid sync", r"\b(?:cuda|hip)LaunchCooperativeKernel\w*|\bthis_multi_grid\s*\("),
     _f("cooperative groups labeled/binary partitions or clusters",
