@@ -37,7 +37,11 @@ def _have_cccl() -> bool:
 
 
 FEATURES: tuple[Feature, ...] = (
-    _f("uses cuBLAS", r"\bcublas[A-Z]\w*\s*\(", r"^cublas"),
+    # cuBLAS's common routines are computed on the CPU (runtime/emu_cublas.h, <cublas_v2.h>); a
+    # routine outside that subset fails the compile, named. cuBLASLt, cuBLASXt and the legacy
+    # <cublas.h> API are not emulated
+    _f("uses cuBLASLt/cuBLASXt or the legacy cuBLAS API", r"\bcublas(?:Lt|Xt)\w*\s*\(",
+       r"^cublas(?:Lt|XT|Xt)?\w*\.h$(?<!cublas_v2\.h)(?<!cublas_api\.h)"),
     _f("uses hipBLAS/rocBLAS", r"\b(?:hip|roc)blas_?[A-Za-z]\w*\s*\(", r"(?:^|/)(?:hip|roc)blas"),
     _f("uses cuFFT", r"\bcufft[A-Z]\w*\s*\(", r"^cufft"),
     _f("uses cuRAND", r"\bcurand(?:_init|_uniform|_normal|[A-Z]\w*)\s*\(", r"^curand"),
