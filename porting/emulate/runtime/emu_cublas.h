@@ -102,6 +102,11 @@ inline cublasStatus_t cublasSetMatrixAsync(int r, int c, int e, const void* a, i
 inline cublasStatus_t cublasGetMatrixAsync(int r, int c, int e, const void* a, int la, void* b, int lb, cudaStream_t) { return cublasGetMatrix(r, c, e, a, la, b, lb); }
 
 namespace emu::blas {
+// cuBLAS computes at the call here; a call on a stream that captures a graph would run now
+// instead of at each replay, so it stops the run instead (exit 2, named)
+inline void not_captured(cublasHandle_t h) {
+  if (h != nullptr && capturing(h->stream)) emu::unsupported("a cuBLAS call on a stream that captures a CUDA graph");
+}
 // element i of a strided vector (a negative stride starts from the far end, as BLAS does)
 template <class T> EMU_INL T& at(T* x, int64_t n, int64_t inc, int64_t i) { return inc > 0 ? x[i * inc] : x[(n - 1 - i) * -inc]; }
 template <class T> inline void axpy(int64_t n, T a, const T* x, int64_t ix, T* y, int64_t iy) {
@@ -152,33 +157,33 @@ template <class T> inline void gemv(cublasOperation_t t, int64_t m, int64_t n, T
 
 // ---- level 1 ------------------------------------------------------------------------------------
 #define EMU_BLAS1(P, p, T)                                                                                             \
-  inline cublasStatus_t cublas##P##axpy(cublasHandle_t, int n, const T* a, const T* x, int ix, T* y, int iy) {       \
+  inline cublasStatus_t cublas##P##axpy(cublasHandle_t h_, int n, const T* a, const T* x, int ix, T* y, int iy) { emu::blas::not_captured(h_);       \
     emu::blas::axpy<T>(n, *a, x, ix, y, iy); return CUBLAS_STATUS_SUCCESS; }                                          \
-  inline cublasStatus_t cublas##P##scal(cublasHandle_t, int n, const T* a, T* x, int ix) {                           \
+  inline cublasStatus_t cublas##P##scal(cublasHandle_t h_, int n, const T* a, T* x, int ix) { emu::blas::not_captured(h_);                           \
     for (int i = 0; i < n && ix > 0; ++i) x[size_t(i) * ix] *= *a;                                                    \
     return CUBLAS_STATUS_SUCCESS; }                                                                                   \
-  inline cublasStatus_t cublas##P##copy(cublasHandle_t, int n, const T* x, int ix, T* y, int iy) {                   \
+  inline cublasStatus_t cublas##P##copy(cublasHandle_t h_, int n, const T* x, int ix, T* y, int iy) { emu::blas::not_captured(h_);                   \
     for (int i = 0; i < n; ++i) emu::blas::at(y, n, iy, i) = emu::blas::at(const_cast<T*>(x), n, ix, i);            \
     return CUBLAS_STATUS_SUCCESS; }                                                                                   \
-  inline cublasStatus_t cublas##P##swap(cublasHandle_t, int n, T* x, int ix, T* y, int iy) {                         \
+  inline cublasStatus_t cublas##P##swap(cublasHandle_t h_, int n, T* x, int ix, T* y, int iy) { emu::blas::not_captured(h_);                         \
     for (int i = 0; i < n; ++i) std::swap(emu::blas::at(x, n, ix, i), emu::blas::at(y, n, iy, i));                    \
     return CUBLAS_STATUS_SUCCESS; }                                                                                   \
-  inline cublasStatus_t cublas##P##dot(cublasHandle_t, int n, const T* x, int ix, const T* y, int iy, T* r) {        \
+  inline cublasStatus_t cublas##P##dot(cublasHandle_t h_, int n, const T* x, int ix, const T* y, int iy, T* r) { emu::blas::not_captured(h_);        \
     *r = emu::blas::dot<T>(n, x, ix, y, iy); return CUBLAS_STATUS_SUCCESS; }                                          \
-  inline cublasStatus_t cublas##P##nrm2(cublasHandle_t, int n, const T* x, int ix, T* r) {                           \
+  inline cublasStatus_t cublas##P##nrm2(cublasHandle_t h_, int n, const T* x, int ix, T* r) { emu::blas::not_captured(h_);                           \
     *r = emu::blas::nrm2<T>(n, x, ix); return CUBLAS_STATUS_SUCCESS; }                                                \
-  inline cublasStatus_t cublas##P##nrm2_64(cublasHandle_t, int64_t n, const T* x, int64_t ix, T* r) {                \
+  inline cublasStatus_t cublas##P##nrm2_64(cublasHandle_t h_, int64_t n, const T* x, int64_t ix, T* r) { emu::blas::not_captured(h_);                \
     *r = emu::blas::nrm2<T>(n, x, ix); return CUBLAS_STATUS_SUCCESS; }                                                \
-  inline cublasStatus_t cublas##P##asum(cublasHandle_t, int n, const T* x, int ix, T* r) {                           \
+  inline cublasStatus_t cublas##P##asum(cublasHandle_t h_, int n, const T* x, int ix, T* r) { emu::blas::not_captured(h_);                           \
     T s = 0;                                                                                                          \
     for (int i = 0; i < n && ix > 0; ++i) s += std::fabs(x[size_t(i) * ix]);                                          \
     *r = s; return CUBLAS_STATUS_SUCCESS; }                                                                           \
   /* BLAS indices are 1-based; the first of equal magnitudes wins */                                                  \
-  inline cublasStatus_t cublasI##p##amax(cublasHandle_t, int n, const T* x, int ix, int* r) {                        \
+  inline cublasStatus_t cublasI##p##amax(cublasHandle_t h_, int n, const T* x, int ix, int* r) { emu::blas::not_captured(h_);                        \
     int best = 0;                                                                                                     \
     for (int i = 1; i < n && ix > 0; ++i) if (std::fabs(x[size_t(i) * ix]) > std::fabs(x[size_t(best) * ix])) best = i; \
     *r = n > 0 && ix > 0 ? best + 1 : 0; return CUBLAS_STATUS_SUCCESS; }                                             \
-  inline cublasStatus_t cublasI##p##amin(cublasHandle_t, int n, const T* x, int ix, int* r) {                        \
+  inline cublasStatus_t cublasI##p##amin(cublasHandle_t h_, int n, const T* x, int ix, int* r) { emu::blas::not_captured(h_);                        \
     int best = 0;                                                                                                     \
     for (int i = 1; i < n && ix > 0; ++i) if (std::fabs(x[size_t(i) * ix]) < std::fabs(x[size_t(best) * ix])) best = i; \
     *r = n > 0 && ix > 0 ? best + 1 : 0; return CUBLAS_STATUS_SUCCESS; }
@@ -188,37 +193,37 @@ EMU_BLAS1(D, d, double)
 
 // ---- level 2 and 3 ------------------------------------------------------------------------------
 #define EMU_BLAS23(P, T)                                                                                              \
-  inline cublasStatus_t cublas##P##gemv(cublasHandle_t, cublasOperation_t t, int m, int n, const T* alpha, const T* a, \
-                                        int lda, const T* x, int ix, const T* beta, T* y, int iy) {                   \
+  inline cublasStatus_t cublas##P##gemv(cublasHandle_t h_, cublasOperation_t t, int m, int n, const T* alpha, const T* a, \
+                                        int lda, const T* x, int ix, const T* beta, T* y, int iy) { emu::blas::not_captured(h_);                   \
     emu::blas::gemv<T>(t, m, n, *alpha, a, lda, x, ix, *beta, y, iy); return CUBLAS_STATUS_SUCCESS; }                 \
-  inline cublasStatus_t cublas##P##ger(cublasHandle_t, int m, int n, const T* alpha, const T* x, int ix, const T* y, \
-                                       int iy, T* a, int lda) {                                                       \
+  inline cublasStatus_t cublas##P##ger(cublasHandle_t h_, int m, int n, const T* alpha, const T* x, int ix, const T* y, \
+                                       int iy, T* a, int lda) { emu::blas::not_captured(h_);                                                       \
     for (int j = 0; j < n; ++j)                                                                                       \
       for (int i = 0; i < m; ++i)                                                                                     \
         a[i + size_t(j) * lda] += *alpha * emu::blas::at(const_cast<T*>(x), m, ix, i) * emu::blas::at(const_cast<T*>(y), n, iy, j); \
     return CUBLAS_STATUS_SUCCESS; }                                                                                   \
-  inline cublasStatus_t cublas##P##gemm(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n,    \
+  inline cublasStatus_t cublas##P##gemm(cublasHandle_t h_, cublasOperation_t ta, cublasOperation_t tb, int m, int n,    \
                                         int k, const T* alpha, const T* a, int lda, const T* b, int ldb,             \
-                                        const T* beta, T* c, int ldc) {                                               \
+                                        const T* beta, T* c, int ldc) { emu::blas::not_captured(h_);                                               \
     emu::blas::gemm<T, T>(ta, tb, m, n, k, *alpha, a, lda, b, ldb, *beta, c, ldc); return CUBLAS_STATUS_SUCCESS; }    \
-  inline cublasStatus_t cublas##P##gemmStridedBatched(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb,    \
+  inline cublasStatus_t cublas##P##gemmStridedBatched(cublasHandle_t h_, cublasOperation_t ta, cublasOperation_t tb,    \
       int m, int n, int k, const T* alpha, const T* a, int lda, long long sa, const T* b, int ldb, long long sb,    \
-      const T* beta, T* c, int ldc, long long sc, int count) {                                                        \
+      const T* beta, T* c, int ldc, long long sc, int count) { emu::blas::not_captured(h_);                                                        \
     for (int i = 0; i < count; ++i)                                                                                   \
       emu::blas::gemm<T, T>(ta, tb, m, n, k, *alpha, a + i * sa, lda, b + i * sb, ldb, *beta, c + i * sc, ldc);       \
     return CUBLAS_STATUS_SUCCESS; }                                                                                   \
-  inline cublasStatus_t cublas##P##gemmBatched(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m,   \
+  inline cublasStatus_t cublas##P##gemmBatched(cublasHandle_t h_, cublasOperation_t ta, cublasOperation_t tb, int m,   \
       int n, int k, const T* alpha, const T* const a[], int lda, const T* const b[], int ldb, const T* beta,         \
-      T* const c[], int ldc, int count) {                                                                             \
+      T* const c[], int ldc, int count) { emu::blas::not_captured(h_);                                                                             \
     for (int i = 0; i < count; ++i) emu::blas::gemm<T, T>(ta, tb, m, n, k, *alpha, a[i], lda, b[i], ldb, *beta, c[i], ldc); \
     return CUBLAS_STATUS_SUCCESS; }
 EMU_BLAS23(S, float)
 EMU_BLAS23(D, double)
 #undef EMU_BLAS23
 
-inline cublasStatus_t cublasHgemm(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+inline cublasStatus_t cublasHgemm(cublasHandle_t h_, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                                   const __half* alpha, const __half* a, int lda, const __half* b, int ldb,
-                                  const __half* beta, __half* c, int ldc) {
+                                  const __half* beta, __half* c, int ldc) { emu::blas::not_captured(h_);
   emu::blas::gemm<__half, float>(ta, tb, m, n, k, __half2float(*alpha), a, lda, b, ldb, __half2float(*beta), c, ldc);
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -247,17 +252,17 @@ inline bool gemm_ex(cublasOperation_t ta, cublasOperation_t tb, int m, int n, in
 }
 }  // namespace emu::blas
 
-inline cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+inline cublasStatus_t cublasGemmEx(cublasHandle_t h_, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                                    const void* alpha, const void* a, cudaDataType_t at, int lda, const void* b,
                                    cudaDataType_t bt, int ldb, const void* beta, void* c, cudaDataType_t ct, int ldc,
-                                   int compute, cublasGemmAlgo_t = CUBLAS_GEMM_DEFAULT) {
+                                   int compute, cublasGemmAlgo_t = CUBLAS_GEMM_DEFAULT) { emu::blas::not_captured(h_);
   return emu::blas::gemm_ex(ta, tb, m, n, k, alpha, a, at, lda, b, bt, ldb, beta, c, ct, ldc, compute)
              ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
 }
 inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
     int n, int k, const void* alpha, const void* a, cudaDataType_t at, int lda, long long sa, const void* b,
     cudaDataType_t bt, int ldb, long long sb, const void* beta, void* c, cudaDataType_t ct, int ldc, long long sc,
-    int count, int compute, cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT) {
+    int count, int compute, cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT) { emu::blas::not_captured(h);
   size_t size = at == CUDA_R_64F ? 8 : at == CUDA_R_32F ? 4 : 2;
   for (int i = 0; i < count; ++i) {
     cublasStatus_t s = cublasGemmEx(h, ta, tb, m, n, k, alpha, static_cast<const char*>(a) + i * sa * size, at, lda,
@@ -267,8 +272,8 @@ inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperati
   }
   return CUBLAS_STATUS_SUCCESS;
 }
-inline cublasStatus_t cublasDotEx(cublasHandle_t, int n, const void* x, cudaDataType_t xt, int ix, const void* y,
-                                  cudaDataType_t yt, int iy, void* r, cudaDataType_t rt, cudaDataType_t) {
+inline cublasStatus_t cublasDotEx(cublasHandle_t h_, int n, const void* x, cudaDataType_t xt, int ix, const void* y,
+                                  cudaDataType_t yt, int iy, void* r, cudaDataType_t rt, cudaDataType_t) { emu::blas::not_captured(h_);
   if (xt != yt || xt != rt) return CUBLAS_STATUS_NOT_SUPPORTED;
   if (xt == CUDA_R_32F) *static_cast<float*>(r) = emu::blas::dot<float>(n, static_cast<const float*>(x), ix, static_cast<const float*>(y), iy);
   else if (xt == CUDA_R_64F) *static_cast<double*>(r) = emu::blas::dot<double>(n, static_cast<const double*>(x), ix, static_cast<const double*>(y), iy);

@@ -138,11 +138,13 @@ inline cudaError_t cudaMemcpyFromArray(void* dst, cudaArray_const_t src, size_t 
   return cudaSuccess;
 }
 inline cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wo, size_t ho, const void* src, size_t sp, size_t w,
-                                            size_t h, cudaMemcpyKind k, cudaStream_t = nullptr) {
+                                            size_t h, cudaMemcpyKind k, cudaStream_t s = nullptr) {
+  if (emu::capture(s, cudaGraphNodeTypeMemcpy, [=] { cudaMemcpy2DToArray(dst, wo, ho, src, sp, w, h, k); })) return cudaSuccess;
   return cudaMemcpy2DToArray(dst, wo, ho, src, sp, w, h, k);
 }
 inline cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wo, size_t ho, const void* src, size_t n, cudaMemcpyKind k,
-                                          cudaStream_t = nullptr) {
+                                          cudaStream_t s = nullptr) {
+  if (emu::capture(s, cudaGraphNodeTypeMemcpy, [=] { cudaMemcpyToArray(dst, wo, ho, src, n, k); })) return cudaSuccess;
   return cudaMemcpyToArray(dst, wo, ho, src, n, k);
 }
 
@@ -178,7 +180,16 @@ inline cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
     for (size_t y = 0; y < h; ++y) std::memcpy(d.base + z * d.slice + y * d.pitch, s.base + z * s.slice + y * s.pitch, row);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t = nullptr) { return cudaMemcpy3D(p); }
+inline cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t s = nullptr) {
+  cudaMemcpy3DParms q = *p;
+  if (emu::capture(s, cudaGraphNodeTypeMemcpy, [q] { cudaMemcpy3D(&q); })) return cudaSuccess;
+  return cudaMemcpy3D(p);
+}
+inline cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* n, cudaGraph_t g, const cudaGraphNode_t*, size_t, const cudaMemcpy3DParms* p) {
+  cudaMemcpy3DParms q = *p;
+  *n = emu::add_node(g, cudaGraphNodeTypeMemcpy, [q] { cudaMemcpy3D(&q); });
+  return cudaSuccess;
+}
 inline cudaError_t cudaMalloc3D(cudaPitchedPtr* p, cudaExtent e) {
   size_t pitch = (e.width + 255) / 256 * 256, h = e.height ? e.height : 1, d = e.depth ? e.depth : 1;
   void* mem = nullptr;
