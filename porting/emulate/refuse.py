@@ -44,7 +44,12 @@ FEATURES: tuple[Feature, ...] = (
        r"^cublas(?:Lt|XT|Xt)?\w*\.h$(?<!cublas_v2\.h)(?<!cublas_api\.h)"),
     _f("uses hipBLAS/rocBLAS", r"\b(?:hip|roc)blas_?[A-Za-z]\w*\s*\(", r"(?:^|/)(?:hip|roc)blas"),
     _f("uses cuFFT", r"\bcufft[A-Z]\w*\s*\(", r"^cufft"),
-    _f("uses cuRAND", r"\bcurand(?:_init|_uniform|_normal|[A-Z]\w*)\s*\(", r"^curand"),
+    # cuRAND's host generators and device functions are emulated with xorwow streams of their own
+    # (runtime/emu_curand.h: the same at every width, not NVIDIA's numbers); its quasi-random
+    # and MTGP32 generators and the device API's distributions beyond the basics are not
+    _f("uses cuRAND's quasi-random, MTGP32 or discrete generators",
+       r"\bcurand(?:StateSobol\w*|StateScrambledSobol\w*|StateMtgp32\w*|MakeMTGP32\w*|_poisson|_discrete\w*"
+       r"|CreatePoissonDistribution)\b|\bCURAND_RNG_QUASI_\w+|\bcurandDirectionVectors\w*", r"^curand_mtgp32"),
     _f("uses cuSPARSE", None, r"^cusparse"),
     _f("uses cuSOLVER", None, r"^cusolver"),
     _f("uses cuDNN", None, r"^cudnn"),
