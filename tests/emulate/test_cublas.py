@@ -53,3 +53,9 @@ def test_the_toolkit_include_guards_that_helper_headers_test_are_set(tmp_path, e
                    "  puts(\"guards set\");\n#endif\n}\n")
     result = emulate_program(src)
     assert result.runs[0].stdout == "guards set\n"
+
+
+def test_long_float_reductions_stay_close_to_a_double_reference(emulate_program):
+    result = emulate_program(CUBLAS / "long_sums.cu")
+    assert result.runs[0].stdout == "nrm2 1 dot 1 asum 1\n"
+    assert result.verdict == "same"

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include "emu_fp16.h"
 // the toolkit's include guard: cuda-samples' helper_cuda.h names cublasStatus_t values #ifdef CUBLAS_API_H_
 #define CUBLAS_API_H_
@@ -114,21 +115,25 @@ template <class T> EMU_INL T& at(T* x, int64_t n, int64_t inc, int64_t i) { retu
 template <class T> inline void axpy(int64_t n, T a, const T* x, int64_t ix, T* y, int64_t iy) {
   for (int64_t i = 0; i < n; ++i) at(y, n, iy, i) += a * at(const_cast<T*>(x), n, ix, i);
 }
+// float sums accumulate in double: a GPU reduces a long vector as a tree, whose error grows with
+// log n, and a float running sum over millions of elements drifts far past what programs check
+// against (HeCBench's norm2 compares cublasSnrm2 with a double reference)
+template <class T> using acc_t = std::conditional_t<std::is_same<T, float>::value || std::is_same<T, __half>::value, double, T>;
 template <class T> inline T dot(int64_t n, const T* x, int64_t ix, const T* y, int64_t iy) {
-  T s = 0;
-  for (int64_t i = 0; i < n; ++i) s += at(const_cast<T*>(x), n, ix, i) * at(const_cast<T*>(y), n, iy, i);
-  return s;
+  acc_t<T> s = 0;
+  for (int64_t i = 0; i < n; ++i) s += acc_t<T>(at(const_cast<T*>(x), n, ix, i)) * acc_t<T>(at(const_cast<T*>(y), n, iy, i));
+  return T(s);
 }
 template <class T> inline T nrm2(int64_t n, const T* x, int64_t ix) {
   // scaled as the reference BLAS does, so that large and small entries neither overflow nor vanish
-  T scale = 0, ssq = 1;
+  acc_t<T> scale = 0, ssq = 1;
   for (int64_t i = 0; i < n && ix > 0; ++i) {
-    T v = std::fabs(x[i * ix]);
+    acc_t<T> v = std::fabs(acc_t<T>(x[i * ix]));
     if (v == 0) continue;
     if (scale < v) { ssq = 1 + ssq * (scale / v) * (scale / v); scale = v; }
     else ssq += (v / scale) * (v / scale);
   }
-  return scale * std::sqrt(ssq);
+  return T(scale * std::sqrt(ssq));
 }
 // op(A)[i][l] of a column-major matrix
 template <class T> EMU_INL T op_at(const T* a, int64_t ld, cublasOperation_t op, int64_t i, int64_t l) {
@@ -139,20 +144,20 @@ inline void gemm(cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t 
                  int64_t lda, const T* b, int64_t ldb, S beta, T* c, int64_t ldc) {
   for (int64_t j = 0; j < n; ++j)
     for (int64_t i = 0; i < m; ++i) {
-      S s = 0;
-      for (int64_t l = 0; l < k; ++l) s += S(op_at(a, lda, ta, i, l)) * S(op_at(b, ldb, tb, l, j));
+      acc_t<S> s = 0;
+      for (int64_t l = 0; l < k; ++l) s += acc_t<S>(op_at(a, lda, ta, i, l)) * acc_t<S>(op_at(b, ldb, tb, l, j));
       S prior = beta == S(0) ? S(0) : beta * S(c[i + j * ldc]);  // beta 0: C is not read (may hold NaN)
-      c[i + j * ldc] = T(alpha * s + prior);
+      c[i + j * ldc] = T(alpha * S(s) + prior);
     }
 }
 template <class T> inline void gemv(cublasOperation_t t, int64_t m, int64_t n, T alpha, const T* a, int64_t lda,
                                     const T* x, int64_t ix, T beta, T* y, int64_t iy) {
   int64_t rows = t == CUBLAS_OP_N ? m : n, cols = t == CUBLAS_OP_N ? n : m;
   for (int64_t i = 0; i < rows; ++i) {
-    T s = 0;
-    for (int64_t l = 0; l < cols; ++l) s += op_at(a, lda, t, i, l) * at(const_cast<T*>(x), cols, ix, l);
+    acc_t<T> s = 0;
+    for (int64_t l = 0; l < cols; ++l) s += acc_t<T>(op_at(a, lda, t, i, l)) * acc_t<T>(at(const_cast<T*>(x), cols, ix, l));
     T& out = at(y, rows, iy, i);
-    out = alpha * s + (beta == T(0) ? T(0) : beta * out);
+    out = alpha * T(s) + (beta == T(0) ? T(0) : beta * out);
   }
 }
 }  // namespace emu::blas
@@ -177,9 +182,9 @@ template <class T> inline void gemv(cublasOperation_t t, int64_t m, int64_t n, T
   inline cublasStatus_t cublas##P##nrm2_64(cublasHandle_t h_, int64_t n, const T* x, int64_t ix, T* r) { emu::blas::not_captured(h_);                \
     *r = emu::blas::nrm2<T>(n, x, ix); return CUBLAS_STATUS_SUCCESS; }                                                \
   inline cublasStatus_t cublas##P##asum(cublasHandle_t h_, int n, const T* x, int ix, T* r) { emu::blas::not_captured(h_);                           \
-    T s = 0;                                                                                                          \
+    emu::blas::acc_t<T> s = 0;                                                                                        \
     for (int i = 0; i < n && ix > 0; ++i) s += std::fabs(x[size_t(i) * ix]);                                          \
-    *r = s; return CUBLAS_STATUS_SUCCESS; }                                                                           \
+    *r = T(s); return CUBLAS_STATUS_SUCCESS; }                                                                           \
   /* BLAS indices are 1-based; the first of equal magnitudes wins */                                                  \
   inline cublasStatus_t cublasI##p##amax(cublasHandle_t h_, int n, const T* x, int ix, int* r) { emu::blas::not_captured(h_);                        \
     int best = 0;                                                                                                     \
