@@ -28,14 +28,14 @@ MAX_MASKED_SHOWN = 50
 # lists them): a number with a time unit, a rate (GB/s, GFLOP/s, items/s), and the number after
 # a timing word ("Time = 1.23", "elapsed: 4"). Two runs of one program differ there at any width.
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_RATE = r"(?:(?:thousand|million|billion|trillion)\s+)?(?:[A-Za-z]+)?\s*(?:/\s*|\bper\s+)s(?:ec|econd)?\b"
 DEFAULT_MASKS: tuple[str, ...] = (
     _NUM + r"\s*\(?\s*(?:ns|nsec|nanoseconds?|us|usec|µs|microseconds?|ms|msec|milliseconds?|s|sec|secs|seconds?|"
     r"min|minutes?|cycles|clocks)\b\)?",
-    # a rate: "12 GB/s", "39460.76 kB/s" (kilo is lower case), "100 items/sec", "3.26 million keys/second"
-    _NUM + r"\s*(?:(?:thousand|million|billion|trillion)\s+|[kKMGTP]i?)?(?:B|bytes?|FLOPs?|[Ff]lops?|[Oo]ps?|"
-    r"[Oo]perations|[Ii]nstructions|[Ee]lements|[Ii]tems|[Pp]ixels|[Ss]amples|[Kk]eys|[Pp]oints|[Nn]odes|[Ee]dges|"
-    r"[Tt]hreads|[Rr]ays|[Ii]terations|[Uu]pdates|[Qq]ueries|[Ll]ookups|[Ii]nserts)?\s*(?:/\s*|\bper\s+)"
-    r"s(?:ec|econd)?\b",
+    # a rate: "12 GB/s", "39460.76 kB/s" (kilo is lower case), "100 items/sec", "3.26 million keys/second",
+    # "2.27 Mtexlookups/sec" (cuda-samples' simpleLayeredTexture): any unit word, prefixed or not, per second
+    # "0.41 (Gop/s)" (HeCBench's norm2): the unit may stand in parentheses, as time units may
+    _NUM + r"\s*(?:\(\s*" + _RATE + r"\s*\)|" + _RATE + ")",
     _NUM + r"\s*[kKMGTP](?:FLOPS|[Ff]lops|IPS|B/s)\b",
     r"(?i)\b(?:time|timing|elapsed|duration|throughput|bandwidth|[kmgt]?flops|speed ?up|latency|runtime|perf|"
     r"clocks?|cycles?|ticks)"
