@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -58,13 +59,50 @@ class Program:
     language: str = "cuda"         # "hip" when a source is HIP (porting.sources.classify)
     openmp: bool = False           # a file uses OpenMP: compiled and linked with -fopenmp
     mirror: Path | None = None     # where the rewritten copies lie (OUT/src)
+    cccl: Path | None = None       # a file includes <thrust/...>: CCCL's include directory (emu_thrust.h)
 
     def flags(self) -> list[str]:
         # __FILE__ and __builtin_FILE() (the emulator's sites) name the user's file, not the copy
         # under this run's OUT: the cache is keyed by content, and a binary built for another OUT
         # (a shared --cache-dir) must report the same paths
         remap = [f"-fmacro-prefix-map={self.mirror}="] if self.mirror else []
-        return [*remap, *(["-fopenmp"] if self.openmp else [])]
+        return [*remap, *(["-fopenmp"] if self.openmp else []), *thrust_flags(self.cccl)]
+
+    def force_includes(self) -> list[str]:
+        return ["-include", "emu_runtime.h", *(["-include", "emu_thrust.h"] if self.cccl else [])]
+
+
+# Thrust is header-only and ships in CCCL (nvcc's include/cccl); port emulate compiles it with its
+# CPP device system, so its algorithms run on the host over host memory, which is what cudaMalloc
+# and the emulated kernels use here. CCCL's fp16/bf16 support is off: the program's half types are
+# the runtime's (emu_fp16.h), not the toolkit's cuda_fp16.h that CCCL would expect.
+THRUST_DEFINES = ("THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP", "CCCL_DISABLE_FP16_SUPPORT",
+                  "CCCL_DISABLE_BF16_SUPPORT")
+_THRUST_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]thrust/', re.M)
+
+
+def thrust_flags(cccl: Path | None) -> list[str]:
+    if cccl is None:
+        return []
+    return ["-isystem", str(cccl), *(f"-D{d}" for d in THRUST_DEFINES)]
+
+
+def cccl_dir() -> Path | None:
+    """CCCL's include directory (the one holding thrust/), from PORT_EMULATE_CCCL, else beside the
+    nvcc on PATH, else the newest /usr/local/cuda*/include/cccl; None when there is none."""
+    named = os.environ.get("PORT_EMULATE_CCCL")
+    if named:
+        return Path(named) if (Path(named) / "thrust" / "version.h").is_file() else None
+    candidates: list[Path] = []
+    nvcc = shutil.which("nvcc")
+    if nvcc:
+        candidates.append(Path(nvcc).resolve().parent.parent / "include" / "cccl")
+    candidates += sorted(Path("/usr/local").glob("cuda*/include/cccl"), reverse=True)
+    return next((c for c in candidates if (c / "thrust" / "version.h").is_file()), None)
+
+
+class NoThrust(InputError):
+    """The program includes Thrust and no CCCL headers were found (exit 2, named)."""
 
 
 # OpenMP host code (cuda-samples' cudaOpenMP, HeCBench's host reductions): nvcc passes
@@ -164,7 +202,7 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
     defines = [*defines, "EMU_HIP=1"] if language == "hip" else list(defines)
     h = hashlib.sha256()
     launches = 0
-    openmp = False
+    openmp = thrust = False
     out = OutputDir(mirror)  # writes stay inside the mirror, whatever symlinks appear in it
     for path in sorted(files):
         raw = read_regular(path)  # the one bounded reader: a file swapped for a FIFO cannot hang it
@@ -172,6 +210,7 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
             raise InputError(f"{path}: {why_unreadable(path)}")
         text = raw.decode("utf-8", errors="replace")
         openmp = openmp or bool(_OPENMP.search(text))
+        thrust = thrust or bool(_THRUST_INCLUDE.search(text))
         result = rewrite(text, str(path))
         launches += result.launches
         data = result.text.encode("utf-8")
@@ -180,13 +219,25 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
         if not target.is_file() or target.read_bytes() != data or target.stat().st_mode & 0o777 != mode:
             out.write_bytes(str(target.relative_to(mirror)), data, mode=mode, durable=False)
         h.update(str(path).encode() + b"\0" + data + b"\0")
-    for flag in [*map(str, dirs), *defines, tool.cxx, *tool.base_flags(0), *(["-fopenmp"] if openmp else [])]:
+    cccl = _thrust_headers(files[0]) if thrust else None
+    if cccl is not None:  # another CCCL release is another program
+        h.update((cccl / "thrust" / "version.h").read_bytes())
+    for flag in [*map(str, dirs), *defines, tool.cxx, *tool.base_flags(0), *(["-fopenmp"] if openmp else []),
+                 *thrust_flags(cccl)]:
         h.update(flag.encode() + b"\0")
     mirrored_dirs = [_mirrored(mirror, d) for d in dirs]
     return Program(sources=[_mirrored(mirror, s.resolve()) for s in sources],
                    include_dirs=[*mirrored_dirs, *dirs], defines=defines,
                    digest=h.hexdigest()[:20], launches=launches, files=files, language=language,
-                   openmp=openmp, mirror=mirror)
+                   openmp=openmp, mirror=mirror, cccl=cccl)
+
+
+def _thrust_headers(first: Path) -> Path:
+    cccl = cccl_dir()
+    if cccl is None:
+        raise NoThrust(f"{first}: uses Thrust, which port emulate compiles from CCCL's headers (the CUDA "
+                       "toolkit's include/cccl); none found: set PORT_EMULATE_CCCL=DIR (the directory holding thrust/)")
+    return cccl
 
 
 def _mirrored(mirror: Path, path: Path) -> Path:
@@ -262,7 +313,7 @@ def _runtime_job(tool: Toolchain, warp: int, cache: Path) -> _Job:
 def _program_job(program: Program, tool: Toolchain, warp: int, cache: Path, runtime_obj: Path | None) -> _Job:
     out = cache / f"program-{program.digest}-{runtime_obj.stem if runtime_obj else ''}"
     cmd = [tool.cxx, *tool.base_flags(warp), *program.flags(), *_include_flags(program.include_dirs),
-           *[f"-D{d}" for d in program.defines], "-include", "emu_runtime.h",
+           *[f"-D{d}" for d in program.defines], *program.force_includes(),
            "-x", "c++", *map(str, program.sources), "-x", "none", str(runtime_obj)]
     return _Job(warp, out, None if out.is_file() else cmd + ["-o"])
 

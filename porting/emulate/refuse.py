@@ -9,10 +9,12 @@ compiler's own message (porting.emulate.build.explain_compile_error).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..audit.mask import mask
+from .build import cccl_dir
 
 
 @dataclass(frozen=True)
@@ -20,42 +22,66 @@ class Feature:
     name: str
     code: re.Pattern[str] | None = None      # matched on code (comments, literals blanked)
     include: re.Pattern[str] | None = None   # matched on #include header names
+    # emulated when this answers True (a feature that needs files outside the runtime, as Thrust
+    # needs CCCL's headers); refused otherwise
+    emulated: Callable[[], bool] | None = None
 
 
-def _f(name: str, code: str | None = None, include: str | None = None) -> Feature:
-    return Feature(name, re.compile(code) if code else None, re.compile(include) if include else None)
+def _f(name: str, code: str | None = None, include: str | None = None,
+       emulated: Callable[[], bool] | None = None) -> Feature:
+    return Feature(name, re.compile(code) if code else None, re.compile(include) if include else None, emulated)
+
+
+def _have_cccl() -> bool:
+    return cccl_dir() is not None
 
 
 FEATURES: tuple[Feature, ...] = (
-    _f("uses cuBLAS", r"\bcublas[A-Z]\w*\s*\(", r"^cublas"),
+    # cuBLAS's common routines are computed on the CPU (runtime/emu_cublas.h, <cublas_v2.h>); a
+    # routine outside that subset fails the compile, named. cuBLASLt, cuBLASXt and the legacy
+    # <cublas.h> API are not emulated
+    _f("uses cuBLASLt/cuBLASXt or the legacy cuBLAS API", r"\bcublas(?:Lt|Xt)\w*\s*\(",
+       r"^cublas(?:Lt|XT|Xt)?\w*\.h$(?<!cublas_v2\.h)(?<!cublas_api\.h)"),
     _f("uses hipBLAS/rocBLAS", r"\b(?:hip|roc)blas_?[A-Za-z]\w*\s*\(", r"(?:^|/)(?:hip|roc)blas"),
     _f("uses cuFFT", r"\bcufft[A-Z]\w*\s*\(", r"^cufft"),
-    _f("uses cuRAND", r"\bcurand(?:_init|_uniform|_normal|[A-Z]\w*)\s*\(", r"^curand"),
+    # cuRAND's host generators and device functions are emulated with xorwow streams of their own
+    # (runtime/emu_curand.h: the same at every width, not NVIDIA's numbers); its quasi-random
+    # and MTGP32 generators and the device API's distributions beyond the basics are not
+    _f("uses cuRAND's quasi-random, MTGP32 or discrete generators",
+       r"\bcurand(?:StateSobol\w*|StateScrambledSobol\w*|StateMtgp32\w*|MakeMTGP32\w*|_poisson|_discrete\w*"
+       r"|CreatePoissonDistribution)\b|\bCURAND_RNG_QUASI_\w+|\bcurandDirectionVectors\w*", r"^curand_mtgp32"),
     _f("uses cuSPARSE", None, r"^cusparse"),
     _f("uses cuSOLVER", None, r"^cusolver"),
     _f("uses cuDNN", None, r"^cudnn"),
     _f("uses NCCL/RCCL", None, r"^(?:nccl|rccl)"),
     _f("uses NVRTC (runtime compilation)", None, r"^nvrtc"),
-    _f("uses Thrust", r"\bthrust::", r"^thrust/"),
+    # Thrust is compiled from CCCL's headers with its CPP device system (build.thrust_flags,
+    # runtime/emu_thrust.h); refused only where no CCCL is installed
+    _f("uses Thrust (no CCCL headers found: set PORT_EMULATE_CCCL)", r"\bthrust::", r"^thrust/", _have_cccl),
     # CUB's warp and block primitives and its common device-wide algorithms are emulated
     # (runtime/emu_cub.h); a CUB name it lacks fails the compile, named (build.explain_compile_error)
     _f("uses libcu++ (cuda::)", r"\bcuda::(?!std::)", r"^cuda/"),
     # half and bfloat16 are emulated (runtime/emu_fp16.h); the 8-bit float formats are not
     _f("fp8 types (cuda_fp8.h)", r"\b__nv_fp8\w*|\b__hip_fp8\w*", r"(?:^|/)(?:cuda_fp8|hip_fp8|amd_hip_fp8)\.h"),
     _f("inline PTX/GCN assembly (asm)", r"\b(?:asm|__asm__|__asm)\s*(?:volatile\s*|__volatile__\s*)?\("),
-    _f("texture objects/references", r"\b(?:tex[123]D\w*|texCubemap\w*)\s*[<(]|\b(?:cuda|hip)TextureObject_t\b"
-       r"|\btexture\s*<|\b(?:cuda|hip)(?:Create)?TextureObject\b|\b(?:cuda|hip)BindTexture\w*"),
+    # texture objects and references, CUDA arrays and 3D copies are emulated (runtime/emu_texture.h);
+    # mipmaps, cubemaps and gradient reads are not
+    _f("mipmapped or cubemap textures", r"\b(?:texCubemap\w*|tex[123]DGrad)\s*[<(]"
+       r"|\b(?:cuda|hip)(?:MallocMipmappedArray|GetMipmappedArrayLevel|MipmappedArray_t)\b"),
     _f("surface objects", r"\bsurf[123]D\w*\s*[<(]|\b(?:cuda|hip)SurfaceObject_t\b"),
-    _f("CUDA arrays (cudaArray)",
-       r"\b(?:cuda|hip)(?:Malloc3?DArray|MallocArray|Array_t|MemcpyToArray|Memcpy2DToArray)\b"),
     # this_grid() for ranks and sizes is emulated; a grid-wide barrier is found by _grid_sync
     _f("cooperative groups grid sync", r"\b(?:cuda|hip)LaunchCooperativeKernel\w*|\bthis_multi_grid\s*\("),
     _f("cooperative groups labeled/binary partitions or clusters",
        r"\b(?:labeled_partition|binary_partition|cluster_group|this_cluster)\s*[(<]"),
     _f("tensor-core WMMA", r"\bwmma::|\b__hmma\w*", r"^mma\.h$"),
     _f("asynchronous copy pipelines", r"\b__pipeline_\w+\s*\(|\bmemcpy_async\s*\(", r"^cuda_pipeline"),
-    # not cudaGraphics* (graphics interop, below)
-    _f("CUDA graphs", r"\b(?:cuda|hip)Graph(?!ics)\w*|\b(?:cuda|hip)StreamBeginCapture\b"),
+    # graphs built by stream capture and from host, memcpy, memset, empty and child-graph nodes are
+    # emulated (runtime/emu_graph.h); kernel nodes name their kernel by a void*, whose parameter
+    # types the CPU call needs, and conditional and memory nodes are not modelled. Not cudaGraphics*
+    # (graphics interop, below)
+    _f("CUDA graph kernel, conditional or memory nodes",
+       r"\b(?:cuda|hip)Graph(?:AddNode|\w*KernelNode\w*|AddMem(?:Alloc|Free)Node|\w*Conditional\w*|AddEvent\w*Node"
+       r"|\w*External\w*|\w*BatchMemOp\w*)\b|\b(?:cuda|hip)(?:KernelNodeParams|GraphNodeParams)\b"),
     _f("the CUDA driver API", r"\bcu(?:Init|Ctx\w+|Module\w+|LaunchKernel|MemAlloc\w*|MemcpyHtoD\w*|MemcpyDtoH\w*"
        r"|DeviceGet\w*|FuncGetAttribute|Event\w+|Stream\w+|LinkCreate)\s*\("),
     _f("CUDA IPC / multi-process memory", r"\b(?:cuda|hip)Ipc\w+"),
@@ -84,6 +110,8 @@ def scan_text(text: str, path: str) -> list[Refusal]:
     masked = mask(text)
     found: list[Refusal] = []
     for feature in FEATURES:
+        if feature.emulated is not None and feature.emulated():
+            continue
         at = _first_use(feature, masked)
         if at is not None:
             line, _ = masked.position(at)

@@ -56,7 +56,7 @@ def test_json_record_follows_its_schema(capsys, out_dir):
 
 
 @pytest.mark.parametrize("program, feature", [
-    ("uses_cublas.cu", "uses_cublas.cu:2: uses cuBLAS"),
+    ("uses_cufft.cu", "uses_cufft.cu:2: uses cuFFT"),
     ("inline_ptx.cu", "inline_ptx.cu:4: inline PTX/GCN assembly (asm)"),
     ("grid_sync.cu", "grid_sync.cu:3: cooperative groups grid sync"),
 ])

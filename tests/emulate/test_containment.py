@@ -100,7 +100,7 @@ def test_only_the_files_the_preprocessor_read_are_copied_with_their_modes(capsys
     tree = _tree(tmp_path)
     out_dir = tmp_path / "emu"
     code, out, err = port(capsys, "emulate", str(tree / "src" / "main.cu"), "--out", str(out_dir), "--no-sandbox")
-    assert code == 0, err  # dead.h (cuBLAS) sits in `#if 0`: not read, not refused
+    assert code == 0, err  # dead.h (cuFFT) sits in `#if 0`: not read, not refused
     copied = {p.name: p.stat().st_mode & 0o777 for p in (out_dir / "src").rglob("*") if p.is_file()}
     assert copied == {"main.cu": 0o644, "used.h": 0o600}
 
@@ -119,9 +119,9 @@ def test_an_include_outside_the_source_tree_is_refused_before_anything_is_copied
 
 def test_a_refused_program_copies_nothing(capsys, tmp_path):
     out_dir = tmp_path / "emu"
-    code, _, err = port(capsys, "emulate", str(Path(__file__).parent / "programs" / "cli" / "uses_cublas.cu"),
+    code, _, err = port(capsys, "emulate", str(Path(__file__).parent / "programs" / "cli" / "uses_cufft.cu"),
                         "--out", str(out_dir))
-    assert code == 2 and "cuBLAS" in err
+    assert code == 2 and "cuFFT" in err
     assert not (out_dir / "src").exists()
 
 

@@ -87,6 +87,11 @@ template <class F, class... A> void launch(const LaunchConfig& c, F f, A&&... a)
     Ctx* x = static_cast<Ctx*>(p);
     return run_threads(first, last, [x] { std::apply(x->f, x->args); });
   };
+  if (capturing(c.stream)) {  // a kernel node of the graph c.stream captures: it keeps its arguments
+    auto kept = std::make_shared<Ctx>(Ctx{f, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)});
+    capture(c.stream, cudaGraphNodeTypeKernel, [c, run, kept] { run_grid(c, run, kept.get()); });
+    return;
+  }
   if (in_device_code()) {  // a child grid: its arguments outlive this thread's frame
     defer_grid(c, run, new Ctx{f, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)},
                [](void* p) { delete static_cast<Ctx*>(p); });

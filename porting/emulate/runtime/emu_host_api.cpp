@@ -147,7 +147,10 @@ cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* a, const void* p) {
   return cudaSuccess;
 }
 cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind k) { return emu::copy(d, s, n, k); }
-cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t) { return emu::copy(d, s, n, k); }
+cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st) {
+  if (emu::capture(st, cudaGraphNodeTypeMemcpy, [=] { emu::copy(d, s, n, k); })) return cudaSuccess;
+  return emu::copy(d, s, n, k);
+}
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind k) {
   if (width > dpitch || width > spitch) return set(cudaErrorInvalidValue);
   for (size_t row = 0; row < height; ++row) {
@@ -156,7 +159,8 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   }
   return cudaSuccess;
 }
-cudaError_t cudaMemcpy2DAsync(void* dst, size_t dp, const void* src, size_t sp, size_t w, size_t h, cudaMemcpyKind k, cudaStream_t) {
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dp, const void* src, size_t sp, size_t w, size_t h, cudaMemcpyKind k, cudaStream_t st) {
+  if (emu::capture(st, cudaGraphNodeTypeMemcpy, [=] { cudaMemcpy2D(dst, dp, src, sp, w, h, k); })) return cudaSuccess;
   return cudaMemcpy2D(dst, dp, src, sp, w, h, k);
 }
 cudaError_t cudaMemset(void* p, int v, size_t n) {
@@ -164,7 +168,10 @@ cudaError_t cudaMemset(void* p, int v, size_t n) {
   if (n) std::memset(p, v, n);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t) { return cudaMemset(p, v, n); }
+cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t st) {
+  if (emu::capture(st, cudaGraphNodeTypeMemset, [=] { cudaMemset(p, v, n); })) return cudaSuccess;
+  return cudaMemset(p, v, n);
+}
 cudaError_t cudaMemset2D(void* p, size_t pitch, int v, size_t width, size_t height) {
   for (size_t row = 0; row < height; ++row) std::memset(static_cast<char*>(p) + row * pitch, v, width);
   return cudaSuccess;
@@ -312,20 +319,24 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int flags, in
 cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) { emu::capture_wait(s, e); return cudaSuccess; }
 cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void* data, unsigned int) {
-  cb(s, cudaSuccess, data);  // work on a stream is already complete when it is queued
+  emu::on_stream(s, cudaGraphNodeTypeHost, [=] { cb(s, cudaSuccess, data); });  // done at once, unless captured
   return cudaSuccess;
 }
-cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t fn, void* data) { fn(data); return cudaSuccess; }
+cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void* data) {
+  emu::on_stream(s, cudaGraphNodeTypeHost, [=] { fn(data); });
+  return cudaSuccess;
+}
 cudaError_t cudaEventCreate(cudaEvent_t* e) { return cudaEventCreateWithFlags(e, 0); }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) {
   if (e == nullptr) return set(cudaErrorInvalidValue);
   *e = new emu_event{std::chrono::steady_clock::now()};
   return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   if (e == nullptr) return set(cudaErrorInvalidResourceHandle);
+  emu::capture_event(e, s);  // a stream that waits on it joins s's capture
   e->at = std::chrono::steady_clock::now();
   return cudaSuccess;
 }

@@ -132,3 +132,4 @@ template <class T> EMU_INL cudaError_t cudaMemcpyFromSymbolAsync(void* dst, cons
 }
 template <class T> EMU_INL cudaError_t cudaGetSymbolAddress(void** p, const T& sym) { *p = const_cast<T*>(&sym); return cudaSuccess; }
 template <class T> EMU_INL cudaError_t cudaGetSymbolSize(size_t* n, const T&) { *n = sizeof(T); return cudaSuccess; }
+#include "emu_graph.h"  // stream capture: needs the API above

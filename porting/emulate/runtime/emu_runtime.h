@@ -18,6 +18,7 @@
 #include "emu_host_api.h"
 #include "emu_device.h"
 #include "emu_intrinsics.h"
+#include "emu_texture.h"
 
 // ---- launches -------------------------------------------------------------------------------
 #define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...)                                 \

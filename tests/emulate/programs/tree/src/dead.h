@@ -1,2 +1,2 @@
 #pragma once
-#include <cublas_v2.h>
+#include <cufft.h>

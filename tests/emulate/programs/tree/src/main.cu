@@ -1,5 +1,5 @@
 // Includes one header it reads (kept 0600 in the test's copy) and one only inside `#if 0`, which
-// uses cuBLAS: the dead include is neither read, nor refused, nor copied into OUT.
+// uses cuFFT: the dead include is neither read, nor refused, nor copied into OUT.
 #include <cstdio>
 #include "used.h"
 #if 0
