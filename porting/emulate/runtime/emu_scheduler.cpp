@@ -203,54 +203,13 @@ Fiber& current(Runtime& r) {
   return *r.cur;
 }
 
-namespace {
-// true when no lane of the warp that thread t belongs to can still run: each one has finished,
-// waits at a warp collective or at a barrier that has not been released. The lanes after t are
-// looked at first (while a warp is arriving, lane t + 1 has not started: one read).
-bool warp_settled(const Runtime& r, int t) {
-  int base = t - t % EMU_WARP, end = std::min(base + EMU_WARP, r.nthreads);
-  for (int u = t + 1; u < end; ++u)
-    if (r.fibers[u].state == NEW || ready(r, r.fibers[u])) return false;
-  for (int u = base; u < t; ++u)
-    if (r.fibers[u].state == NEW || ready(r, r.fibers[u])) return false;
-  return true;
-}
-
-// The last lane of a warp that could run reaches a collective: the lanes waiting at each call
-// site are already the ones the scheduler would complete it with (no lane of the warp can arrive
-// any more, and a barrier is only released when no collective is pending), so the warp's
-// collectives complete now and its first lane goes on, instead of after every other warp of
-// the block has run up to its own next wait. The groups and results are the same; the threads
-// of one warp stay together, so a collective in a loop touches 32 or 64 fibers' stacks at a
-// time, not the whole block's (1024 stacks leave the cache). Returns false when the warp
-// cannot complete yet.
-bool resolve_settled_warp(Runtime& r, Fiber& f) {
-  int t = (int)(&f - r.fibers.data());
-  if (!warp_settled(r, t)) return false;
-  int base = t - t % EMU_WARP, end = std::min(base + EMU_WARP, r.nthreads);
-  int resolved = 0;
-  for (int u = base; u < end; ++u) resolved += r.fibers[u].state == AT_WARP;
-  resolve_warp(r, t / EMU_WARP);
-  r.waiting_warp -= resolved;
-  for (int u = base; u < end; ++u) {
-    Fiber& g = r.fibers[u];
-    if (g.state != READY) continue;
-    r.cur = &g;
-    threadIdx = g.tid;
-    if (&g != &f) context_switch(f, g);
-    return true;
-  }
-  return false;  // not reached: f itself is ready
-}
-}  // namespace
-
 void suspend(State s) {
   Runtime& r = rt();
   Fiber& f = current(r);
   f.state = s;
   r.waiting_warp += s == AT_WARP;
   ++suspensions;
-  if (s != AT_WARP || !resolve_settled_warp(r, f)) switch_on(r, (int)(&f - r.fibers.data()), f);
+  switch_on(r, (int)(&f - r.fibers.data()), f);
   threadIdx = f.tid;  // resumed (whoever switched here set r.cur)
 }
 
