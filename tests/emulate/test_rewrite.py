@@ -56,6 +56,16 @@ def test_a_kernel_name_on_the_line_before_the_chevrons():
     assert "::emu::launch(::emu::config(grid, 256), [&](auto&&... emu_a_) { my_kernel(emu_a_...); }, a)" in out.text
 
 
+def test_chevrons_with_blanks_between_them_as_visual_studio_formats_them():
+    src = ("void f(int* a) {\n  matrixSum << < grid, block >> > (a, n >> 1);\n}\n"
+           "template <class T> std::ostream& operator<< <T>(std::ostream& o, T t);\n")
+    out = rewrite(src, "x.cu")
+    assert out.launches == 1 and out.text.count("\n") == src.count("\n")
+    assert ("::emu::launch(::emu::config( grid, block ), [&](auto&&... emu_a_) { matrixSum(emu_a_...); }, "
+            "a, n >> 1)") in out.text
+    assert "operator<< <T>(std::ostream& o, T t);" in out.text  # a template's chevrons, not a launch
+
+
 def test_a_statement_end_before_the_chevrons_is_still_no_kernel_name():
     with pytest.raises(InputError, match="x.cu:2: a '<<<' launch without a kernel name"):
         rewrite("x = 1;\n<<<1, 1>>>();\n", "x.cu")
