@@ -30,7 +30,8 @@ _SHARED_WORD = re.compile(r"\b__shared__\b")
 _DECL_START = re.compile(r"[;{}]\s*")
 _STATIC = re.compile(r"\bstatic\b")
 _STATIC_AFTER = re.compile(r"\s*static\b")
-_ALIGN = re.compile(r"__align__\s*\([^)]*\)|alignas\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\)")
+# one level of parentheses inside: __align__(sizeof(double)), alignas(alignof(T))
+_ALIGN = re.compile(r"(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)|__attribute__\s*\(\(.*?\)\)")
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 
 

@@ -28,12 +28,14 @@ def test_launches_are_rewritten_and_lines_kept():
 
 
 def test_extern_shared_becomes_the_dynamic_buffer():
-    src = "extern __shared__ __align__(16) float smem[];\nextern __shared__ int tile[][33];\n"
+    src = ("extern __shared__ __align__(16) float smem[];\nextern __shared__ int tile[][33];\n"
+           "extern __shared__ __align__(sizeof(double)) unsigned char buf[];\n")
     out = rewrite(src)
-    assert out.dynamic_shared == 2
+    assert out.dynamic_shared == 3
     assert out.text.splitlines() == [
         "float* const smem = reinterpret_cast<float*>(::emu::dynamic_shared);",
         "int (* const tile)[33] = reinterpret_cast<int (*)[33]>(::emu::dynamic_shared);",
+        "unsigned char* const buf = reinterpret_cast<unsigned char*>(::emu::dynamic_shared);",
     ]
 
 
