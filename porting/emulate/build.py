@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..paths import OutputDir
 from ..sources import classify
 from ..walk import read_regular, why_unreadable
-from .rewrite import rewrite
+from .rewrite import kernel_names, rewrite
 
 MAX_FILES = 2000
 
@@ -204,14 +204,12 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
     launches = 0
     openmp = thrust = False
     out = OutputDir(mirror)  # writes stay inside the mirror, whatever symlinks appear in it
-    for path in sorted(files):
-        raw = read_regular(path)  # the one bounded reader: a file swapped for a FIFO cannot hang it
-        if raw is None:
-            raise InputError(f"{path}: {why_unreadable(path)}")
-        text = raw.decode("utf-8", errors="replace")
+    texts = {path: _read_text(path) for path in sorted(files)}
+    kernels = set().union(*map(kernel_names, texts.values()))  # a kernel cast to void* in another file
+    for path, text in texts.items():
         openmp = openmp or bool(_OPENMP.search(text))
         thrust = thrust or bool(_THRUST_INCLUDE.search(text))
-        result = rewrite(text, str(path))
+        result = rewrite(text, str(path), kernels)
         launches += result.launches
         data = result.text.encode("utf-8")
         target = _mirrored(mirror, path)
@@ -238,6 +236,13 @@ def _thrust_headers(first: Path) -> Path:
         raise NoThrust(f"{first}: uses Thrust, which port emulate compiles from CCCL's headers (the CUDA "
                        "toolkit's include/cccl); none found: set PORT_EMULATE_CCCL=DIR (the directory holding thrust/)")
     return cccl
+
+
+def _read_text(path: Path) -> str:
+    raw = read_regular(path)  # the one bounded reader: a file swapped for a FIFO cannot hang it
+    if raw is None:
+        raise InputError(f"{path}: {why_unreadable(path)}")
+    return raw.decode("utf-8", errors="replace")
 
 
 def _mirrored(mirror: Path, path: Path) -> Path:

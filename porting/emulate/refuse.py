@@ -75,13 +75,13 @@ FEATURES: tuple[Feature, ...] = (
        r"\b(?:labeled_partition|binary_partition|cluster_group|this_cluster)\s*[(<]"),
     _f("tensor-core WMMA", r"\bwmma::|\b__hmma\w*", r"^mma\.h$"),
     _f("asynchronous copy pipelines", r"\b__pipeline_\w+\s*\(|\bmemcpy_async\s*\(", r"^cuda_pipeline"),
-    # graphs built by stream capture and from host, memcpy, memset, empty and child-graph nodes are
-    # emulated (runtime/emu_graph.h); kernel nodes name their kernel by a void*, whose parameter
-    # types the CPU call needs, and conditional and memory nodes are not modelled. Not cudaGraphics*
+    # graphs built by stream capture and from kernel, host, memcpy, memset, empty and child-graph
+    # nodes are emulated (runtime/emu_graph.h, emu_kernels.h); the generic cudaGraphAddNode and
+    # conditional, memory-allocation, event and external nodes are not. Not cudaGraphics*
     # (graphics interop, below)
-    _f("CUDA graph kernel, conditional or memory nodes",
-       r"\b(?:cuda|hip)Graph(?:AddNode|\w*KernelNode\w*|AddMem(?:Alloc|Free)Node|\w*Conditional\w*|AddEvent\w*Node"
-       r"|\w*External\w*|\w*BatchMemOp\w*)\b|\b(?:cuda|hip)(?:KernelNodeParams|GraphNodeParams)\b"),
+    _f("CUDA graph conditional, memory, event or generic nodes",
+       r"\b(?:cuda|hip)Graph(?:AddNode|\w*Conditional\w*|AddMem(?:Alloc|Free)Node|AddEvent\w*Node|\w*External\w*"
+       r"|\w*BatchMemOp\w*)\b|\b(?:cuda|hip)GraphNodeParams\b"),
     _f("the CUDA driver API", r"\bcu(?:Init|Ctx\w+|Module\w+|LaunchKernel|MemAlloc\w*|MemcpyHtoD\w*|MemcpyDtoH\w*"
        r"|DeviceGet\w*|FuncGetAttribute|Event\w+|Stream\w+|LinkCreate)\s*\("),
     _f("CUDA IPC / multi-process memory", r"\b(?:cuda|hip)Ipc\w+"),

@@ -6,7 +6,11 @@ the line count, so compiler messages and the divergence report use the user's li
 - a triple-chevron launch ``kernel<<<grid, block, shmem, stream>>>(args)`` becomes
   ``::emu::launch(::emu::config(grid, block, shmem, stream), [&](auto&&... a) { kernel(a...); }, args)``
   (the runtime copies the arguments once, as a GPU launch does, then calls the kernel per thread);
-- ``extern __shared__ T name[];`` becomes a pointer to the block's dynamic shared memory.
+- ``extern __shared__ T name[];`` becomes a pointer to the block's dynamic shared memory;
+- a cast of one of the program's ``__global__`` functions to ``void*`` (``(void*)k``,
+  ``(void *)&k<T>``, ``reinterpret_cast<void*>(k)``) becomes ``::emu::kernel_ptr(k)``, which
+  records k's launcher for the APIs that take a kernel as a void* (cudaLaunchKernel, graph kernel
+  nodes; runtime/emu_kernels.h).
 
 ``hipLaunchKernelGGL`` and ``cudaLaunchKernel`` need no rewrite: the runtime header defines them.
 Code is found on a copy with comments and literals blanked (porting.audit.mask), so a ``<<<``
@@ -35,6 +39,36 @@ _ALIGN = re.compile(r"(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)|__attrib
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 
 
+# a __global__ function's name: the last identifier before its parameter list (__launch_bounds__
+# and attributes blanked first, as their parentheses would end the search early)
+_GLOBAL = re.compile(r"\b__global__\b[^;{}()]*?\b([A-Za-z_]\w*)\s*\(")
+_BOUNDS = re.compile(r"\b(?:__launch_bounds__|__attribute__|__declspec)\s*\((?:[^()]|\([^()]*\))*\)")
+_TEMPLATE_ARGS = r"(?:\s*<[^<>;(){}]*(?:<[^<>;(){}]*>[^<>;(){}]*)*>)?"
+_VOID_PTR = r"(?:const\s+)?void\s*\*\s*(?:const\s*)?"
+
+
+def kernel_names(text: str) -> set[str]:
+    """The names of the __global__ functions a file declares or defines."""
+    code = _BOUNDS.sub(lambda m: " " * len(m.group(0)), mask(text).code)
+    return set(_GLOBAL.findall(code))
+
+
+def _kernel_casts(code: str, kernels: set[str]) -> list[tuple[int, int, str]]:
+    """``(void*)k`` and ``reinterpret_cast<void*>(k)`` of a known kernel k; not ``(void*)k->x``
+    or ``(void*)k(...)`` (a cast binds looser than postfix operators, so the operand is then not k)."""
+    if not kernels:
+        return []
+    names = "|".join(map(re.escape, sorted(kernels)))
+    operand = rf"&?\s*(?:::)?(?P<name>(?:{names})\b{_TEMPLATE_ARGS})"
+    edits = []
+    c_cast = re.compile(rf"\(\s*{_VOID_PTR}\)\s*{operand}(?!\s*(?:->|\.|\[|\(|::))")
+    cpp_cast = re.compile(rf"\breinterpret_cast\s*<\s*{_VOID_PTR}>\s*\(\s*{operand}\s*\)")
+    for rx in (c_cast, cpp_cast):
+        for m in rx.finditer(code):
+            edits.append((m.start(), m.end(), f"::emu::kernel_ptr({m.group('name')})"))
+    return edits
+
+
 @dataclass
 class Rewritten:
     text: str
@@ -42,8 +76,9 @@ class Rewritten:
     dynamic_shared: int
 
 
-def rewrite(text: str, path: str = "<source>") -> Rewritten:
-    """Rewrite one source file's launches and dynamic shared memory declarations."""
+def rewrite(text: str, path: str = "<source>", kernels: set[str] | None = None) -> Rewritten:
+    """Rewrite one source file's launches, dynamic shared memory declarations and casts of the
+    program's kernels (``kernels``: every file's kernel_names) to void*."""
     code = mask(text).code
     edits: list[tuple[int, int, str]] = []
     launches = 0
@@ -60,6 +95,8 @@ def rewrite(text: str, path: str = "<source>") -> Rewritten:
         edits.append((m.start(), m.end(), _shared_decl(text, m)))
         shared += 1
     edits += _static_shared(code, [(a, b) for a, b, _ in edits])
+    taken = [(a, b) for a, b, _ in edits]
+    edits += [e for e in _kernel_casts(code, kernels or set()) if not any(a <= e[0] < b for a, b in taken)]
     out = text
     for start, end, new in sorted(edits, reverse=True):
         out = out[:start] + new + out[end:]

@@ -31,10 +31,9 @@ _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 DEFAULT_MASKS: tuple[str, ...] = (
     _NUM + r"\s*\(?\s*(?:ns|nsec|nanoseconds?|us|usec|µs|microseconds?|ms|msec|milliseconds?|s|sec|secs|seconds?|"
     r"min|minutes?|cycles|clocks)\b\)?",
-    # a rate: "12 GB/s", "39460.76 kB/s" (kilo is lower case), "100 items/sec", "3.26 million keys/second"
-    _NUM + r"\s*(?:(?:thousand|million|billion|trillion)\s+|[kKMGTP]i?)?(?:B|bytes?|FLOPs?|[Ff]lops?|[Oo]ps?|"
-    r"[Oo]perations|[Ii]nstructions|[Ee]lements|[Ii]tems|[Pp]ixels|[Ss]amples|[Kk]eys|[Pp]oints|[Nn]odes|[Ee]dges|"
-    r"[Tt]hreads|[Rr]ays|[Ii]terations|[Uu]pdates|[Qq]ueries|[Ll]ookups|[Ii]nserts)?\s*(?:/\s*|\bper\s+)"
+    # a rate: "12 GB/s", "39460.76 kB/s" (kilo is lower case), "100 items/sec", "3.26 million keys/second",
+    # "2.27 Mtexlookups/sec" (cuda-samples' simpleLayeredTexture): any unit word, prefixed or not, per second
+    _NUM + r"\s*(?:(?:thousand|million|billion|trillion)\s+)?(?:[A-Za-z]+)?\s*(?:/\s*|\bper\s+)"
     r"s(?:ec|econd)?\b",
     _NUM + r"\s*[kKMGTP](?:FLOPS|[Ff]lops|IPS|B/s)\b",
     r"(?i)\b(?:time|timing|elapsed|duration|throughput|bandwidth|[kmgt]?flops|speed ?up|latency|runtime|perf|"

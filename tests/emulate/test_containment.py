@@ -168,6 +168,8 @@ def test_a_macro_include_of_a_fifo_stops_at_the_preprocessing_time_limit(capsys,
     ("rate 12.5 GB/s, 100 items/sec", "rate <masked>, <masked>"),
     ("5 thousand updates per second", "<masked>"),
     ("CPU speed : 39460.76 kB/s ", "CPU speed : <masked> "),   # HeCBench's keccaktreehash (eval half)
+    ("Texture rate 2.27 Mtexlookups/sec", "Texture rate <masked>"),  # cuda-samples' simpleLayeredTexture (tune)
+    ("12 frames per second, 3 errors/s", "<masked>, <masked>"),    # a unit word outside any list
     ("sum 42 keys/slot 7", "sum 42 keys/slot 7"),           # "/s" must end a word: a per-slot count stays
     ("3 million keys inserted", "3 million keys inserted"),  # a count without a rate stays compared
 ])

@@ -41,3 +41,15 @@ def test_cublaslt_and_the_legacy_api_stay_refused(tmp_path):
     assert [r.feature for r in refuse.scan([src])] == ["uses cuBLASLt/cuBLASXt or the legacy cuBLAS API"]
     src.write_text("#include <cublas_v2.h>\nvoid f(cublasHandle_t h) { cublasCreate(&h); }\n")
     assert refuse.scan([src]) == []
+
+
+def test_the_toolkit_include_guards_that_helper_headers_test_are_set(tmp_path, emulate_program):
+    """cuda-samples' helper_cuda.h defines its cublasStatus_t / curandStatus_t overloads of
+    _cudaGetErrorEnum only #ifdef CUBLAS_API_H_ / CURAND_H_ (the toolkit's guards); without them
+    checkCudaErrors(cublasCreate(&h)) did not compile (UnifiedMemoryStreams, tune half)."""
+    src = tmp_path / "guards.cu"
+    src.write_text("#include <cublas_v2.h>\n#include <curand.h>\n#include <cstdio>\n"
+                   "int main() {\n#if defined(CUBLAS_API_H_) && defined(CURAND_H_)\n"
+                   "  puts(\"guards set\");\n#endif\n}\n")
+    result = emulate_program(src)
+    assert result.runs[0].stdout == "guards set\n"

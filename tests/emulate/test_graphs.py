@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from porting.emulate import refuse
+import pytest
+
+from porting.emulate import Unsupported, refuse
 
 GRAPHS = Path(__file__).parent / "programs" / "graphs"
 
@@ -37,12 +39,34 @@ def test_a_32_lane_kernel_inside_a_graph_diverges_at_each_replay(emulate_program
     assert by_width[64] == _expected(per_lane_total=64)
 
 
-def test_capture_passes_the_scan_and_kernel_nodes_and_graphics_interop_do_not(tmp_path):
+def test_capture_passes_the_scan_and_conditional_nodes_and_graphics_interop_do_not(tmp_path):
     src = tmp_path / "g.cu"
     src.write_text("void f(cudaStream_t s) { cudaGraph_t g; cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);\n"
                    " cudaStreamEndCapture(s, &g); cudaGraphExec_t e; cudaGraphInstantiate(&e, g, 0); }\n")
     assert refuse.scan([src]) == []
-    src.write_text("void f(cudaGraph_t g) {\n cudaKernelNodeParams p = {};\n cudaGraphicsMapResources(1, 0, 0);\n}\n")
+    src.write_text("void f(cudaGraph_t g) {\n cudaGraphConditionalHandle c;\n cudaGraphicsMapResources(1, 0, 0);\n}\n")
     found = {r.feature: r.where for r in refuse.scan([src])}
-    assert found == {"CUDA graph kernel, conditional or memory nodes": f"{src}:2",
+    assert found == {"CUDA graph conditional, memory, event or generic nodes": f"{src}:2",
                      "graphics interop (OpenGL/EGL/D3D)": f"{src}:3"}
+
+
+def test_kernels_passed_as_void_pointers_launch_and_become_graph_nodes(emulate_program):
+    """kernel_nodes.cu by hand: v = 0, +1 by cudaLaunchKernel((void*)stride_add<1>), x3 by
+    reinterpret_cast<void*>(scale) -> 3; a graph of two kernel nodes (+1 on even elements, x3
+    with the factor copied when the node was added, not the 100 set later) -> 12 and 9; the
+    executable node given a factor of 0.5 -> 6.5 and 4.5."""
+    result = emulate_program(GRAPHS / "kernel_nodes.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "launched: 3 3\ngraph: 12 9\nupdated: 6.5 4.5 (node kept its func: 1)\n"
+
+
+def test_a_void_pointer_kernel_the_rewrite_never_saw_is_named(tmp_path, emulate_program):
+    """A kernel address that reaches cudaLaunchKernel without a (void*) cast of a kernel (here
+    through a uintptr_t) has no launcher: the run stops, named, at both widths."""
+    src = tmp_path / "hidden.cu"
+    src.write_text("#include <cstdint>\n__global__ void k(int* p) { *p = 1; }\nint main() {\n"
+                   "  int* p; cudaMalloc(&p, 4); void* args[] = {&p};\n"
+                   "  uintptr_t hidden = reinterpret_cast<uintptr_t>(&k);\n"
+                   "  cudaLaunchKernel(reinterpret_cast<const void*>(hidden), 1, 1, args);\n}\n")
+    with pytest.raises(Unsupported, match="a kernel passed as a void\\* that no \\(void\\*\\) cast"):
+        emulate_program(src)

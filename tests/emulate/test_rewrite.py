@@ -87,3 +87,22 @@ def test_shared_declarations_in_both_orders_and_with_static():
     assert lines[2].split() == ["static", "int", "b;"]
     assert lines[3].startswith("__shared__ int c;")
     assert lines[4] == src.splitlines()[4]
+
+
+def test_void_pointer_casts_of_kernels_record_them_and_nothing_else():
+    from porting.emulate.rewrite import kernel_names
+    src = ("template <int B> __global__ void __launch_bounds__(256, 2) red(float* a) {}\n"
+           "extern \"C\" __global__ void plain(int x);\n"
+           "void f(S* s, void** a) {\n"
+           "  cudaLaunchKernel((void*)plain, 1, 1, a); p.func = (void *)&red<128>;\n"
+           "  void* q = reinterpret_cast<void*>(plain);\n"
+           "  void* r = (void*)s->plain; void* t = (void*)plain(1); void* u = (void*)other;\n"
+           "  const char* m = \"(void*)plain\";\n}\n")
+    kernels = kernel_names(src)
+    assert kernels == {"red", "plain"}
+    out = rewrite(src, "x.cu", kernels).text
+    assert out.count("\n") == src.count("\n")
+    lines = out.splitlines()
+    assert lines[3] == "  cudaLaunchKernel(::emu::kernel_ptr(plain), 1, 1, a); p.func = ::emu::kernel_ptr(red<128>);"
+    assert lines[4] == "  void* q = ::emu::kernel_ptr(plain);"
+    assert lines[5:7] == src.splitlines()[5:7]  # a member, a call's result, another name, a string: unchanged

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstring>
 #include "emu_fp16.h"
+// the toolkit's include guard: cuda-samples' helper_cuda.h names cublasStatus_t values #ifdef CUBLAS_API_H_
+#define CUBLAS_API_H_
 
 enum cublasStatus_t {
   CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_ALLOC_FAILED = 3,

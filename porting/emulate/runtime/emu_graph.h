@@ -7,9 +7,10 @@
 // call on it is appended to the capturing graph; a stream that waits on an event recorded in a
 // capturing stream joins that capture. Nodes run in the order they were added, which respects
 // every dependency (a node can only depend on nodes added before it): one of the orders a GPU
-// may run the graph in. cudaGraphLaunch runs an instantiated copy of the list. Graph kernel
-// nodes added with a void* kernel, conditional and memory-allocation nodes are refused by the
-// refusal scan; cudaGraphics* (graphics interop) is another feature and refused too.
+// may run the graph in. cudaGraphLaunch runs an instantiated copy of the list. Kernel nodes
+// (a void* kernel and its parameters) are in emu_kernels.h; conditional and memory-allocation
+// nodes are refused by the refusal scan; cudaGraphics* (graphics interop) is another feature,
+// refused too.
 #pragma once
 #include <atomic>
 #include <functional>
@@ -27,9 +28,16 @@ enum cudaGraphNodeType {
   cudaGraphNodeTypeGraph = 4, cudaGraphNodeTypeEmpty = 5
 };
 enum cudaGraphExecUpdateResult { cudaGraphExecUpdateSuccess = 0, cudaGraphExecUpdateError = 1 };
-struct emu_graph_node { cudaGraphNodeType type; std::function<void()> run; };
+struct emu_graph_node {
+  cudaGraphNodeType type;
+  std::function<void()> run;
+  std::shared_ptr<void> kernel;  // a kernel node's parameters (emu_kernels.h)
+};
 struct emu_graph { std::vector<std::unique_ptr<emu_graph_node>> nodes; };
-struct emu_graph_exec { std::vector<std::function<void()>> ops; };
+struct emu_graph_exec {
+  std::vector<std::function<void()>> ops;
+  std::unordered_map<const emu_graph_node*, size_t> index;  // a node's place in ops
+};
 typedef emu_graph* cudaGraph_t;
 typedef emu_graph_node* cudaGraphNode_t;
 typedef emu_graph_exec* cudaGraphExec_t;
@@ -141,7 +149,10 @@ inline cudaError_t cudaGraphClone(cudaGraph_t* out, cudaGraph_t g) {
 }
 inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t g, unsigned long long = 0) {
   *exec = new emu_graph_exec{};
-  for (auto& n : g->nodes) (*exec)->ops.push_back(n->run);
+  for (auto& n : g->nodes) {
+    (*exec)->index[n.get()] = (*exec)->ops.size();
+    (*exec)->ops.push_back(n->run);
+  }
   return cudaSuccess;
 }
 // CUDA 11's form, with an error node and a log buffer
@@ -158,7 +169,11 @@ inline cudaError_t cudaGraphUpload(cudaGraphExec_t, cudaStream_t) { return cudaS
 // the executable graph takes the new graph's nodes (their parameters) in full
 inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t e, cudaGraph_t g, cudaGraphExecUpdateResultInfo* info) {
   e->ops.clear();
-  for (auto& n : g->nodes) e->ops.push_back(n->run);
+  e->index.clear();
+  for (auto& n : g->nodes) {
+    e->index[n.get()] = e->ops.size();
+    e->ops.push_back(n->run);
+  }
   if (info) *info = cudaGraphExecUpdateResultInfo{cudaGraphExecUpdateSuccess, nullptr, nullptr};
   return cudaSuccess;
 }

@@ -19,6 +19,7 @@
 #include "emu_device.h"
 #include "emu_intrinsics.h"
 #include "emu_texture.h"
+#include "emu_kernels.h"
 
 // ---- launches -------------------------------------------------------------------------------
 #define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...)                                 \
