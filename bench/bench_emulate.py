@@ -11,11 +11,15 @@ baseline: what the CPU does without GPU semantics), and checks that both compute
   matmul        C = A * B (M x M floats) as NVIDIA's tiled matrixMul sample does it: 16 x 16 blocks,
                 each loading one tile of A and B into __shared__ memory, __syncthreads, multiplying,
                 __syncthreads; vs the plain triple loop (same summation order, same bits)
+  warp          blocks of 1024 threads, each thread K times a butterfly over its warp
+                (v = (v + __shfl_xor(v, o)) & 0xffff for o = warpSize/2 .. 1): collective
+                arrivals/s (one per thread per shuffle) vs the same butterfly over an array per warp
 
 The same program is built against two runtimes in the same run and the ratios printed:
   current   this checkout's runtime (the per-block loop; EMU_NO_RUNNER=1: one thread per loop)
-  c775c26   the runtime of commit c775c26 (git show), with its runner fast path and with
-            EMU_NO_RUNNER=1, its fibers-only scheduler: the emulator issue 25 measured ("today's")
+  BASELINE  the runtime of commit --baseline (default c775c26, the emulator issue 25 measured:
+            "today's"), exported with git archive, with its runner fast path and with
+            EMU_NO_RUNNER=1 (c775c26's fibers-only scheduler)
 at warp 32 and 64 with the hand-rolled x86-64 switch, and the current runtime at warp 32 with
 the portable ucontext switch. Every configuration runs --rounds times, interleaved, and keeps the
 best kernel time of all rounds (each round: best of --repeat in one process; times are the CPU
@@ -24,7 +28,8 @@ on a shared machine hits every configuration alike. The load average is recorded
 after. Nothing here ran on a GPU.
 
     .venv/bin/python bench/bench_emulate.py [--threads 1048576] [--iters 200] [--blocks 64]
-        [--matrix 256] [--repeat 3] [--rounds 2] [--warps 32,64] [--json out.json]
+        [--matrix 256] [--warp-iters 20] [--repeat 3] [--rounds 2] [--warps 32,64]
+        [--baseline COMMIT] [--no-ucontext] [--json out.json]
 """
 
 from __future__ import annotations
@@ -83,6 +88,27 @@ __global__ void matmul(int n, const float* a, const float* b, float* c) {
   c[row * n + col] = acc;
 }
 
+__global__ void warpsum(int iters, int* out) {
+  int v = threadIdx.x;
+  for (int k = 0; k < iters; ++k)
+    for (int o = warpSize / 2; o > 0; o /= 2) v = (v + __shfl_xor(v, o)) & 0xffff;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+__attribute__((noinline)) void native_warpsum(int blocks, int iters, int width, int* out) {
+  std::vector<int> v(width), w(width);
+  for (int b = 0; b < blocks; ++b)
+    for (int base = 0; base < 1024; base += width) {
+      for (int l = 0; l < width; ++l) v[l] = base + l;
+      for (int k = 0; k < iters; ++k)
+        for (int o = width / 2; o > 0; o /= 2) {
+          for (int l = 0; l < width; ++l) w[l] = (v[l] + v[l ^ o]) & 0xffff;
+          v.swap(w);
+        }
+      for (int l = 0; l < width; ++l) out[b * 1024 + base + l] = v[l];
+    }
+}
+
 __attribute__((noinline)) void native_saxpy(int n, float a, const float* x, float* y) {
   for (int i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
 }
@@ -126,7 +152,7 @@ template <class F> double best(int repeat, F f) {
 
 int main(int argc, char** argv) {
   int n = std::atoi(argv[1]), iters = std::atoi(argv[2]), repeat = std::atoi(argv[3]), blocks = std::atoi(argv[4]);
-  int m = std::atoi(argv[5]);
+  int m = std::atoi(argv[5]), witers = std::atoi(argv[6]);
   std::vector<float> x(n, 1.0f), y(n, 2.0f), yn(n, 2.0f);
   float *dx, *dy;
   cudaMalloc(&dx, n * sizeof(float));
@@ -158,7 +184,17 @@ int main(int argc, char** argv) {
   double nat_mm = best(repeat, [&] { native_matmul(m, a.data(), b.data(), cn.data()); });
   cudaMemcpy(c.data(), dc, m * m * sizeof(float), cudaMemcpyDeviceToHost);
   same = same && c == cn;
-  printf("{\"emu_saxpy_s\": %.6f, \"native_saxpy_s\": %.6f, \"emu_barrier_s\": %.6f, \"native_barrier_s\": %.6f, "
+
+  cudaDeviceProp prop;
+  cudaGetDeviceProperties(&prop, 0);
+  int *dw, *hw = new int[blocks * 1024], *nw = new int[blocks * 1024];
+  cudaMalloc(&dw, blocks * 1024 * sizeof(int));
+  double emu_warp = best(repeat, [&] { warpsum<<<blocks, 1024>>>(witers, dw); cudaDeviceSynchronize(); });
+  double nat_warp = best(repeat, [&] { native_warpsum(blocks, witers, prop.warpSize, nw); });
+  cudaMemcpy(hw, dw, blocks * 1024 * sizeof(int), cudaMemcpyDeviceToHost);
+  for (int i = 0; i < blocks * 1024; ++i) same = same && hw[i] == nw[i];
+  printf("{\"emu_warp_s\": %.6f, \"native_warp_s\": %.6f, ", emu_warp, nat_warp);
+  printf("\"emu_saxpy_s\": %.6f, \"native_saxpy_s\": %.6f, \"emu_barrier_s\": %.6f, \"native_barrier_s\": %.6f, "
          "\"emu_matmul_s\": %.6f, \"native_matmul_s\": %.6f, \"same_results\": %s}\n",
          emu_saxpy, nat_saxpy, emu_bar, nat_bar, emu_mm, nat_mm, same ? "true" : "false");
   return same ? 0 : 1;
@@ -167,9 +203,10 @@ int main(int argc, char** argv) {
 
 # (key in the program's output, what one unit of work is, units of work for the arguments)
 WORKLOADS = {
-    "saxpy": ("emulated threads", lambda a: a.threads),
-    "barrier": ("barrier crossings", lambda a: a.blocks * 256 * a.iters),
-    "matmul": ("barrier crossings", lambda a: a.matrix * a.matrix * 2 * (a.matrix // 16)),
+    "saxpy": ("emulated threads", lambda a, w: a.threads),
+    "barrier": ("barrier crossings", lambda a, w: a.blocks * 256 * a.iters),
+    "matmul": ("barrier crossings", lambda a, w: a.matrix * a.matrix * 2 * (a.matrix // 16)),
+    "warp": ("collective arrivals", lambda a, w: a.blocks * 1024 * a.warp_iters * (w.bit_length() - 1)),
 }
 
 
@@ -205,6 +242,8 @@ def measure(args: argparse.Namespace, work: Path, config: dict) -> dict:
     src = work / "bench_emulate.cu"
     src.write_text(PROGRAM)
     tool = build.Toolchain(extra=("-DEMU_UCONTEXT",) if config["switch"] == "ucontext" else ())
+    if config["commit"] is not None:
+        tool.opt = args.baseline_opt  # the baseline as it was built (-O2 up to e4c4af0)
     name = f"{config['runtime']}-{config['warp']}-{config['switch']}-{config['scheduler']}"
     with runtime_of(config["commit"], work):
         program = build.prepare(build.read_files([src], [], [], tool), [src], [], [], tool, work / f"src-{name}")
@@ -213,7 +252,8 @@ def measure(args: argparse.Namespace, work: Path, config: dict) -> dict:
         raise SystemExit(f"benchmark program does not compile ({name}): {compiled.error}")
     workdir = work / f"run-{name}"
     run.prepare_workdir(workdir, None)
-    argv = [str(args.threads), str(args.iters), str(args.repeat), str(args.blocks), str(args.matrix)]
+    argv = [str(args.threads), str(args.iters), str(args.repeat), str(args.blocks), str(args.matrix),
+            str(args.warp_iters)]
     env = {"EMU_NO_RUNNER": "1"} if config["no_runner"] else {}
     result = run.run_binary(compiled.binary, config["warp"], run.Launch(argv, "./bench_emulate", None, env),
                             workdir, None, 3600.0, [])
@@ -222,16 +262,16 @@ def measure(args: argparse.Namespace, work: Path, config: dict) -> dict:
     return json.loads(result.stdout)
 
 
-def configs(warps: list[int]) -> list[dict]:
+def configs(warps: list[int], baseline: str, ucontext: bool) -> list[dict]:
     out = []
     for warp in warps:
-        for runtime, commit in (("current", None), (BASELINE_COMMIT, BASELINE_COMMIT)):
+        for runtime, commit in (("current", None), (baseline, baseline)):
             for no_runner in (False, True):
                 scheduler = ("per-block loop" if runtime == "current" else "runner") if not no_runner else (
                     "one thread per loop" if runtime == "current" else "fibers-only")
                 out.append({"runtime": runtime, "commit": commit, "warp": warp, "switch": "asm",
                             "no_runner": no_runner, "scheduler": scheduler})
-    if 32 in warps:
+    if 32 in warps and ucontext:
         out.append({"runtime": "current", "commit": None, "warp": 32, "switch": "ucontext", "no_runner": False,
                     "scheduler": "per-block loop"})
     return out
@@ -243,6 +283,11 @@ def main() -> int:
     ap.add_argument("--iters", type=int, default=200, help="barriers per thread (default 200)")
     ap.add_argument("--blocks", type=int, default=64, help="blocks of 256 threads in the barrier kernel")
     ap.add_argument("--matrix", type=int, default=256, help="matrix size M of matmul (a multiple of 16)")
+    ap.add_argument("--warp-iters", type=int, default=20, help="butterflies per thread in the warp kernel")
+    ap.add_argument("--baseline", default=BASELINE_COMMIT,
+                    help=f"the runtime compared with (default {BASELINE_COMMIT})")
+    ap.add_argument("--baseline-opt", default="-O2", help="the baseline's -O level (default -O2: its default)")
+    ap.add_argument("--no-ucontext", action="store_true", help="leave out the portable-switch row")
     ap.add_argument("--repeat", type=int, default=3, help="kernel runs per process (best kept)")
     ap.add_argument("--rounds", type=int, default=2, help="processes per configuration, interleaved")
     ap.add_argument("--warps", default="32,64")
@@ -251,7 +296,7 @@ def main() -> int:
     if args.matrix <= 0 or args.matrix % 16:
         ap.error("--matrix must be a positive multiple of 16")
     warps = [int(w) for w in args.warps.split(",")]
-    rows = configs(warps)
+    rows = configs(warps, args.baseline, not args.no_ucontext)
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-emulate-") as tmp:
         for _ in range(args.rounds):
@@ -272,23 +317,28 @@ def main() -> int:
 
 
 def report(args: argparse.Namespace, rows: list[dict], before: tuple, after: tuple) -> None:
+    from porting.emulate import build
+
     print(f"{platform.machine()}, {os.cpu_count()} CPUs, load average {before[0]:.1f} before, {after[0]:.1f} after; "
-          f"best of {args.repeat} x {args.rounds} rounds; g++ -O2; native = the same loop as plain C++ in the "
+          f"best of {args.repeat} x {args.rounds} rounds; g++ {build.Toolchain().opt} (baseline "
+          f"{args.baseline} {args.baseline_opt}); native = the same loop as plain C++ in the "
           f"same process; emulated on the CPU, nothing ran on a GPU")
     print(f"{'runtime':>8} {'warp':>4} {'switch':>8} {'scheduler':>19}" +
           "".join(f" {k + ' units/s':>19} {'vs native':>10}" for k in WORKLOADS))
     for r in rows:
         cells = ""
         for key, (_, units) in WORKLOADS.items():
-            cells += f" {units(args) / r[f'emu_{key}_s']:>19.3e} {r[f'emu_{key}_s'] / r[f'native_{key}_s']:>9.0f}x"
+            t = r[f"emu_{key}_s"]
+            cells += f" {units(args, r['warp']) / t:>19.3e} {t / r[f'native_{key}_s']:>9.0f}x"
         print(f"{r['runtime']:>8} {r['warp']:>4} {r['switch']:>8} {r['scheduler']:>19}{cells}")
     for warp in sorted({r["warp"] for r in rows}):
         pick = {(r["runtime"], r["no_runner"]): r for r in rows if r["warp"] == warp and r["switch"] == "asm"}
-        cur, today, runner = pick[("current", False)], pick[(BASELINE_COMMIT, True)], pick[(BASELINE_COMMIT, False)]
+        base = args.baseline
+        cur, today, runner = pick[("current", False)], pick[(base, True)], pick[(base, False)]
         for key, (what, _) in WORKLOADS.items():
             k = f"emu_{key}_s"
-            print(f"warp {warp} {key:>8} ({what}): {today[k] / cur[k]:6.1f}x faster than {BASELINE_COMMIT} fibers-only "
-                  f"(today's emulator), {runner[k] / cur[k]:5.1f}x than {BASELINE_COMMIT} runner; "
+            print(f"warp {warp} {key:>8} ({what}): {today[k] / cur[k]:6.1f}x faster than {base} EMU_NO_RUNNER, "
+                  f"{runner[k] / cur[k]:5.2f}x than {base} as it runs by default; "
                   f"{cur[k] / cur[f'native_{key}_s']:.0f}x slower than native C++")
 
 

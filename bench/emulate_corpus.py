@@ -41,6 +41,15 @@ refused feature counts as refused. Its stratum is "warp" when a file it reaches 
 uses a warp intrinsic (WARP_INTRINSIC), else "plain"; from each stratum the --per-stratum (20)
 with the smallest sha256("teach:" + name) are chosen (name = owner+repo/path of the main file);
 tune/eval split by the same parity rule as the others.
+
+--fresh DIR takes the fourth suite, chosen (2026-12-07 10:40 UTC) and committed before any of
+its programs was run, from repositories never used here: FRESH_REPOS, found with the stored
+index's repository search for CUDA optimisation tutorials and book examples ("how-to-optim",
+"How_to_optimize", "cuda-by-example", "parallel-computing-cuda"), the ones with most stored
+files whose programs are standalone .cu files (DIR holds one checkout per repository, named
+owner+name; the README's figures name each commit). The program rule, strata and split are the
+teaching suite's (same -I rule, no arguments, run in its own directory), with the salt
+"fresh:" instead of "teach:"; the timeout is the script's default (--timeout 120).
 """
 
 from __future__ import annotations
@@ -142,6 +151,9 @@ TEACHING_REPOS = ("olcf+cuda-training-series", "NVIDIA-developer-blog+code-sampl
                   "PacktPublishing+Learn-CUDA-Programming", "deeperlearning+professional-cuda-c-programming",
                   "brucefan1983+CUDA-Programming", "Tony-Tan+CUDA_Freshman", "CoffeeBeforeArch+cuda_programming",
                   "Infatoshi+cuda-course", "PaddleJitLab+CUDATutorial", "RussWong+CUDATutorial")
+FRESH_REPOS = ("BBuf+how-to-optim-algorithm-in-cuda", "Liu-xiandong+How_to_optimize_in_GPU",
+               "TZHelloWorld+how-to-optim-in-cuda", "CodedK+CUDA-by-Example-source-code-for-the-book-s-examples-",
+               "the-other-mariana+parallel-computing-cuda", "douyixuan+cuda-by-example")
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 _COMMON_DIRS = ("common", "Common", "include", "inc")
 
@@ -158,10 +170,11 @@ def _reached(f: Path, include_dirs: list[Path], seen: set[Path]) -> None:
                 break
 
 
-def teaching_candidates(root: Path) -> list[Prog]:
-    """Every program of TEACHING_REPOS by the rule in the module docstring, stratum set."""
+def teaching_candidates(root: Path, repos: tuple[str, ...] = TEACHING_REPOS) -> list[Prog]:
+    """Every program of `repos` (TEACHING_REPOS, FRESH_REPOS) by the rule in the module docstring,
+    stratum set."""
     found = []
-    for repo in TEACHING_REPOS:
+    for repo in repos:
         top = root / repo
         for f in sorted(top.rglob("*.cu")):
             if not _MAIN.search(f.read_text(errors="replace")):
@@ -183,11 +196,11 @@ def teaching_candidates(root: Path) -> list[Prog]:
     return found
 
 
-def teaching_select(cands: list[Prog], per_stratum: int) -> list[Prog]:
+def teaching_select(cands: list[Prog], per_stratum: int, salt: str = "teach:") -> list[Prog]:
     chosen = []
     for stratum in ("warp", "plain"):
         group = sorted((p for p in cands if p.stratum == stratum),
-                       key=lambda p: hashlib.sha256(("teach:" + p.name).encode()).hexdigest())
+                       key=lambda p: hashlib.sha256((salt + p.name).encode()).hexdigest())
         chosen += group[:per_stratum]
     return sorted(chosen, key=lambda p: p.name)
 
@@ -339,6 +352,7 @@ def main() -> int:
     suite.add_argument("--samples", type=Path, help="a checkout of NVIDIA/cuda-samples")
     suite.add_argument("--hecbench", type=Path, help="a checkout of zjin-lcf/HeCBench")
     suite.add_argument("--teaching", type=Path, help="a directory of checkouts of TEACHING_REPOS (owner+name)")
+    suite.add_argument("--fresh", type=Path, help="a directory of checkouts of FRESH_REPOS (owner+name)")
     ap.add_argument("--static", action="store_true")
     ap.add_argument("--scan", type=Path, help="HeCBench: the --static run's JSON (the selection, not scanned again)")
     ap.add_argument("--per-stratum", type=int, default=20)
@@ -353,8 +367,8 @@ def main() -> int:
     if args.summarize:
         summarize([r for f in args.summarize for r in json.loads(f.read_text())])
         return 0
-    if not (args.samples or args.hecbench or args.teaching):
-        ap.error("one of --samples, --hecbench, --teaching or --summarize is required")
+    if not (args.samples or args.hecbench or args.teaching or args.fresh):
+        ap.error("one of --samples, --hecbench, --teaching, --fresh or --summarize is required")
     payload: object
     if args.hecbench:
         chosen, payload = _hecbench(args)
@@ -365,6 +379,9 @@ def main() -> int:
         progs = chosen
     elif args.teaching:
         progs = teaching_select(teaching_candidates(args.teaching), args.per_stratum)
+        print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in progs))
+    elif args.fresh:
+        progs = teaching_select(teaching_candidates(args.fresh, FRESH_REPOS), args.per_stratum, "fresh:")
         print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in progs))
     else:
         progs = programs(args.samples)

@@ -34,7 +34,8 @@ _SHARED_WORD = re.compile(r"\b__shared__\b")
 _DECL_START = re.compile(r"[;{}]\s*")
 _STATIC = re.compile(r"\bstatic\b")
 _STATIC_AFTER = re.compile(r"\s*static\b")
-_ALIGN = re.compile(r"__align__\s*\([^)]*\)|alignas\s*\([^)]*\)|__attribute__\s*\(\(.*?\)\)")
+# one level of parentheses inside: __align__(sizeof(double)), alignas(alignof(T))
+_ALIGN = re.compile(r"(?:__align__|alignas)\s*\((?:[^()]|\([^()]*\))*\)|__attribute__\s*\(\(.*?\)\)")
 _CLOSE = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -81,12 +82,12 @@ def rewrite(text: str, path: str = "<source>", kernels: set[str] | None = None) 
     code = mask(text).code
     edits: list[tuple[int, int, str]] = []
     launches = 0
-    pos = code.find("<<<")
-    while pos >= 0:
-        start, end, new = _launch(text, code, pos, path)
+    opening = _next_launch(code, 0)
+    while opening is not None:
+        start, end, new = _launch(text, code, opening, path)
         edits.append((start, end, new))
         launches += 1
-        pos = code.find("<<<", end)
+        opening = _next_launch(code, end)
     shared = 0
     for m in _EXTERN_SHARED.finditer(code):
         if "__shared__" not in m.group(0):
@@ -129,16 +130,30 @@ def _shared_decl(text: str, m: re.Match) -> str:
     return decl + "\n" * text.count("\n", m.start(), m.end())
 
 
-def _launch(text: str, code: str, chevrons: int, path: str) -> tuple[int, int, str]:
+# Visual Studio's formatter writes a launch as `kernel << < grid, block >> > (args)`, which nvcc
+# accepts: the chevrons may have blanks between them (`operator<< <T>` is a template, not a launch)
+_OPEN_CHEVRONS = re.compile(r"<<[ \t]*<")
+_CLOSE_CHEVRONS = re.compile(r">>[ \t]*>")
+
+
+def _next_launch(code: str, pos: int) -> re.Match | None:
+    for m in _OPEN_CHEVRONS.finditer(code, pos):
+        if not code[max(0, m.start() - 40):m.start()].rstrip().endswith("operator"):
+            return m
+    return None
+
+
+def _launch(text: str, code: str, opening: re.Match, path: str) -> tuple[int, int, str]:
+    chevrons = opening.start()
     line = code.count("\n", 0, chevrons) + 1
     where = f"{path}:{line}"
     start = _callee_start(code, chevrons)
     if not code[start:chevrons].strip():
         raise InputError(f"{where}: a '<<<' launch without a kernel name before it")
-    close = _find_top_level(code, chevrons + 3, ">>>")
-    if close < 0:
+    closing = _find_top_level(code, opening.end(), _CLOSE_CHEVRONS)
+    if closing is None:
         raise InputError(f"{where}: a '<<<' launch without its closing '>>>'")
-    paren = close + 3
+    close, paren = closing.start(), closing.end()
     while paren < len(code) and code[paren].isspace():
         paren += 1
     if paren >= len(code) or code[paren] != "(":
@@ -147,7 +162,7 @@ def _launch(text: str, code: str, chevrons: int, path: str) -> tuple[int, int, s
     if end < 0:
         raise InputError(f"{where}: a kernel launch whose argument list is not closed")
     callee = text[start:chevrons].strip()
-    config = text[chevrons + 3:close]
+    config = text[opening.end():close]
     args = text[paren + 1:end]
     lam = f"[&](auto&&... emu_a_) {{ {callee}(emu_a_...); }}"
     new = f"::emu::launch(::emu::config({config}), {lam}{', ' if args.strip() else ''}{args})"
@@ -189,23 +204,23 @@ def _matching_back(code: str, close: int, opener: str, closer: str) -> int:
     return -1
 
 
-def _find_top_level(code: str, pos: int, token: str) -> int:
+def _find_top_level(code: str, pos: int, token: re.Pattern) -> re.Match | None:
     depth = 0
     i = pos
     while i < len(code):
         c = code[i]
-        if depth == 0 and code.startswith(token, i):
-            return i
+        if depth == 0 and (m := token.match(code, i)):
+            return m
         if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
             if depth < 0:
-                return -1
+                return None
         elif c == ";":
-            return -1
+            return None
         i += 1
-    return -1
+    return None
 
 
 def _matching(code: str, open_at: int) -> int:

@@ -28,12 +28,14 @@ def test_launches_are_rewritten_and_lines_kept():
 
 
 def test_extern_shared_becomes_the_dynamic_buffer():
-    src = "extern __shared__ __align__(16) float smem[];\nextern __shared__ int tile[][33];\n"
+    src = ("extern __shared__ __align__(16) float smem[];\nextern __shared__ int tile[][33];\n"
+           "extern __shared__ __align__(sizeof(double)) unsigned char buf[];\n")
     out = rewrite(src)
-    assert out.dynamic_shared == 2
+    assert out.dynamic_shared == 3
     assert out.text.splitlines() == [
         "float* const smem = reinterpret_cast<float*>(::emu::dynamic_shared);",
         "int (* const tile)[33] = reinterpret_cast<int (*)[33]>(::emu::dynamic_shared);",
+        "unsigned char* const buf = reinterpret_cast<unsigned char*>(::emu::dynamic_shared);",
     ]
 
 
@@ -54,6 +56,16 @@ def test_a_kernel_name_on_the_line_before_the_chevrons():
     out = rewrite(src, "x.cu")
     assert out.launches == 1 and out.text.count("\n") == src.count("\n")
     assert "::emu::launch(::emu::config(grid, 256), [&](auto&&... emu_a_) { my_kernel(emu_a_...); }, a)" in out.text
+
+
+def test_chevrons_with_blanks_between_them_as_visual_studio_formats_them():
+    src = ("void f(int* a) {\n  matrixSum << < grid, block >> > (a, n >> 1);\n}\n"
+           "template <class T> std::ostream& operator<< <T>(std::ostream& o, T t);\n")
+    out = rewrite(src, "x.cu")
+    assert out.launches == 1 and out.text.count("\n") == src.count("\n")
+    assert ("::emu::launch(::emu::config( grid, block ), [&](auto&&... emu_a_) { matrixSum(emu_a_...); }, "
+            "a, n >> 1)") in out.text
+    assert "operator<< <T>(std::ostream& o, T t);" in out.text  # a template's chevrons, not a launch
 
 
 def test_a_statement_end_before_the_chevrons_is_still_no_kernel_name():

@@ -272,3 +272,10 @@ def test_the_standard_library_after_the_runtime_header(emulate_program):
     result = emulate_program(RUNTIME / "std_headers_after_runtime.cu")
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     assert result.runs[0].stdout == "6 56\n"
+
+
+def test_cucomplex_arithmetic_on_device_and_host(emulate_program):
+    result = emulate_program(RUNTIME / "cucomplex.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    # the scaled division keeps (1e300 + 1e300i) / (1e300 - 1e300i) = i finite
+    assert result.runs[0].stdout.splitlines() == ["c[7] = 28 -48i", "q = 0 +1i, |3+4i| = 5"]
