@@ -432,6 +432,37 @@ def warp_constants(code: str) -> list[tuple[Hit, str]]:
     return out
 
 
+# `assert(warpSize == 32)`, `assert(W == warpSize)`; `if (warpSize != 32) __trap();` (or abort, exit, return)
+_WS_ASSERT = re.compile(r"(?<![\w.])assert\s*\(\s*\(?\s*(?:warpSize\s*==\s*([A-Za-z_][\w:]*|\d+)[uU]?|"
+                        r"([A-Za-z_][\w:]*|\d+)[uU]?\s*==\s*warpSize)\s*\)?\s*[),&]")
+_WS_GUARD = re.compile(r"(?<![\w.])if\s*\(\s*(?:warpSize\s*!=\s*([A-Za-z_][\w:]*|\d+)[uU]?|"
+                       r"([A-Za-z_][\w:]*|\d+)[uU]?\s*!=\s*warpSize)\s*\)\s*\{?\s*"
+                       r"(?:__trap|__builtin_trap|trap|abort|exit|return|asm|throw)\b")
+
+
+def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
+    """A check that the warp has 32 lanes, ``assert(warpSize == 32)`` (or a constant equal to 32, the
+    unit's or a local ``W = 32;``) or ``if (warpSize != 32) __trap();``: warpSize is 64 on
+    gfx942/gfx950, so the check fails there; the kernel traps (an assert: where NDEBUG is off) or
+    returns without its work. A check against a name not known to be 32 is not judged."""
+    if "warpSize" not in code:
+        return
+    known = set(names32)
+    for pattern, what in ((_WS_ASSERT, "assert"), (_WS_GUARD, "guard")):
+        for m in pattern.finditer(code):
+            width = (m.group(1) or m.group(2)).split("::")[-1]
+            if width != "32" and width not in known and not re.search(
+                    r"(?<![\w.])" + re.escape(width) + r"\s*=\s*32[uU]?\s*;", code):
+                continue
+            fails = ("the assert fails and the kernel traps (in every build where NDEBUG is off)" if what == "assert"
+                     else "the check fails and the kernel traps or returns without its work")
+            yield (m.start(), "warp-size-literal",
+                   f"checks that warpSize equals 32 ({code[m.start():m.end()].strip()[:50]}): gfx942/gfx950 "
+                   f"wavefronts have 64 lanes, so {fails}",
+                   f"make the code work for warpSize 64 (or 32-lane tiles) and check warpSize % 32 == 0; {EMULATE}",
+                   "warpSize")
+
+
 def shuffle_widths(code: str) -> Iterator[Hit]:
     """A literal 32 as a shuffle's width, and shuffle loops over 32 lanes (start 16 / bound 32)."""
     if "shfl" not in code:

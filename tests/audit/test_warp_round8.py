@@ -49,3 +49,30 @@ def test_byte_packed_bucket_lane_is_named(tmp_path: Path) -> None:
     # the input that breaks the rule: a ternary whose VALUE is the thread index (threadIdx.x ^ 1)
     # is an absolute lane, the same lane at 64: quiet
     assert (16, "shfl-fixed-lane") not in got
+
+
+WARP_CHECKS = """#include <cassert>
+constexpr int warp_size = 32;
+__global__ void band(int* out) {
+  assert(warpSize == warp_size);
+  assert(32 == warpSize);
+  assert(warpSize % 32 == 0);
+  assert(warpSize == block_lanes);
+  if (warpSize != 32) __trap();
+  if (warpSize != 32) { out[0] = -1; }
+  const int lanes = threadIdx.x % warpSize;
+  out[threadIdx.x] = lanes;
+}
+#if defined(__CUDA_ARCH__) && !defined(__HIP_PLATFORM_AMD__)
+__global__ void cuda_side(int* out) { assert(warpSize == 32); out[0] = 1; }
+#endif
+"""
+
+
+def test_checks_that_warpsize_is_32_are_named(tmp_path: Path) -> None:
+    got = [line for line, rule in found(tmp_path, "checks.cu", WARP_CHECKS) if rule == "warp-size-literal"]
+    # equal to 32 (a literal, or a constant of the unit): fails at 64, traps where NDEBUG is off
+    assert 4 in got and 5 in got and 8 in got
+    # a check that holds at 64, a name not known to be 32, a fallback that does not stop the kernel,
+    # and the input that breaks the rule: a branch only CUDA compiles (ROCm never sees the assert)
+    assert not {6, 7, 9, 14} & set(got)
