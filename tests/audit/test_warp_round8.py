@@ -76,3 +76,33 @@ def test_checks_that_warpsize_is_32_are_named(tmp_path: Path) -> None:
     # a check that holds at 64, a name not known to be 32, a fallback that does not stop the kernel,
     # and the input that breaks the rule: a branch only CUDA compiles (ROCm never sees the assert)
     assert not {6, 7, 9, 14} & set(got)
+
+
+TILE_BALLOTS = """#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+template <int G>
+__device__ int probe(const cg::thread_block_tile<G>& group, const int* keys, int key) {
+  unsigned hits = group.ballot(keys[group.thread_rank()] == key);
+  int count = __popc(group.ballot(keys[group.thread_rank()] == 0));
+  const auto wide = group.ballot(keys[group.thread_rank()] < 0);
+  int first = __ffs(wide) - 1;
+  return count + __popc(hits) + __popc(wide) + first + __ffs(hits);
+}
+__global__ void lookup(const int* keys, int* out) {
+  auto tile = cg::tiled_partition<64>(cg::this_thread_block());
+  unsigned mask = tile.ballot(keys[threadIdx.x] > 0);
+  auto t16 = cg::tiled_partition<16>(cg::this_thread_block());
+  out[threadIdx.x] = probe(t16, keys, 1) + __popc(mask);
+}
+"""
+
+
+def test_tile_ballots_are_exact_in_32_bits(tmp_path: Path) -> None:
+    got = [(line, rule) for line, rule in found(tmp_path, "tiles.cu", TILE_BALLOTS) if rule == "ballot-32bit"]
+    # a tile of a template width (<= 32 in CUDA code): HIP compacts its ballot to the tile's bits, so
+    # uint32_t, __popc and __ffs of a uint32_t copy are exact: quiet (lines 5, 6, 9's __popc / __ffs(hits))
+    assert not {5, 6, 9} & {line for line, _ in got}
+    # __ffs of the ballot kept in 64 bits (auto) has no overload on ROCm 7: ambiguous, does not compile
+    assert (8, "ballot-32bit") in got
+    # the input that breaks the rule: a 64-wide tile's ballot kept in 32 bits loses lanes 32-63
+    assert (13, "ballot-32bit") in got
