@@ -65,7 +65,11 @@ _BY_WARPSIZE = re.compile(r"(?:%|/|&)\s*\(?\s*(?:warpSize|WARP_SIZE_RT)\b|\bwarp
                           r"|\bwarpSize\s*-\s*1\b|__lane_id\s*\(")
 # a block-wide collective of cub/hipcub (BlockScan, BlockReduce...): built on hardware warps, so it
 # measures the warp by the hardware width (64 lanes on CDNA), like warpSize
-_HW_COLLECTIVE = re.compile(r"\b(?:Block|Warp)(?:Scan|Reduce|ReverseScan)\w*\b|\b(?:hip)?cub::")
+# CUB's warp-level names (collectives, LaneId / WarpId, Shuffle*, WARP_THREADS) measure the hardware
+# warp; its per-thread utilities (cub::UpperBound, ThreadLoad, Sum) do not: GpuMultisplit's histogram
+# kernels, 32-lane logical code calling cub::UpperBound, were said to measure the warp by warpSize
+_HW_COLLECTIVE = re.compile(r"\b(?:Block|Warp)(?:Scan|Reduce|ReverseScan)\w*\b"
+                            r"|\b(?:hip)?cub::(?:Block|Warp|Lane|Shuffle|WARP|PTX_WARP|Device)\w*")
 # a tile whose width is a name: the hardware width (hw_warp_size) unless the file defines it as 32
 _TILE_NAMED = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*([A-Za-z_]\w*)\s*>")
 # a tile width named for the hardware (DeepSpeed's hw_warp_size): 64 on CDNA. Other names not

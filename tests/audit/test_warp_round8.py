@@ -106,3 +106,31 @@ def test_tile_ballots_are_exact_in_32_bits(tmp_path: Path) -> None:
     assert (8, "ballot-32bit") in got
     # the input that breaks the rule: a 64-wide tile's ballot kept in 32 bits loses lanes 32-63
     assert (13, "ballot-32bit") in got
+
+
+CUB_THREAD_SEARCH = """#include <cub/cub.cuh>
+__global__ void histogram(const unsigned* keys, const unsigned* levels, unsigned* out) {
+  unsigned laneId = threadIdx.x & 0x1F;
+  unsigned warpId = threadIdx.x >> 5;
+  unsigned bucket = cub::UpperBound(levels, 32, keys[threadIdx.x]) - 1;
+  unsigned count = 1;
+  for (int offset = 16; offset > 0; offset /= 2)
+    count += __shfl_xor_sync(0xffffffffffffffffull, count, offset, 32);
+  if (laneId == 0) out[warpId * 32 + bucket] = count;
+}
+"""
+
+
+def messages(tmp_path: Path, name: str, text: str) -> list[str]:
+    (tmp_path / name).write_text(text)
+    return [f.message for f in audit_paths([tmp_path / name], jobs=1).findings]
+
+
+def test_cub_thread_utilities_do_not_measure_the_warp(tmp_path: Path) -> None:
+    # cub::UpperBound is a per-thread binary search: nothing in the unit measures the warp by warpSize
+    got = messages(tmp_path, "histogram.cu", CUB_THREAD_SEARCH)
+    assert not [m for m in got if "measures the warp by warpSize" in m]
+    # the input that breaks the rule: CUB's hardware lane (cub::LaneId) does measure it
+    text = CUB_THREAD_SEARCH.replace("threadIdx.x & 0x1F;", "threadIdx.x & 0x1F;\\n  unsigned hw = cub::LaneId();")
+    text = text.replace("count = 1;", "count = hw;")
+    assert [m for m in messages(tmp_path, "hw_lane.cu", text) if "measures the warp by warpSize" in m]
