@@ -493,7 +493,9 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
     laneid = model.ptx_laneid_literals((lit.start, lit.text) for lit in m.strings) if (
         "<<" in code and warp.has_lane_call(code)) else ()
     shifts = warp.hardware_lane_shifts(code, laneid, map(includes.read, headers))
-    for gen in (judged, warp.masks(code), ballots, shifts):
+    checks = _rocm_compiled(code, facts, warp.warpsize_checks(code, own_32 | external_32)) \
+        if "warpSize" in code else iter(())
+    for gen in (judged, warp.masks(code), ballots, shifts, checks):
         for offset, rule, message, suggestion, symbol in gen:
             yield _finding(m, path, offset, rule, message, suggestion, symbol=symbol)
     facts.width_names |= own_widths
@@ -508,6 +510,15 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
             yield found  # judged by this file's own warp functions
         else:
             facts.pending.append(found)  # kept if the translation unit uses it as a warp width
+
+
+def _rocm_compiled(code: str, facts: FileFacts, hits: Iterator[warp.Hit]) -> Iterator[warp.Hit]:
+    """``hits`` outside the branches only CUDA compiles (asked only once a hit exists: rare)."""
+    cuda = None
+    for hit in hits:
+        cuda = cuda or model.cuda_only(code, facts.side)
+        if not cuda(hit[0]):
+            yield hit
 
 
 def _strings(m: Masked, path: str, table) -> Iterator[Finding]:

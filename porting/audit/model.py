@@ -65,7 +65,11 @@ _BY_WARPSIZE = re.compile(r"(?:%|/|&)\s*\(?\s*(?:warpSize|WARP_SIZE_RT)\b|\bwarp
                           r"|\bwarpSize\s*-\s*1\b|__lane_id\s*\(")
 # a block-wide collective of cub/hipcub (BlockScan, BlockReduce...): built on hardware warps, so it
 # measures the warp by the hardware width (64 lanes on CDNA), like warpSize
-_HW_COLLECTIVE = re.compile(r"\b(?:Block|Warp)(?:Scan|Reduce|ReverseScan)\w*\b|\b(?:hip)?cub::")
+# CUB's warp-level names (collectives, LaneId / WarpId, Shuffle*, WARP_THREADS) measure the hardware
+# warp; its per-thread utilities (cub::UpperBound, ThreadLoad, Sum) do not: GpuMultisplit's histogram
+# kernels, 32-lane logical code calling cub::UpperBound, were said to measure the warp by warpSize
+_HW_COLLECTIVE = re.compile(r"\b(?:Block|Warp)(?:Scan|Reduce|ReverseScan)\w*\b"
+                            r"|\b(?:hip)?cub::(?:Block|Warp|Lane|Shuffle|WARP|PTX_WARP|Device)\w*")
 # a tile whose width is a name: the hardware width (hw_warp_size) unless the file defines it as 32
 _TILE_NAMED = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*([A-Za-z_]\w*)\s*>")
 # a tile width named for the hardware (DeepSpeed's hw_warp_size): 64 on CDNA. Other names not
@@ -801,13 +805,42 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         if _same_in_both_halves(code, s, value.strip(), at, lane32, model.xor_wrappers):
             continue  # read at the logical lane from data every warp shares: both halves hold it
         if model.derived.at(src, at) and not lane32.intersection(warp._WORDS.findall(src)) and not (
-                bounded if bounded is not None else _lane_below_32(model, s, src, at)):
+                bounded if bounded is not None else _lane_below_32(model, s, src, at)) and \
+                _thread_valued(model.code, s, src, at):
             continue  # an absolute lane (threadIdx.x ^ 1): the same lane at 64
         what = name if name in ("__shfl_sync", "__shfl", "WARP_SHFL") else f"{name} (a shuffle with no width)"
         yield (at, "shfl-fixed-lane", f"{what} from source lane {src} with no width inside 32-lane "
                "logical warps: on a 64-lane wavefront lanes 32-63 read the lower half's lane, not their own "
                "half's", f"pass the logical width ({name}(..., {src}, 32)) or compute the source lane "
                f"from warpSize; {warp.EMULATE}", name)
+
+
+def _thread_valued(code: str, s: Scope, src: str, at: int, depth: int = 0) -> bool:
+    """Does the source lane ``src`` take its value from a thread index (``threadIdx.x ^ 1``), followed
+    through the function's assignments of the names in it? Stricter than the Derivation, which also
+    follows a ternary's condition: ``bucket = (tid < n) ? f(key) : LAST`` holds a bucket id, data
+    chosen by a test on the thread (GpuMultisplit's ``myBucket_list & 0xFF``: a bucket packed one per
+    byte), so a width-less shuffle from it reads another lane's bucket, which wraps at 64, not 32."""
+    if depth > 3:
+        return False
+    expr = warp._unindexed(_ternary_values(src))
+    if warp._ROOTS.search(expr):
+        return True
+    for name in dict.fromkeys(warp._WORDS.findall(expr)):
+        if name in warp._KEYWORDS:
+            continue
+        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*[-+*/%&|^]?=(?!=)\s*([^;{}]*)",
+                             code[s.lo:s.hi]):
+            if s.lo + a.start() != at and not warp._SCALED.search(a.group(1)) and \
+                    _thread_valued(code, s, a.group(1), at, depth + 1):
+                return True
+    return False
+
+
+def _ternary_values(expr: str) -> str:
+    """``c ? a : b`` -> ``a : b`` (the condition chooses, it is not the value); other text as is."""
+    q = expr.find("?")
+    return expr[q + 1:] if q >= 0 else expr
 
 
 # a shuffle wrapper: (number of parameters, index of the value parameter or -1, index of the source lane)

@@ -432,6 +432,37 @@ def warp_constants(code: str) -> list[tuple[Hit, str]]:
     return out
 
 
+# `assert(warpSize == 32)`, `assert(W == warpSize)`; `if (warpSize != 32) __trap();` (or abort, exit, return)
+_WS_ASSERT = re.compile(r"(?<![\w.])assert\s*\(\s*\(?\s*(?:warpSize\s*==\s*([A-Za-z_][\w:]*|\d+)[uU]?|"
+                        r"([A-Za-z_][\w:]*|\d+)[uU]?\s*==\s*warpSize)\s*\)?\s*[),&]")
+_WS_GUARD = re.compile(r"(?<![\w.])if\s*\(\s*(?:warpSize\s*!=\s*([A-Za-z_][\w:]*|\d+)[uU]?|"
+                       r"([A-Za-z_][\w:]*|\d+)[uU]?\s*!=\s*warpSize)\s*\)\s*\{?\s*"
+                       r"(?:__trap|__builtin_trap|trap|abort|exit|return|asm|throw)\b")
+
+
+def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
+    """A check that the warp has 32 lanes, ``assert(warpSize == 32)`` (or a constant equal to 32, the
+    unit's or a local ``W = 32;``) or ``if (warpSize != 32) __trap();``: warpSize is 64 on
+    gfx942/gfx950, so the check fails there; the kernel traps (an assert: where NDEBUG is off) or
+    returns without its work. A check against a name not known to be 32 is not judged."""
+    if "warpSize" not in code:
+        return
+    known = set(names32)
+    for pattern, what in ((_WS_ASSERT, "assert"), (_WS_GUARD, "guard")):
+        for m in pattern.finditer(code):
+            width = (m.group(1) or m.group(2)).split("::")[-1]
+            if width != "32" and width not in known and not re.search(
+                    r"(?<![\w.])" + re.escape(width) + r"\s*=\s*32[uU]?\s*;", code):
+                continue
+            fails = ("the assert fails and the kernel traps (in every build where NDEBUG is off)" if what == "assert"
+                     else "the check fails and the kernel traps or returns without its work")
+            yield (m.start(), "warp-size-literal",
+                   f"checks that warpSize equals 32 ({code[m.start():m.end()].strip()[:50]}): gfx942/gfx950 "
+                   f"wavefronts have 64 lanes, so {fails}",
+                   f"make the code work for warpSize 64 (or 32-lane tiles) and check warpSize % 32 == 0; {EMULATE}",
+                   "warpSize")
+
+
 def shuffle_widths(code: str) -> Iterator[Hit]:
     """A literal 32 as a shuffle's width, and shuffle loops over 32 lanes (start 16 / bound 32)."""
     if "shfl" not in code:
@@ -489,6 +520,25 @@ def _narrow_tile(code: str, name: str, at: int) -> bool:
     decl = re.search(r"[^;{}]*(?<![\w.])" + re.escape(name) + r"\s*(?:=|\()[^;]*;", code[lo:at]) if name else None
     width = _TILE_WIDTH.search(decl.group()) if decl is not None else None
     return width is not None and int(width.group(1)) <= 32
+
+
+def _tile_at_most_32(code: str, name: str, at: int) -> bool:
+    """Is ``name`` a cooperative-groups tile of at most 32 lanes: a literal width <= 32 (see
+    ``_narrow_tile``), or a width set by a template (``thread_block_tile<cg_size()>``, declared in
+    the function or as its parameter)? CUDA gives ``ballot`` to tiles of at most 32 threads only, so
+    CUDA code balloting on a tile of a compile-time size uses one of <= 32, and HIP compacts a tile's
+    ballot to the tile's own bits: exact in 32 bits. A literal width over 32 is not."""
+    narrow = _narrow_tile(code, name, at)
+    if narrow or not name or "tile" not in code:
+        return narrow
+    lo = code.rfind("\n}", 0, at) + 1
+    n = re.escape(name)
+    decl = re.search(r"(?:thread_block_tile|tiled_partition)\s*<([^<>;{}]+)>\s*(?:const\s*)?[&*]?\s*" + n +
+                     r"\b|(?<![\w.])" + n + r"\s*=\s*(?:\w+::)*tiled_partition\s*<([^<>;{}]+)>", code[lo:at])
+    if decl is None:
+        return False
+    width = (decl.group(1) or decl.group(2)).strip()
+    return not width.isdigit() or int(width) <= 32
 
 
 _HEX32 = re.compile(r"0[xX][0-9a-fA-F]{1,8}[uU]?")
@@ -642,15 +692,18 @@ def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
     held: set[str] = set()
+    wide_tile: set[str] = set()  # tile ballots kept in 64 bits (auto): exact, but no __ffs overload
     for m in _BALLOT.finditer(code):
         # from the statement's start, so that a declaration wrapped before the call (clang-format's
         # `unsigned m =\n    __ballot_sync(...)`) is read too
         start = m.start() if m.group(1) != ".ballot" else m.start() - len(_left_operand(code, m.start()))
         decl = _DECL32_BEFORE.search(code, _wrap_start(start), start)
         func = m.group(1) if m.group(1) != ".ballot" else code[start:m.start()] + ".ballot"
-        if func.endswith(".ballot") and _narrow_tile(code, func[:-len(".ballot")], start):
-            continue  # a tile of at most 32 lanes: its ballot has 32 meaningful bits, tile-relative
         target = _assigned_name(code, start)
+        if func.endswith(".ballot") and _tile_at_most_32(code, func[:-len(".ballot")], start):
+            if target and decl is None and not _declared_int32(code, target, m.start()):
+                wide_tile.add(target)  # still 64 bits wide on HIP: __ffs of it does not compile
+            continue  # a tile of at most 32 lanes: its ballot has 32 meaningful bits, tile-relative
         if target:
             held.add(target)
         if decl is not None:
@@ -685,10 +738,15 @@ def ballots(code: str) -> Iterator[Hit]:
         end = code.find(";", m.end())
         arg = code[m.end():end if end >= 0 else m.end() + 200]  # `end > 0`: equivalent (end >= m.end() > 0)
         inner = _BALLOT.search(arg)
-        if inner is not None and inner.group(1) == ".ballot" and _narrow_tile(
-                code, _left_operand(arg, inner.start()), m.start()):
+        first = _WORDS.findall(arg.split(")")[0])
+        if inner is not None and inner.group(1) == ".ballot" and _tile_at_most_32(
+                code, _left_operand(arg, inner.start()), m.start()) or wide_tile.intersection(first):
+            if m.group(1) == "__ffs":
+                yield (m.start(), "ballot-32bit", "__ffs of a cooperative-groups tile ballot, which HIP returns "
+                       "as unsigned long long: ROCm 7 declares __ffs(int) and __ffs(unsigned int) only, so the "
+                       "call is ambiguous and does not compile", f"use __ffsll on the 64-bit ballot; {EMULATE}", "")
             continue  # __popc(tile32.ballot(...)): a tile's ballot has the tile's bits only
-        if inner is not None or (held and held.intersection(_WORDS.findall(arg.split(")")[0]))):
+        if inner is not None or (held and held.intersection(first)):
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
                    "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")
 
