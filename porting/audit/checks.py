@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
 import os
 import re
 from collections.abc import Iterator
@@ -304,7 +303,7 @@ def _statement_start(code: str, at: int) -> bool:
 
 def _ignored_errors(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator[Finding]:
     """Calls whose hipError_t result is dropped: ROCm 7 declares hipError_t [[nodiscard]] (C++17)."""
-    for hit in heapq.merge(*(p.finditer(code) for p in _CALL_STARTS), key=lambda h: h.start()):
+    for hit in warp.merged(_CALL_STARTS, code):
         name = hit.group(1)
         prev = code[hit.start() - 1:hit.start()]
         if prev and (prev.isalnum() or prev in "_.>$"):

@@ -140,6 +140,7 @@ class WarpModel:
         # per-function answers asked once per shuffle or launch site, kept for the file
         self.lane_memo: dict[int, set[str]] = {}
         self.scales_memo: dict[tuple[int, str, int], bool] = {}
+        self.closure_memo: dict[int, list[Scope]] = {}  # _closure, by id of the scope (kept alive by the model)
         self.wrappers: dict[str, Wrapper] | None = None  # shuffle_wrappers, found when first asked
         self.xor_wrappers: frozenset[str] = frozenset()  # functions / macros around __shfl_xor (with them)
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
@@ -232,7 +233,15 @@ class WarpModel:
         return self.scopes[lo]
 
     def _closure(self, s: Scope) -> list[Scope]:
-        """``s`` and the functions of this file it calls, two levels deep."""
+        """``s`` and the functions of this file it calls, two levels deep (found once per scope:
+        the rules ask it of the same function at every site, and which scopes it holds depends only
+        on the calls, fixed once the model is built, not on the flags the rules set)."""
+        known = self.closure_memo.get(id(s))
+        if known is None:
+            known = self.closure_memo[id(s)] = self._find_closure(s)
+        return known
+
+    def _find_closure(self, s: Scope) -> list[Scope]:
         out, todo = [s], [(s, 0)]
         while todo:
             cur, depth = todo.pop()
