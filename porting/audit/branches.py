@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 NEUTRAL, HIP, CUDA = 0, 1, 2
 
@@ -56,8 +57,11 @@ def _at_line_start(pattern: re.Pattern[str], code: str) -> Iterator[tuple[int, r
         pos = m.start()
         yield line, m
 
+@lru_cache(maxsize=8192)
 def _polarity(directive: str, cond: str) -> tuple[int, int]:
-    """(side of the branch a directive opens, side that a later #elif/#else branch implies)."""
+    """(side of the branch a directive opens, side that a later #elif/#else branch implies).
+    Cached: the answer depends on the directive's text alone, and the same conditions (include
+    guards aside, `#ifdef __CUDA_ARCH__`, `#if CUDART_VERSION >= ...`) recur in every file."""
     if directive in ("ifdef", "ifndef"):
         name = cond.strip().split()[0] if cond.strip() else ""
         if not _HIP_MACRO.fullmatch(name) or _NOT_HIP.fullmatch(name):

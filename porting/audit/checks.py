@@ -174,13 +174,10 @@ def _check_c(m: Masked, path: str, sets: SymbolSets, facts: FileFacts,
 
 def _project_header(path: str, inc: str) -> bool:
     """Does a quoted include name a file next to ``path`` or in one of its parent directories
-    (the project's own "cudnn_att.h", "llmc/cudnn_att.h"), not a library's header?"""
-    here = os.path.dirname(os.path.abspath(path))
-    for _ in range(4):
-        if os.path.isfile(os.path.join(here, inc)):
-            return True
-        here = os.path.dirname(here)
-    return False
+    (the project's own "cudnn_att.h", "llmc/cudnn_att.h"), not a library's header? The same four
+    directories as includes.resolve, whose answers are kept for the run (a stat per directory
+    per include of every file, before)."""
+    return includes.resolve(path, inc) is not None
 
 
 def _library_finding(m: Masked, path: str, offset: int, name: str, message: str, rocm: str,
@@ -429,6 +426,9 @@ def _mapped(m: Masked, path: str, start: int, name: str, hip: str, sets: SymbolS
 
 def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_seen: set[str],
                  sets: SymbolSets, rust: bool) -> Iterator[Finding]:
+    # names with no finding: whether _unmapped / _mapped finds one depends on the name, the file and
+    # the symbol sets, not on where (and _unmapped looks for a definition over the whole file)
+    quiet: set[str] = set()
     for hit in _IDENT_RE.finditer(code):
         name = hit.group()
         start = hit.start()
@@ -448,8 +448,12 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
         if hip is None and name in sets.cuda and not rust and _defines_type(code, start):
             macros.add(name)  # the tree defines this CUDA-named type itself (a shim): the user's, tree-wide
             continue
+        if name in quiet:
+            continue
         found = _unmapped(m, path, start, name, sets) if hip is None else _mapped(m, path, start, name, hip, sets, rust)
-        if found is not None and (rust or not _directive_line(code, start)):
+        if found is None:
+            quiet.add(name)
+        elif rust or not _directive_line(code, start):
             yield found  # (not `#ifdef cudaX` / `#if CUDART_VERSION`: tested, not used; see cuda-version-check)
 
 
