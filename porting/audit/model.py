@@ -141,6 +141,8 @@ class WarpModel:
         self.lane_memo: dict[int, set[str]] = {}
         self.scales_memo: dict[tuple[int, str, int], bool] = {}
         self.closure_memo: dict[int, list[Scope]] = {}  # _closure, by id of the scope (kept alive by the model)
+        self.launch_list: list[tuple[int, str, str]] | None = None  # _launch_sites of the code, when first asked
+        self.small_memo: dict[int, bool] = {}  # _small_block, by the launch's offset
         self.wrappers: dict[str, Wrapper] | None = None  # shuffle_wrappers, found when first asked
         self.xor_wrappers: frozenset[str] = frozenset()  # functions / macros around __shfl_xor (with them)
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
@@ -474,7 +476,7 @@ def launches(model: WarpModel) -> Iterator[Hit]:
     code = model.code
     if "<<<" not in code:
         return
-    for start, name, args in _launch_sites(code):
+    for start, name, args in launch_sites(model):
         kernel = model.by_name.get(name)
         if kernel is None or not kernel.by_warpsize or kernel.logical32 or kernel.tile32:
             continue
@@ -502,7 +504,7 @@ def work_counts(model: WarpModel) -> Iterator[Hit]:
     if "<<<" not in code or "warpSize" not in code:
         return
     const32 = warp.constant_names(code)
-    for start, name, _config in _launch_sites(code):
+    for start, name, _config in launch_sites(model):
         host = model.at(start)
         alias = {m.group(1): m.group(2) for m in _KERNEL_ALIAS.finditer(code, host.lo, start)}
         kernel = model.by_name.get(alias.get(name, name))
@@ -573,6 +575,13 @@ def _param_names(code: str, s: Scope) -> list[str]:
     return out
 
 
+def launch_sites(model: WarpModel) -> list[tuple[int, str, str]]:
+    """_launch_sites of the model's code, found once per file (asked at every fixed-lane shuffle)."""
+    if model.launch_list is None:
+        model.launch_list = list(_launch_sites(model.code))
+    return model.launch_list
+
+
 def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
     """(offset, kernel name, launch arguments) of each ``kernel<T><<<args>>>``, found from the
     ``<<<`` (str.find) and read backwards over template arguments to the name."""
@@ -611,7 +620,7 @@ def _one_warp_blocks(model: WarpModel, s: Scope) -> bool:
     code = model.code
     if "<<<" not in code or not s.name:
         return False
-    blocks = [(start, args) for start, name, args in _launch_sites(code) if name == s.name]
+    blocks = [(start, args) for start, name, args in launch_sites(model) if name == s.name]
     return bool(blocks) and all(_small_block(model, start, args) for start, args in blocks)
 
 
@@ -620,13 +629,20 @@ def one_warp_file(model: WarpModel) -> bool:
     then never have lanes 32-63, whichever function a ballot sits in."""
     if "<<<" not in model.code:
         return False
-    blocks = [(start, args) for start, _name, args in _launch_sites(model.code)]
+    blocks = [(start, args) for start, _name, args in launch_sites(model)]
     return bool(blocks) and all(_small_block(model, start, args) for start, args in blocks)
 
 
 def _small_block(model: WarpModel, start: int, args: str) -> bool:
     """Is the block of the launch at ``start`` (its ``<<<...>>>`` arguments ``args``) at most 32
-    threads?"""
+    threads? (Once per launch: the answer depends on the code before it.)"""
+    known = model.small_memo.get(start)
+    if known is None:
+        known = model.small_memo[start] = _find_small_block(model, start, args)
+    return known
+
+
+def _find_small_block(model: WarpModel, start: int, args: str) -> bool:
     code = model.code
     block = _split_args(args)[1:2]
     value = block[0] if block else ""
@@ -1077,19 +1093,25 @@ def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[st
 
 
 def _split_args(args: str) -> list[str]:
+    """A call's arguments split at the commas outside brackets, each stripped ([] for none). Only
+    brackets and commas are visited (a regex jumps to each), not every character."""
+    if not args.strip():
+        return []
     out: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in args:
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
+    depth = last = 0
+    for m in _ARG_PUNCT.finditer(args):
+        ch = m.group()
+        if ch == ",":
+            if depth == 0:
+                out.append(args[last:m.start()].strip())
+                last = m.end()
         else:
-            cur.append(ch)
-    out.append("".join(cur).strip())
-    return out if args.strip() else []
+            depth += 1 if ch in "([{" else -1
+    out.append(args[last:].strip())
+    return out
+
+
+_ARG_PUNCT = re.compile(r"[()\[\]{},]")
 
 
 def _function_name(code: str, lo: int, hi: int) -> tuple[str, int]:

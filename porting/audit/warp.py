@@ -108,15 +108,21 @@ def _left_operand(code: str, at: int) -> str:
 
 def _call_args(code: str, open_at: int) -> str:
     """The text between the parenthesis at ``open_at`` and its match (at most 400 characters)."""
+    end = min(len(code), open_at + 400)
+    if open_at >= end or code[open_at] not in "()":
+        return ""  # (the depth is 0 after the first character: nothing between)
     depth = 0
-    for i in range(open_at, min(len(code), open_at + 400)):
-        depth += code[i] == "("
-        depth -= code[i] == ")"
+    # only the parentheses change the depth, so only they are visited (a regex jumps to each)
+    for m in _PARENS.finditer(code, open_at, end):
+        depth += 1 if m.group() == "(" else -1
         if depth == 0:
             # `open_at - 1`/`+ 2` are equivalent mutants: callers match `, last-argument` at the end;
             # the two characters added (`f(`) hold no comma, the one dropped is a comma only in `f(, x)`
-            return code[open_at + 1:i]
+            return code[open_at + 1:m.start()]
     return ""  # "XXXX" is an equivalent mutant: no comma, so neither caller's pattern matches
+
+
+_PARENS = re.compile(r"[()]")
 
 
 class Derivation:

@@ -1,0 +1,53 @@
+"""Issue 26's speed-ups change no answer: the rewritten scanners against the character loops they
+replaced, on random texts made of the characters that matter (seeded, so a failure reproduces)."""
+
+from __future__ import annotations
+
+import random
+
+from porting.audit import model, warp
+
+
+def _split_args_by_char(args: str) -> list[str]:
+    """model._split_args as it was: one step per character."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in args:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur).strip())
+    return out if args.strip() else []
+
+
+def _call_args_by_char(code: str, open_at: int) -> str:
+    """warp._call_args as it was: one step per character, at most 400."""
+    depth = 0
+    for i in range(open_at, min(len(code), open_at + 400)):
+        depth += code[i] == "("
+        depth -= code[i] == ")"
+        if depth == 0:
+            return code[open_at + 1:i]
+    return ""
+
+
+def test_split_args_and_call_args_agree_with_the_character_loops() -> None:
+    rng = random.Random(26)
+    for _ in range(20000):
+        text = "".join(rng.choice("ab ,()[]{}\n") for _ in range(rng.randint(0, 30)))
+        assert model._split_args(text) == _split_args_by_char(text), repr(text)
+        at = rng.randint(0, len(text) + 1)
+        assert warp._call_args(text, at) == _call_args_by_char(text, at), (repr(text), at)
+
+
+def test_call_args_stops_after_400_characters() -> None:
+    deep = "(" * 300 + "x" + ")" * 300
+    for at in range(0, len(deep) + 2, 7):
+        assert warp._call_args(deep, at) == _call_args_by_char(deep, at)
+    assert warp._call_args("f(" + "a" * 500 + ")", 1) == ""  # the match is past the window
+    assert warp._call_args("f(a, (b))", 1) == "a, (b)"
