@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from porting.audit import model, warp
+from porting.audit.mask import Masked
 
 
 def _split_args_by_char(args: str) -> list[str]:
@@ -51,3 +52,20 @@ def test_call_args_stops_after_400_characters() -> None:
         assert warp._call_args(deep, at) == _call_args_by_char(deep, at)
     assert warp._call_args("f(" + "a" * 500 + ")", 1) == ""  # the match is past the window
     assert warp._call_args("f(a, (b))", 1) == "a, (b)"
+
+
+def _line_starts_by_find(text: str) -> list[int]:
+    """Masked.line_starts as it was: a str.find loop."""
+    starts = [0]
+    i = text.find("\n")
+    while i >= 0:
+        starts.append(i + 1)
+        i = text.find("\n", i + 1)
+    return starts
+
+
+def test_line_starts_agree_with_the_find_loop() -> None:
+    rng = random.Random(17)
+    for _ in range(20000):
+        text = "".join(rng.choice("ab\n\r ") for _ in range(rng.randint(0, 20)))
+        assert Masked(text, "").line_starts() == _line_starts_by_find(text), repr(text)
