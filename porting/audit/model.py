@@ -649,8 +649,10 @@ def _find_small_block(model: WarpModel, start: int, args: str) -> bool:
     if _SMALL_BLOCK.fullmatch(value) is None:
         host = model.at(start)
         last = None
-        for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]) \
-                if re.fullmatch(r"[A-Za-z_]\w*", value) else ():
+        before = code[host.lo:start]
+        # (a pattern compiled per name: not asked when the name does not occur before the launch)
+        for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", before) \
+                if re.fullmatch(r"[A-Za-z_]\w*", value) and value in before else ():
             last = a
         value = last.group(1).strip() if last is not None else ""
     small = _SMALL_BLOCK.fullmatch(value)

@@ -310,6 +310,8 @@ def _bit_packed(code: str, at: int, operand: str) -> bool:
     lo = max(code.rfind(c, 0, at) for c in (";", "{", "}")) + 1
     hi = code.find(";", at)
     stmt = code[lo:hi if hi >= 0 else len(code)]
+    if "<<" not in stmt or "[" not in stmt or name not in stmt:
+        return False  # neither pattern below can match (each is compiled per name: skipped when it cannot)
     x = re.escape(name)
     word = re.search(r"\[[^\[\]]*(?<![\w.])" + x + r"\s*(?:/\s*32|>>\s*5)\b[^\[\]]*\]", stmt)
     bit = re.search(r"<<\s*\(\s*" + x + r"\s*(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\s*\)", stmt)
