@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from porting.audit import model, warp
-from porting.audit.mask import Masked
+from porting.audit.mask import Masked, mask
 
 
 def _split_args_by_char(args: str) -> list[str]:
@@ -69,3 +69,9 @@ def test_line_starts_agree_with_the_find_loop() -> None:
     for _ in range(20000):
         text = "".join(rng.choice("ab\n\r ") for _ in range(rng.randint(0, 20)))
         assert Masked(text, "").line_starts() == _line_starts_by_find(text), repr(text)
+
+
+def test_comments_are_still_listed_when_asked() -> None:
+    text = 'int a; // one\nchar* s = "/* no */"; /* two\n lines */ int b;\n'
+    assert [(c.start, c.text) for c in mask(text, "c").comments] == [(7, "// one"), (36, "/* two\n lines */")]
+    assert [c.text for c in mask("let a = 1; // r\n/* n /* e */ */", "rust").comments] == ["// r", "/* n /* e */ */"]
