@@ -468,9 +468,16 @@ def _directive_line(code: str, at: int) -> bool:
 _MODEL_WORDS = ("__shfl", "WARP_SHFL", "<<<", "warpSize", "__lane_id", "_tile", "_partition")
 
 
+_HEADER_EXTS = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".tcc", ".ipp"})
+
+
 def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding]:
     derived = warp.Derivation(code)  # one memo per file, shared by the rules that ask
-    hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+    hits = model.file_hits(m.text)  # a header already modelled for an includer: the same hits
+    if hits is None:
+        hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+        if os.path.splitext(path)[1].lower() in _HEADER_EXTS:  # kept for its includers' models
+            model.remember_hits(m.text, code, hits)
     headers = facts.headers
     external_32 = model.external_constants(headers)
     judged: Iterator[warp.Hit] = iter(())

@@ -732,13 +732,35 @@ def header_functions(path: str) -> dict[str, Scope]:
     text = read(path)
     if not text or not any(word in text for word in (*_WARP_OP_WORDS, "warpSize", "_tile", "_partition", "cub::")):
         return {}  # no function here works on the warp (its callers' own warp use is still judged)
-    code = mask(text, "c").code
-    derived = warp.Derivation(code)
-    hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+    known = _FILE_WORK.get(text)
+    if known is not None:  # the header is a file of the run, already audited: its masked code and hits
+        code, hits = known
+        derived = warp.Derivation(code)
+    else:
+        code = mask(text, "c").code
+        derived = warp.Derivation(code)
+        hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+        _FILE_WORK[text] = (code, hits)
     model = WarpModel(code, derived, hits, cuda_only=cuda_only(code))
     for s in model.by_name.values():
         s.src = code  # an including file's model reads these scopes' calls from the header's text
     return dict(model.by_name)
+
+
+# text -> (masked code, warp.py's hits on it) of the headers modelled and of the run's header files
+# audited (checks._warp): a header that is also a file of the run is masked and read once. Both
+# compute the hits the same way, with a fresh Derivation, so either may fill it. Cleared per run.
+_FILE_WORK: dict[str, tuple[str, list[Hit]]] = {}
+
+
+def file_hits(text: str) -> list[Hit] | None:
+    """The hits already found on the masked ``text`` in this run, or None."""
+    known = _FILE_WORK.get(text)
+    return None if known is None else known[1]
+
+
+def remember_hits(text: str, code: str, hits: list[Hit]) -> None:
+    _FILE_WORK[text] = (code, hits)
 
 
 def external_functions(headers: tuple[str, ...]) -> dict[str, Scope]:
@@ -1198,4 +1220,5 @@ def clear_caches() -> None:
     """Forget the headers' functions and constants (a new run reads them as they are now)."""
     header_functions.cache_clear()
     _header_constants.cache_clear()
+    _FILE_WORK.clear()
     _macro_wrappers.cache_clear()
