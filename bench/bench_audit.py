@@ -75,23 +75,32 @@ def _time(src: Path, tree: Path, jobs: int) -> tuple[float, float, int]:
     return float(out[0]), float(out[1]), int(out[2])
 
 
-def throughput(repeat: int, jobs: int, lines: int) -> dict[str, dict[str, float]]:
+def _extract(ref: str, where: Path) -> Path:
+    """``ref``'s porting package, extracted with git archive under ``where``."""
+    where.mkdir()
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "porting"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
+    return where
+
+
+def throughput(repeat: int, jobs: int, lines: int, also: tuple[str, ...] = ()) -> dict[str, dict[str, float]]:
+    """Medians of ``repeat`` rounds; each round times the baseline, each ref of ``also`` (another
+    version to compare with in the same run, e.g. the last merge) and ours, back to back."""
     with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "baseline"
-        base.mkdir()
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", BASELINE_REF, "porting"], check=True,
-                                 capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
+        base = _extract(BASELINE_REF, Path(tmp) / "baseline")
+        others = [(ref, _extract(ref, Path(tmp) / f"ref-{i}")) for i, ref in enumerate(also)]
         synth = Path(tmp) / "synthetic"
         subprocess.run([sys.executable, str(REPO / "bench" / "gen_cuda_corpus.py"), str(synth),
                         "--files", str(max(1, lines // 480))], check=True, capture_output=True)
         out: dict[str, dict[str, float]] = {}
         for name, tree in (("labelled corpus", CORPUS), ("synthetic tree", synth)):
-            runs: dict[str, list[float]] = {"baseline": [], "ours": []}
-            cpu: dict[str, list[float]] = {"baseline": [], "ours": []}
+            versions = [("baseline", base), *others, ("ours", REPO)]
+            runs: dict[str, list[float]] = {who: [] for who, _src in versions}
+            cpu: dict[str, list[float]] = {who: [] for who, _src in versions}
             n = 0
             for _ in range(repeat):
-                for who, src in (("baseline", base), ("ours", REPO)):
+                for who, src in versions:
                     seconds, cpu_seconds, n = _time(src, tree, jobs)
                     runs[who].append(seconds)
                     cpu[who].append(cpu_seconds)
@@ -105,6 +114,10 @@ def throughput(repeat: int, jobs: int, lines: int) -> dict[str, dict[str, float]
                   f"ours {n / med['ours']:,.0f} lines/s, ratio {med['baseline'] / med['ours']:.2f}x (medians of "
                   f"{repeat}); CPU time {med_cpu['baseline']:.3f} s vs {med_cpu['ours']:.3f} s, "
                   f"ratio {med_cpu['baseline'] / med_cpu['ours']:.2f}x")
+            for ref, _src in others:
+                out[name][f"ratio_cpu_vs_{ref}"] = med_cpu[ref] / med_cpu["ours"]
+                print(f"  vs {ref} in the same rounds: wall ratio {med[ref] / med['ours']:.2f}x, CPU time "
+                      f"{med_cpu[ref]:.3f} s vs {med_cpu['ours']:.3f} s, ratio {med_cpu[ref] / med_cpu['ours']:.2f}x")
     return out
 
 
@@ -114,9 +127,13 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--lines", type=int, default=250_000, help="size of the synthetic tree")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--also-ref", action="append", default=[], metavar="REF",
+                        help="another git ref to time in the same rounds (repeatable), e.g. the last merge")
+    parser.add_argument("--no-quality", action="store_true", help="throughput only")
     args = parser.parse_args()
-    quality()
-    speed = throughput(args.repeat, args.jobs, args.lines)
+    if not args.no_quality:
+        quality()
+    speed = throughput(args.repeat, args.jobs, args.lines, tuple(args.also_ref))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"throughput": speed}, indent=2,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 NEUTRAL, HIP, CUDA = 0, 1, 2
 
@@ -56,8 +57,11 @@ def _at_line_start(pattern: re.Pattern[str], code: str) -> Iterator[tuple[int, r
         pos = m.start()
         yield line, m
 
+@lru_cache(maxsize=8192)
 def _polarity(directive: str, cond: str) -> tuple[int, int]:
-    """(side of the branch a directive opens, side that a later #elif/#else branch implies)."""
+    """(side of the branch a directive opens, side that a later #elif/#else branch implies).
+    Cached: the answer depends on the directive's text alone, and the same conditions (include
+    guards aside, `#ifdef __CUDA_ARCH__`, `#if CUDART_VERSION >= ...`) recur in every file."""
     if directive in ("ifdef", "ifndef"):
         name = cond.strip().split()[0] if cond.strip() else ""
         if not _HIP_MACRO.fullmatch(name) or _NOT_HIP.fullmatch(name):
@@ -105,8 +109,7 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
         kind, cond = m.group(1), m.group(2)
         if kind in ("if", "ifdef", "ifndef", "elif"):
             # an #elif of a chain that tested HIP first (#if HIP ... #elif CUDART_VERSION) is CUDA-only
-            aware = (kind == "elif" and bool(stack) and stack[-1][2] == 1) or any(
-                _HIP_MACRO.fullmatch(w.group(2)) and not _NOT_HIP.fullmatch(w.group(2)) for w in _WORD.finditer(cond))
+            aware = (kind == "elif" and bool(stack) and stack[-1][2] == 1) or _tests_hip(cond)
             for v in VERSION_MACRO.finditer(cond):
                 checks.append(VersionCheck(m.start(2) + v.start(), v.group(1), kind, aware))
         if kind in ("if", "ifdef", "ifndef"):
@@ -130,6 +133,12 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
     for at, value in directive_sides:
         side[at] = value
     return side, checks
+
+
+@lru_cache(maxsize=8192)
+def _tests_hip(cond: str) -> bool:
+    """Does an #if condition test a HIP platform macro? (Cached by its text, like _polarity.)"""
+    return any(_HIP_MACRO.fullmatch(w.group(2)) and not _NOT_HIP.fullmatch(w.group(2)) for w in _WORD.finditer(cond))
 
 
 def feature_ranges(code: str) -> list[tuple[int, int, str, bool]]:
@@ -195,10 +204,15 @@ def false_defines(code: str, side: bytearray) -> tuple[set[str], set[str]]:
     for line, m in _at_line_start(_DEFINE_VALUE, code):
         if side[line] == CUDA:
             continue
-        value = m.group(2).split("//")[0].split("/*")[0]
-        on_rocm = {rocm_value(_CUDA_VERSION.sub(v, value)) for v in ("0", "700")}
-        (zero if on_rocm == {0} else other).add(m.group(1))
+        (zero if _zero_on_rocm(m.group(2).split("//")[0].split("/*")[0]) else other).add(m.group(1))
     return zero, other
+
+
+@lru_cache(maxsize=8192)
+def _zero_on_rocm(value: str) -> bool:
+    """Is a macro's value 0 on ROCm, CUDA_VERSION undefined or renamed? (Cached by the value's text:
+    the same values recur in every file that #defines them.)"""
+    return {rocm_value(_CUDA_VERSION.sub(v, value)) for v in ("0", "700")} == {0}
 
 
 # CUTLASS's and CuTe's arch switches (cutlass/arch/config.h, cute/arch/*.hpp) are #defined only

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import heapq
 import os
 import re
 from collections.abc import Iterator
@@ -175,13 +174,10 @@ def _check_c(m: Masked, path: str, sets: SymbolSets, facts: FileFacts,
 
 def _project_header(path: str, inc: str) -> bool:
     """Does a quoted include name a file next to ``path`` or in one of its parent directories
-    (the project's own "cudnn_att.h", "llmc/cudnn_att.h"), not a library's header?"""
-    here = os.path.dirname(os.path.abspath(path))
-    for _ in range(4):
-        if os.path.isfile(os.path.join(here, inc)):
-            return True
-        here = os.path.dirname(here)
-    return False
+    (the project's own "cudnn_att.h", "llmc/cudnn_att.h"), not a library's header? The same four
+    directories as includes.resolve, whose answers are kept for the run (a stat per directory
+    per include of every file, before)."""
+    return includes.resolve(path, inc) is not None
 
 
 def _library_finding(m: Masked, path: str, offset: int, name: str, message: str, rocm: str,
@@ -304,7 +300,7 @@ def _statement_start(code: str, at: int) -> bool:
 
 def _ignored_errors(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator[Finding]:
     """Calls whose hipError_t result is dropped: ROCm 7 declares hipError_t [[nodiscard]] (C++17)."""
-    for hit in heapq.merge(*(p.finditer(code) for p in _CALL_STARTS), key=lambda h: h.start()):
+    for hit in warp.merged(_CALL_STARTS, code):
         name = hit.group(1)
         prev = code[hit.start() - 1:hit.start()]
         if prev and (prev.isalnum() or prev in "_.>$"):
@@ -430,6 +426,9 @@ def _mapped(m: Masked, path: str, start: int, name: str, hip: str, sets: SymbolS
 
 def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_seen: set[str],
                  sets: SymbolSets, rust: bool) -> Iterator[Finding]:
+    # names with no finding: whether _unmapped / _mapped finds one depends on the name, the file and
+    # the symbol sets, not on where (and _unmapped looks for a definition over the whole file)
+    quiet: set[str] = set()
     for hit in _IDENT_RE.finditer(code):
         name = hit.group()
         start = hit.start()
@@ -449,8 +448,12 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
         if hip is None and name in sets.cuda and not rust and _defines_type(code, start):
             macros.add(name)  # the tree defines this CUDA-named type itself (a shim): the user's, tree-wide
             continue
+        if name in quiet:
+            continue
         found = _unmapped(m, path, start, name, sets) if hip is None else _mapped(m, path, start, name, hip, sets, rust)
-        if found is not None and (rust or not _directive_line(code, start)):
+        if found is None:
+            quiet.add(name)
+        elif rust or not _directive_line(code, start):
             yield found  # (not `#ifdef cudaX` / `#if CUDART_VERSION`: tested, not used; see cuda-version-check)
 
 
@@ -465,9 +468,16 @@ def _directive_line(code: str, at: int) -> bool:
 _MODEL_WORDS = ("__shfl", "WARP_SHFL", "<<<", "warpSize", "__lane_id", "_tile", "_partition")
 
 
+_HEADER_EXTS = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".tcc", ".ipp"})
+
+
 def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding]:
     derived = warp.Derivation(code)  # one memo per file, shared by the rules that ask
-    hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+    hits = model.file_hits(m.text)  # a header already modelled for an includer: the same hits
+    if hits is None:
+        hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+        if os.path.splitext(path)[1].lower() in _HEADER_EXTS:  # kept for its includers' models
+            model.remember_hits(m.text, code, hits)
     headers = facts.headers
     external_32 = model.external_constants(headers)
     judged: Iterator[warp.Hit] = iter(())

@@ -67,22 +67,36 @@ def closure(path: str, text: str) -> tuple[str, ...]:
     start = os.path.normpath(os.path.abspath(path))
     seen = {start}
     out: list[str] = []
-    todo = [(start, text, 0)]
+    todo: list[tuple[str, str | None, int]] = [(start, text, 0)]  # (file, its text or None: a header, depth)
     while todo and len(out) < MAX_FILES:
         cur, body, depth = todo.pop(0)
-        if depth >= MAX_DEPTH or '"' not in body:
+        if depth >= MAX_DEPTH:
             continue
-        for name in quoted_includes(body):
-            found = resolve(cur, name)
+        for found in _includes_of(cur, body) if body is not None else _header_includes(cur):
             if found is None or found in seen:
                 continue
             seen.add(found)
             out.append(found)
-            todo.append((found, read(found), depth + 1))
+            todo.append((found, None, depth + 1))
     return tuple(out)
+
+
+def _includes_of(path: str, body: str) -> Iterator[str | None]:
+    """The files ``path``'s quoted includes resolve to (None: not found), in include order."""
+    if '"' not in body:
+        return
+    for name in quoted_includes(body):
+        yield resolve(path, name)
+
+
+@lru_cache(maxsize=4096)
+def _header_includes(path: str) -> tuple[str | None, ...]:
+    """_includes_of a header, found once per run (asked by every file that includes it)."""
+    return tuple(_includes_of(path, read(path)))
 
 
 def clear_caches() -> None:
     """Forget what was read: each `port audit` run reads the headers as they are now."""
     read.cache_clear()
     _resolve.cache_clear()
+    _header_includes.cache_clear()

@@ -144,6 +144,9 @@ class WarpModel:
         # per-function answers asked once per shuffle or launch site, kept for the file
         self.lane_memo: dict[int, set[str]] = {}
         self.scales_memo: dict[tuple[int, str, int], bool] = {}
+        self.closure_memo: dict[int, list[Scope]] = {}  # _closure, by id of the scope (kept alive by the model)
+        self.launch_list: list[tuple[int, str, str]] | None = None  # _launch_sites of the code, when first asked
+        self.small_memo: dict[int, bool] = {}  # _small_block, by the launch's offset
         self.wrappers: dict[str, Wrapper] | None = None  # shuffle_wrappers, found when first asked
         self.xor_wrappers: frozenset[str] = frozenset()  # functions / macros around __shfl_xor (with them)
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
@@ -236,7 +239,15 @@ class WarpModel:
         return self.scopes[lo]
 
     def _closure(self, s: Scope) -> list[Scope]:
-        """``s`` and the functions of this file it calls, two levels deep."""
+        """``s`` and the functions of this file it calls, two levels deep (found once per scope:
+        the rules ask it of the same function at every site, and which scopes it holds depends only
+        on the calls, fixed once the model is built, not on the flags the rules set)."""
+        known = self.closure_memo.get(id(s))
+        if known is None:
+            known = self.closure_memo[id(s)] = self._find_closure(s)
+        return known
+
+    def _find_closure(self, s: Scope) -> list[Scope]:
         out, todo = [s], [(s, 0)]
         while todo:
             cur, depth = todo.pop()
@@ -469,7 +480,7 @@ def launches(model: WarpModel) -> Iterator[Hit]:
     code = model.code
     if "<<<" not in code:
         return
-    for start, name, args in _launch_sites(code):
+    for start, name, args in launch_sites(model):
         kernel = model.by_name.get(name)
         if kernel is None or not kernel.by_warpsize or kernel.logical32 or kernel.tile32:
             continue
@@ -497,7 +508,7 @@ def work_counts(model: WarpModel) -> Iterator[Hit]:
     if "<<<" not in code or "warpSize" not in code:
         return
     const32 = warp.constant_names(code)
-    for start, name, _config in _launch_sites(code):
+    for start, name, _config in launch_sites(model):
         host = model.at(start)
         alias = {m.group(1): m.group(2) for m in _KERNEL_ALIAS.finditer(code, host.lo, start)}
         kernel = model.by_name.get(alias.get(name, name))
@@ -568,6 +579,13 @@ def _param_names(code: str, s: Scope) -> list[str]:
     return out
 
 
+def launch_sites(model: WarpModel) -> list[tuple[int, str, str]]:
+    """_launch_sites of the model's code, found once per file (asked at every fixed-lane shuffle)."""
+    if model.launch_list is None:
+        model.launch_list = list(_launch_sites(model.code))
+    return model.launch_list
+
+
 def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
     """(offset, kernel name, launch arguments) of each ``kernel<T><<<args>>>``, found from the
     ``<<<`` (str.find) and read backwards over template arguments to the name."""
@@ -606,7 +624,7 @@ def _one_warp_blocks(model: WarpModel, s: Scope) -> bool:
     code = model.code
     if "<<<" not in code or not s.name:
         return False
-    blocks = [(start, args) for start, name, args in _launch_sites(code) if name == s.name]
+    blocks = [(start, args) for start, name, args in launch_sites(model) if name == s.name]
     return bool(blocks) and all(_small_block(model, start, args) for start, args in blocks)
 
 
@@ -615,21 +633,30 @@ def one_warp_file(model: WarpModel) -> bool:
     then never have lanes 32-63, whichever function a ballot sits in."""
     if "<<<" not in model.code:
         return False
-    blocks = [(start, args) for start, _name, args in _launch_sites(model.code)]
+    blocks = [(start, args) for start, _name, args in launch_sites(model)]
     return bool(blocks) and all(_small_block(model, start, args) for start, args in blocks)
 
 
 def _small_block(model: WarpModel, start: int, args: str) -> bool:
     """Is the block of the launch at ``start`` (its ``<<<...>>>`` arguments ``args``) at most 32
-    threads?"""
+    threads? (Once per launch: the answer depends on the code before it.)"""
+    known = model.small_memo.get(start)
+    if known is None:
+        known = model.small_memo[start] = _find_small_block(model, start, args)
+    return known
+
+
+def _find_small_block(model: WarpModel, start: int, args: str) -> bool:
     code = model.code
     block = _split_args(args)[1:2]
     value = block[0] if block else ""
     if _SMALL_BLOCK.fullmatch(value) is None:
         host = model.at(start)
         last = None
-        for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]) \
-                if re.fullmatch(r"[A-Za-z_]\w*", value) else ():
+        before = code[host.lo:start]
+        # (a pattern compiled per name: not asked when the name does not occur before the launch)
+        for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", before) \
+                if re.fullmatch(r"[A-Za-z_]\w*", value) and value in before else ():
             last = a
         value = last.group(1).strip() if last is not None else ""
     small = _SMALL_BLOCK.fullmatch(value)
@@ -709,13 +736,35 @@ def header_functions(path: str) -> dict[str, Scope]:
     text = read(path)
     if not text or not any(word in text for word in (*_WARP_OP_WORDS, "warpSize", "_tile", "_partition", "cub::")):
         return {}  # no function here works on the warp (its callers' own warp use is still judged)
-    code = mask(text, "c").code
-    derived = warp.Derivation(code)
-    hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+    known = _FILE_WORK.get(text)
+    if known is not None:  # the header is a file of the run, already audited: its masked code and hits
+        code, hits = known
+        derived = warp.Derivation(code)
+    else:
+        code = mask(text, "c").code
+        derived = warp.Derivation(code)
+        hits = [*warp.lane_math(code, derived), *warp.shuffle_widths(code)]
+        _FILE_WORK[text] = (code, hits)
     model = WarpModel(code, derived, hits, cuda_only=cuda_only(code))
     for s in model.by_name.values():
         s.src = code  # an including file's model reads these scopes' calls from the header's text
     return dict(model.by_name)
+
+
+# text -> (masked code, warp.py's hits on it) of the headers modelled and of the run's header files
+# audited (checks._warp): a header that is also a file of the run is masked and read once. Both
+# compute the hits the same way, with a fresh Derivation, so either may fill it. Cleared per run.
+_FILE_WORK: dict[str, tuple[str, list[Hit]]] = {}
+
+
+def file_hits(text: str) -> list[Hit] | None:
+    """The hits already found on the masked ``text`` in this run, or None."""
+    known = _FILE_WORK.get(text)
+    return None if known is None else known[1]
+
+
+def remember_hits(text: str, code: str, hits: list[Hit]) -> None:
+    _FILE_WORK[text] = (code, hits)
 
 
 def external_functions(headers: tuple[str, ...]) -> dict[str, Scope]:
@@ -1101,19 +1150,25 @@ def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[st
 
 
 def _split_args(args: str) -> list[str]:
+    """A call's arguments split at the commas outside brackets, each stripped ([] for none). Only
+    brackets and commas are visited (a regex jumps to each), not every character."""
+    if not args.strip():
+        return []
     out: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in args:
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
+    depth = last = 0
+    for m in _ARG_PUNCT.finditer(args):
+        ch = m.group()
+        if ch == ",":
+            if depth == 0:
+                out.append(args[last:m.start()].strip())
+                last = m.end()
         else:
-            cur.append(ch)
-    out.append("".join(cur).strip())
-    return out if args.strip() else []
+            depth += 1 if ch in "([{" else -1
+    out.append(args[last:].strip())
+    return out
+
+
+_ARG_PUNCT = re.compile(r"[()\[\]{},]")
 
 
 def _function_name(code: str, lo: int, hi: int) -> tuple[str, int]:
@@ -1198,4 +1253,5 @@ def clear_caches() -> None:
     """Forget the headers' functions and constants (a new run reads them as they are now)."""
     header_functions.cache_clear()
     _header_constants.cache_clear()
+    _FILE_WORK.clear()
     _macro_wrappers.cache_clear()

@@ -17,7 +17,7 @@ Every check works on masked code (comments and literal contents blanked) and yie
 
 from __future__ import annotations
 
-import heapq
+import operator
 import re
 from collections.abc import Iterable, Iterator
 
@@ -29,7 +29,7 @@ _SYNC = (r"__shfl(?:_up|_down|_xor)?_sync|__ballot_sync|__any_sync|__all_sync|__
 _SYNC_CALL = re.compile(r"(" + _SYNC + r")\s*\(\s*([^,()]+?)\s*[,)]")
 _MASK32_LIT = re.compile(r"\(?\s*(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1|4294967295[uU]?)\s*\)?\Z")
 _LANE_OP = re.compile(r"(%|/|&|>>|==|<)\s*(32|31|0[xX]1[fF]|5)\b(?![.\w])")
-# the numbers of a lane operation, one pattern per literal start (see _merged): 31/32, 0x1f, 5
+# the numbers of a lane operation, one pattern per literal start (see merged): 31/32, 0x1f, 5
 _LANE_NUMS = (re.compile(r"3[12](?![\w.])"), re.compile(r"0[xX]1[fF](?![\w.])"), re.compile(r"5(?![\w.])"))
 _SHIFT_LANE = re.compile(r"1[uU]?\s*<<\s*\(?\s*([A-Za-z_]\w*)")
 _ROOT_WORDS = ("threadIdx", "blockDim", "__lane_id", "__lanemask", "laneid", "thread_rank")
@@ -108,15 +108,21 @@ def _left_operand(code: str, at: int) -> str:
 
 def _call_args(code: str, open_at: int) -> str:
     """The text between the parenthesis at ``open_at`` and its match (at most 400 characters)."""
+    end = min(len(code), open_at + 400)
+    if open_at >= end or code[open_at] not in "()":
+        return ""  # (the depth is 0 after the first character: nothing between)
     depth = 0
-    for i in range(open_at, min(len(code), open_at + 400)):
-        depth += code[i] == "("
-        depth -= code[i] == ")"
+    # only the parentheses change the depth, so only they are visited (a regex jumps to each)
+    for m in _PARENS.finditer(code, open_at, end):
+        depth += 1 if m.group() == "(" else -1
         if depth == 0:
             # `open_at - 1`/`+ 2` are equivalent mutants: callers match `, last-argument` at the end;
             # the two characters added (`f(`) hold no comma, the one dropped is a comma only in `f(, x)`
-            return code[open_at + 1:i]
+            return code[open_at + 1:m.start()]
     return ""  # "XXXX" is an equivalent mutant: no comma, so neither caller's pattern matches
+
+
+_PARENS = re.compile(r"[()]")
 
 
 class Derivation:
@@ -237,17 +243,22 @@ def _assigned_name(code: str, at: int) -> str:
     return m.group(1) if m else ""
 
 
-def _merged(patterns: tuple[re.Pattern[str], ...], code: str) -> Iterator[re.Match[str]]:
+def merged(patterns: tuple[re.Pattern[str], ...], code: str) -> Iterator[re.Match[str]]:
     """The matches of the alternation of ``patterns`` in order, for patterns that each begin with a
     literal and whose matches share no character that could start another's: the engine jumps
     from one literal to the next instead of trying every offset of the file (2-4x faster)."""
-    return heapq.merge(*(p.finditer(code) for p in patterns), key=lambda m: m.start())
+    # sorted() is stable and each pattern's matches come in order, so ties keep the patterns'
+    # order, as heapq.merge's do; one C-level sort costs less than merge's generator per match
+    return iter(sorted([m for p in patterns for m in p.finditer(code)], key=_START))
+
+
+_START = operator.methodcaller("start")
 
 
 def _lane_ops(code: str) -> Iterator[re.Match[str]]:
     """The '<op> <32|31|0x1f|5>' sites: found from the numbers (rarer than operators), then the
     operator just before each is checked."""
-    for n in _merged(_LANE_NUMS, code):
+    for n in merged(_LANE_NUMS, code):
         if _after_word(code, n.start()):
             continue
         k = n.start() - 1
@@ -299,6 +310,8 @@ def _bit_packed(code: str, at: int, operand: str) -> bool:
     lo = max(code.rfind(c, 0, at) for c in (";", "{", "}")) + 1
     hi = code.find(";", at)
     stmt = code[lo:hi if hi >= 0 else len(code)]
+    if "<<" not in stmt or "[" not in stmt or name not in stmt:
+        return False  # neither pattern below can match (each is compiled per name: skipped when it cannot)
     x = re.escape(name)
     word = re.search(r"\[[^\[\]]*(?<![\w.])" + x + r"\s*(?:/\s*32|>>\s*5)\b[^\[\]]*\]", stmt)
     bit = re.search(r"<<\s*\(\s*" + x + r"\s*(?:%\s*32|&\s*(?:31|0[xX]1[fF]))\s*\)", stmt)
@@ -400,7 +413,7 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
     _CONST_32_LAST[:] = [code, out]
     if "const" not in code:
         return out
-    for v in _merged(_VALUE_32S, code):
+    for v in merged(_VALUE_32S, code):
         k = v.start() - 1
         # `k > 0`, `k >= 1` here and `k <= 0`, `k < 1` below are equivalent mutants: a value preceded
         # only by blanks, parentheses and at most an `=`/`{` from index 0 has no `const NAME` before it;
@@ -777,9 +790,17 @@ def _right_operand(code: str, at: int) -> str:
     return code[at:at + 200]
 
 
+_LANE_CALL_LAST: list = [None, False]  # the last text asked and its answer: each file asks twice
+
+
 def has_lane_call(code: str) -> bool:
-    """Does ``code`` call ``__lane_id()`` or a lane helper (the only shifts hardware_lane_shifts judges)?"""
-    return ("ane_id" in code or "aneId" in code or "aneid" in code) and _HW_LANE_CALL.search(code) is not None
+    """Does ``code`` call ``__lane_id()`` or a lane helper (the only shifts hardware_lane_shifts judges)?
+    (_HW_LANE_CALL starts with a lookbehind and tries every offset: asked once per text.)"""
+    if _LANE_CALL_LAST[0] is code:  # the same string object (checks._warp, then hardware_lane_shifts)
+        return bool(_LANE_CALL_LAST[1])
+    found = ("ane_id" in code or "aneId" in code or "aneid" in code) and _HW_LANE_CALL.search(code) is not None
+    _LANE_CALL_LAST[:] = [code, found]
+    return found
 
 
 def _hardware_helper(code: str, name: str, laneid_at: tuple[int, ...], headers: Iterable[str]) -> bool:
