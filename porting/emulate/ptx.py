@@ -520,7 +520,7 @@ HANDLERS: dict[str, Callable[[Ins], str]] = {
     "ex2": _math("std::exp2"), "lg2": _math("std::log2"), "rsqrt": _math("1 / std::sqrt"),
     "rcp": _math("1 / "), "sqrt": _math("std::sqrt"), "sin": _math("std::sin"), "cos": _math("std::cos"),
     "tanh": _math("std::tanh"), "fma": _fma, "cvta": _cvta, "nanosleep": _nothing, "prefetch": _nothing,
-    "trap": lambda ins: "__trap();",
+    "trap": lambda ins: "__trap();", "brkpt": lambda ins: "__brkpt();",
 }
 
 

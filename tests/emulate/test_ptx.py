@@ -90,6 +90,8 @@ def test_what_is_outside_the_subset_is_named(body, message):
 
 
 def test_a_compiler_barrier_and_scoped_registers_translate():
+    [stmt] = ptx.find('asm volatile("brkpt;");')
+    assert "__brkpt();" in ptx.translate(stmt)
     [stmt] = ptx.find('asm volatile("" ::: "memory");')
     assert stmt.template == "" and ptx.translate(stmt).startswith("do {")
     [stmt] = ptx.find('asm("{\\n\\t.reg .u64 t;\\n\\tmul.wide.u32 t, %1, %2;\\n\\tmov.b64 {%0, _}, t;\\n\\t}"'
