@@ -82,6 +82,20 @@ __global__ void check(unsigned* bad, unsigned long long* sum) {
     asm("{ .reg .u32 tmp; .reg .pred q; setp.ne.u32 q, %3, 0; add.u32 tmp, %1, %2; @q mul.lo.u32 tmp, tmp, 3; @!q add.u32 tmp, tmp, 0; mov.u32 %0, tmp; }"
         : "=r"(r) : "r"(a), "r"(b), "r"(k & 1));
     errors += r != ((k & 1) ? (a + b) * 3 : a + b);
+    // 64-bit forms
+    uint64_t p = ((uint64_t)a << 32) | b, q = ((uint64_t)c << 32) | a, o;
+    asm("mul.hi.u64 %0, %1, %2;" : "=l"(o) : "l"(p), "l"(q));
+    errors += o != (uint64_t)(((unsigned __int128)p * q) >> 64);
+    asm("mul.lo.u64 %0, %1, %2;" : "=l"(o) : "l"(p), "l"(q));
+    errors += o != p * q;
+    asm("{ .reg .u64 lo; add.cc.u64 lo, %1, %2; addc.u64 %0, 0, 0; }" : "=l"(o) : "l"(p), "l"(q));
+    errors += o != (uint64_t)(((unsigned __int128)p + q) >> 64);
+    asm("bfe.u64 %0, %1, %2, %3;" : "=l"(o) : "l"(p), "r"(n), "r"(c >> 26));
+    errors += o != (n >= 64 || (c >> 26) == 0 ? 0 : (p >> n) & ((c >> 26) + n >= 64 ? ~0ull >> n << n >> n : ((1ull << (c >> 26)) - 1)));
+    asm("clz.b64 %0, %1;" : "=r"(r) : "l"(p >> n));
+    errors += r != (p >> n == 0 ? 64u : (uint32_t)__builtin_clzll(p >> n));
+    asm("bfind.u64 %0, %1;" : "=r"(r) : "l"(p >> n));
+    errors += r != (p >> n == 0 ? 0xffffffffu : 63u - (uint32_t)__builtin_clzll(p >> n));
   }
   atomicAdd(bad, errors);
   atomicAdd(sum, acc);
