@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..audit.mask import mask
+from . import ptx
 from .build import cccl_dir
 
 
@@ -63,7 +64,8 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses libcu++ (cuda::)", r"\bcuda::(?!std::)", r"^cuda/"),
     # half and bfloat16 are emulated (runtime/emu_fp16.h); the 8-bit float formats are not
     _f("fp8 types (cuda_fp8.h)", r"\b__nv_fp8\w*|\b__hip_fp8\w*", r"(?:^|/)(?:cuda_fp8|hip_fp8|amd_hip_fp8)\.h"),
-    _f("inline PTX/GCN assembly (asm)", r"\b(?:asm|__asm__|__asm)\s*(?:volatile\s*|__volatile__\s*)?\("),
+    # inline PTX: a subset is translated to C++ (porting/emulate/ptx.py); an asm statement with an
+    # instruction outside it is refused naming that instruction (scan_text)
     # texture objects and references, CUDA arrays and 3D copies are emulated (runtime/emu_texture.h);
     # mipmaps, cubemaps and gradient reads are not
     _f("mipmapped or cubemap textures", r"\b(?:texCubemap\w*|tex[123]DGrad)\s*[<(]"
@@ -116,6 +118,9 @@ def scan_text(text: str, path: str) -> list[Refusal]:
         if at is not None:
             line, _ = masked.position(at)
             found.append(Refusal(feature.name, f"{path}:{line}"))
+    asm = ptx.first_unsupported(text)
+    if asm is not None:
+        found.append(Refusal(f"inline assembly: {asm[1]}", f"{path}:{masked.position(asm[0])[0]}"))
     at = _warp_synchronous(masked.code)
     if at is not None:
         found.append(Refusal(WARP_SYNCHRONOUS, f"{path}:{masked.position(at)[0]}"))

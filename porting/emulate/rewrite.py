@@ -12,6 +12,9 @@ the line count, so compiler messages and the divergence report use the user's li
   records k's launcher for the APIs that take a kernel as a void* (cudaLaunchKernel, graph kernel
   nodes; runtime/emu_kernels.h).
 
+- an inline PTX ``asm`` statement becomes a C++ block doing what its instructions do
+  (porting.emulate.ptx; one outside the emulated subset was refused before, by refuse.py).
+
 ``hipLaunchKernelGGL`` and ``cudaLaunchKernel`` need no rewrite: the runtime header defines them.
 Code is found on a copy with comments and literals blanked (porting.audit.mask), so a ``<<<``
 in a string or comment is left alone.
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 
 from ..audit.mask import mask
 from ..errors import InputError
+from . import ptx
 
 # `extern __shared__ T name[];` and the order C++ also allows, `extern T __shared__ name[];`
 _EXTERN_SHARED = re.compile(
@@ -96,11 +100,20 @@ def rewrite(text: str, path: str = "<source>", kernels: set[str] | None = None) 
         shared += 1
     edits += _static_shared(code, [(a, b) for a, b, _ in edits])
     taken = [(a, b) for a, b, _ in edits]
+    edits += [e for e in _asm_edits(text, path) if not any(a <= e[0] < b for a, b in taken)]
+    taken = [(a, b) for a, b, _ in edits]
     edits += [e for e in _kernel_casts(code, kernels or set()) if not any(a <= e[0] < b for a, b in taken)]
     out = text
     for start, end, new in sorted(edits, reverse=True):
         out = out[:start] + new + out[end:]
     return Rewritten(out, launches, shared)
+
+
+def _asm_edits(text: str, path: str) -> list[tuple[int, int, str]]:
+    try:
+        return ptx.rewrite_edits(text)
+    except ptx.Unsupported as e:  # refuse.py names it first in `port emulate`; a direct caller gets it here
+        raise InputError(f"{path}: inline PTX: {e}") from None
 
 
 def _static_shared(code: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str]]:

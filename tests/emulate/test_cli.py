@@ -57,7 +57,7 @@ def test_json_record_follows_its_schema(capsys, out_dir):
 
 @pytest.mark.parametrize("program, feature", [
     ("uses_cufft.cu", "uses_cufft.cu:2: uses cuFFT"),
-    ("inline_ptx.cu", "inline_ptx.cu:4: inline PTX/GCN assembly (asm)"),
+    ("inline_ptx.cu", "inline_ptx.cu:4: inline assembly: PTX instruction 'sad.u32'"),
     ("grid_sync.cu", "grid_sync.cu:3: cooperative groups grid sync"),
 ])
 def test_unsupported_features_are_refused_by_name(capsys, out_dir, program, feature):

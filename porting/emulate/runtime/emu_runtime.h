@@ -18,6 +18,7 @@
 #include "emu_host_api.h"
 #include "emu_device.h"
 #include "emu_intrinsics.h"
+#include "emu_ptx.h"
 #include "emu_texture.h"
 #include "emu_kernels.h"
 

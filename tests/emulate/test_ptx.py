@@ -1,0 +1,104 @@
+"""Inline PTX: the emulated subset against C++ references, at 32 and 64 lanes, and refusals.
+
+programs/ptx/bits.cu and arith.cu compute every instruction through asm and through a C++
+reference written in the program (plain shifts, masks and wide arithmetic, not the runtime's
+helpers), and count mismatches; warp.cu checks the warp, barrier, memory and special-register
+instructions with results that do not depend on the width. lanemask_diverges.cu holds a
+32-lane assumption (a 32-bit %lanemask_lt and ballot) that must diverge at 64 lanes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from porting.emulate import ptx
+from porting.emulate.refuse import scan_text
+from porting.emulate.rewrite import rewrite
+from porting.errors import InputError
+
+PROGRAMS = Path(__file__).parent / "programs" / "ptx"
+
+
+@pytest.mark.parametrize("name", ["bits", "arith", "warp"])
+def test_each_instruction_group_matches_its_reference_at_both_widths(emulate_program, name):
+    result = emulate_program(PROGRAMS / f"{name}.cu", warps=[32, 64])
+    for run in result.runs:
+        assert run.exit == 0, run.stderr
+        assert run.stdout.startswith("mismatches 0 "), run.stdout
+    assert result.verdict == "same", result.differences
+
+
+def _compacted(width: int) -> list[int]:
+    """What lanemask_diverges.cu keeps: a 32-bit ballot and %lanemask_lt see lanes 0-31 of each
+    warp only, so at 64 lanes the multiples of 3 in lanes 32-63 are dropped."""
+    return [t for t in range(128) if t % 3 == 0 and t % width < 32]
+
+
+def test_a_32_bit_lanemask_assumption_diverges_at_64(emulate_program):
+    result = emulate_program(PROGRAMS / "lanemask_diverges.cu", warps=[32, 64])
+    assert result.verdict == "diverged"
+    for run in result.runs:
+        kept = _compacted(run.warp)
+        assert run.stdout.split(":")[0] == f"kept {len(kept)}"
+        assert [int(x) for x in run.stdout.split(":")[1].split()][:len(kept)] == kept
+
+
+@pytest.mark.parametrize("name, instruction", [
+    ("refused_cp_async.cu", "'cp.async.ca.shared.global'"),
+    ("refused_named_barrier.cu", "'bar.sync' (named barriers"),
+])
+def test_an_instruction_outside_the_subset_is_refused_by_name(name, instruction):
+    path = PROGRAMS / name
+    [refusal] = scan_text(path.read_text(), str(path))
+    assert refusal.feature.startswith(f"inline assembly: PTX instruction {instruction}")
+    assert refusal.where == f"{path}:7"
+
+
+@pytest.mark.parametrize("name", ["bits.cu", "arith.cu", "warp.cu", "lanemask_diverges.cu"])
+def test_programs_within_the_subset_are_not_refused(name):
+    path = PROGRAMS / name
+    assert scan_text(path.read_text(), str(path)) == []
+
+
+def _kernel(body: str) -> str:
+    return "__global__ void k(unsigned* o, unsigned a) {\n  unsigned r;\n  " + body + "\n  *o = r;\n}\n"
+
+
+def test_the_rewrite_keeps_lines_and_leaves_strings_and_comments_alone():
+    src = _kernel('asm volatile("bfe.u32 %0, %1, 4, 8;"\n    : "=r"(r)\n    : "r"(a));  // asm("x")\n'
+                  '  const char* s = "asm(\\"trap;\\")";')
+    out = rewrite(src, "k.cu").text
+    assert out.count("\n") == src.count("\n")
+    assert "::emu::ptx::bfe<uint32_t>" in out and 'asm("x")' in out and 'asm(\\"trap;\\")' in out
+
+
+@pytest.mark.parametrize("body, message", [
+    ('asm("frobnicate.u32 %0, %1;" : "=r"(r) : "r"(a));', "PTX instruction 'frobnicate.u32'"),
+    ('asm("mov.u32 %0, %1;" : "=m"(r) : "r"(a));', "asm output constraint '=m'"),
+    ('asm("bra LOOP;");', "PTX instruction 'bra'"),
+    ('asm("add.sat.s32 %0, %1, 1;" : "=r"(r) : "r"(a));', "'add.sat.s32' (saturation)"),
+    ('asm("cvt.rz.f32.f64 %0, %1;" : "=f"(r) : "d"(a));', "'cvt.rz.f32.f64'"),
+    ('asm("prmt.b32.f4e %0, %1, %1, 0;" : "=r"(r) : "r"(a));', "prmt's default mode"),
+])
+def test_what_is_outside_the_subset_is_named(body, message):
+    [refusal] = scan_text(_kernel(body), "k.cu")
+    assert message in refusal.feature and refusal.where == "k.cu:3"
+    with pytest.raises(InputError, match="k.cu: inline PTX"):
+        rewrite(_kernel(body), "k.cu")
+
+
+def test_a_compiler_barrier_and_scoped_registers_translate():
+    [stmt] = ptx.find('asm volatile("brkpt;");')
+    assert "__brkpt();" in ptx.translate(stmt)
+    [stmt] = ptx.find('asm volatile("" ::: "memory");')
+    assert stmt.template == "" and ptx.translate(stmt).startswith("do {")
+    [stmt] = ptx.find('asm("{\\n\\t.reg .u64 t;\\n\\tmul.wide.u32 t, %1, %2;\\n\\tmov.b64 {%0, _}, t;\\n\\t}"'
+                      ' : "=r"(lo) : "r"(a), "r"(b));')
+    with pytest.raises(ptx.Unsupported, match="'_'"):
+        ptx.translate(stmt)
+    [stmt] = ptx.find('asm("{\\n\\t.reg .u64 t;\\n\\tmul.wide.u32 t, %1, %2;\\n\\tmov.b64 {%0, %1}, t;\\n\\t}"'
+                      ' : "=r"(lo), "=r"(hi) : "r"(a), "r"(b));')
+    out = ptx.translate(stmt)
+    assert "uint64_t emu_r_t{}" in out and "emu_r_t" in out.split("uint64_t emu_r_t{};", 1)[1]
