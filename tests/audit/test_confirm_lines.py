@@ -29,7 +29,7 @@ CHOSEN = [
     ("helper.cu", 10, "warp-size-literal"),      # the call of from_lane() with `% 32`
     ("consistent.cu", 8, "warp-size-literal"),   # a shuffle that reads across the halves by design
     ("untraced.cu", 6, "shared-warp32"),         # __shared__ int seen[128 / 32]: no collective on the way
-    ("refused.cu", 7, "warp-mask-32bit"),        # in a program port emulate refuses (inline PTX)
+    ("refused.cu", 7, "warp-mask-32bit"),        # in a program port emulate refuses (PTX `sad`)
     ("warp_sum.cuh", 5, "warp-size-literal"),    # a header: for (int offset = 16; ...), run through using_header.cu
     ("using_header.cu", 5, "warp-size-literal"),  # the call of the header's helper
     ("mask_only.cu", 5, "warp-mask-32bit"),      # a 32-bit mask on a shuffle that stays in its half
@@ -88,7 +88,7 @@ def test_a_difference_with_no_collective_on_the_way_is_untraced(judged) -> None:
 @needs_emulator
 def test_a_program_the_emulator_refuses_is_not_run_with_the_reason(judged) -> None:
     f = judged["refused.cu", 7]
-    assert f.confirmation == "not-run" and "inline PTX" in f.confirmation_detail
+    assert f.confirmation == "not-run" and "PTX instruction 'sad.u32'" in f.confirmation_detail
 
 
 @needs_emulator
