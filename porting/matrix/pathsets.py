@@ -28,11 +28,12 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from types import FrameType
 from typing import Any
+
+from .. import atomic
 
 # Calls recorded as collectives: funcol's entry points (DTensor's redistribute steps) and
 # c10d's (mesh_scatter/mesh_broadcast in distribute_tensor, the checkpoint's object
@@ -289,16 +290,10 @@ def load_records(path: str) -> list[dict[str, Any]]:
 
 
 def write_atomic(path: str, payload: dict[str, Any]) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".pathsets-")
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            data = json.dumps(payload).encode()
-            raw.write(gzip.compress(data) if path.endswith(".gz") else data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """The record file, gzip-compressed for a ``.gz`` name, through the project's atomic writer
+    (mode by the umask, never half a file)."""
+    data = json.dumps(payload).encode()
+    atomic.write_bytes(path, gzip.compress(data) if path.endswith(".gz") else data)
 
 
 # ---- pytest plugin ----------------------------------------------------------------------
