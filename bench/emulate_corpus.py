@@ -50,6 +50,20 @@ files whose programs are standalone .cu files (DIR holds one checkout per reposi
 owner+name; the README's figures name each commit). The program rule, strata and split are the
 teaching suite's (same -I rule, no arguments, run in its own directory), with the salt
 "fresh:" instead of "teach:"; the timeout is the script's default (--timeout 120).
+
+--fifth DIR takes the fifth suite. Its search rule, written and committed (2026-12-07 13:55 UTC)
+before any repository was searched for it: the stored index's find_repos for each of the name
+fragments "cuda-tutorial", "cuda_tutorial", "cuda-course", "cuda-exercises", "cuda-examples",
+"learn-cuda", "cuda-learning", "gpu-programming", "cuda-practice", "cuda-notes"; from the union,
+drop every repository used here before (named in README.md, docs/, tests/audit/ or bench/, as
+owner/name or owner+name, or mirrored under /work/.mirror: the four emulate suites and the audit
+corpora); order the rest by the index's file_versions, most first (ties by name); fetch each in
+that order and keep it when its snapshot has at least two programs by the teaching rule; stop
+as soon as the kept repositories hold at least 20 candidates of each stratum and at least five
+repositories are kept. Program rule, strata and split are the teaching suite's (no arguments,
+run in its own directory), salt "fifth:"; timeout 120 s. The kept repositories and their
+commits are FIFTH_REPOS and the README's figures; nothing of them is read or run beyond what
+this rule needs before the one run of both halves.
 """
 
 from __future__ import annotations
