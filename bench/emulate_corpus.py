@@ -51,7 +51,7 @@ owner+name; the README's figures name each commit). The program rule, strata and
 teaching suite's (same -I rule, no arguments, run in its own directory), with the salt
 "fresh:" instead of "teach:"; the timeout is the script's default (--timeout 120).
 
---fifth DIR takes the fifth suite. Its search rule, written and committed (2026-12-07 13:55 UTC)
+--fifth DIR takes the fifth suite. Its search rule, written and committed (2026-12-07 13:46 UTC, 746be35)
 before any repository was searched for it: the stored index's find_repos for each of the name
 fragments "cuda-tutorial", "cuda_tutorial", "cuda-course", "cuda-exercises", "cuda-examples",
 "learn-cuda", "cuda-learning", "gpu-programming", "cuda-practice", "cuda-notes"; from the union,
@@ -64,6 +64,18 @@ repositories are kept. Program rule, strata and split are the teaching suite's (
 run in its own directory), salt "fifth:"; timeout 120 s. The kept repositories and their
 commits are FIFTH_REPOS and the README's figures; nothing of them is read or run beyond what
 this rule needs before the one run of both halves.
+Added at 13:48 UTC, before any program was run, on seeing that kept repositories hold copies of
+earlier suites' files (Aayushongit/cuda-learning holds a copy of Infatoshi/cuda-course; skchoe's
+holds old CUDA SDK samples): a program whose main file's git blob hash is the hash of a .cu/.cuh
+file in any repository used before (--exclude-blobs FILE: `git ls-tree -r HEAD` of every other
+repository under /work/.mirror, 5,427 hashes) is dropped before the strata are counted. Applied:
+xiangzhang-coding/cuda-learning-site, youyun8/gpu-programming-notes and JatinKhare/cuda-course
+have no snapshot (skipped); sskhan67 4, linjunhui 38, skchoe 25 (59 less 34 copies), Aayushongit
+89 (91 less 2), gau-nernst 2, psmarter 43, ENCCS 23, PacktPublishing excluded (third suite),
+nambn007 no snapshot, gokayfem, csc-training/high-level, SinaHkz none, namespacemarcus 11,
+Animesh-roy100 no snapshot, mlc-ai, csc-training/portable, KZelab, Wisc-HCI none, LeoYangXY 72:
+warp candidates 21 then (plain 218+), so the search stopped there. FIFTH_REPOS holds the nine
+kept.
 """
 
 from __future__ import annotations
@@ -168,6 +180,9 @@ TEACHING_REPOS = ("olcf+cuda-training-series", "NVIDIA-developer-blog+code-sampl
 FRESH_REPOS = ("BBuf+how-to-optim-algorithm-in-cuda", "Liu-xiandong+How_to_optimize_in_GPU",
                "TZHelloWorld+how-to-optim-in-cuda", "CodedK+CUDA-by-Example-source-code-for-the-book-s-examples-",
                "the-other-mariana+parallel-computing-cuda", "douyixuan+cuda-by-example")
+FIFTH_REPOS = ("sskhan67+GPGPU-Programming-", "linjunhui+cuda-learning", "skchoe+2012.Functional-GPU-Programming",
+               "Aayushongit+cuda-learning", "gau-nernst+learn-cuda", "psmarter+CUDA-Practice", "ENCCS+gpu-programming",
+               "namespacemarcus+CUDA-Practice", "LeoYangXY+learn-cuda-cute-triton")
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 _COMMON_DIRS = ("common", "Common", "include", "inc")
 
@@ -208,6 +223,20 @@ def teaching_candidates(root: Path, repos: tuple[str, ...] = TEACHING_REPOS) -> 
             prog.stratum = "warp" if warp else "plain"
             found.append(prog)
     return found
+
+
+def git_blob(path: Path) -> str:
+    """The git blob hash of a file (what `git ls-tree` lists for it in any repository)."""
+    data = path.read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def drop_copies(cands: list[Prog], blobs_file: Path | None) -> list[Prog]:
+    """The candidates whose main file is no byte copy of a file in a repository used before."""
+    if blobs_file is None:
+        return cands
+    used = set(blobs_file.read_text().split())
+    return [p for p in cands if git_blob(p.sources[0]) not in used]
 
 
 def teaching_select(cands: list[Prog], per_stratum: int, salt: str = "teach:") -> list[Prog]:
@@ -367,6 +396,9 @@ def main() -> int:
     suite.add_argument("--hecbench", type=Path, help="a checkout of zjin-lcf/HeCBench")
     suite.add_argument("--teaching", type=Path, help="a directory of checkouts of TEACHING_REPOS (owner+name)")
     suite.add_argument("--fresh", type=Path, help="a directory of checkouts of FRESH_REPOS (owner+name)")
+    suite.add_argument("--fifth", type=Path, help="a directory of checkouts of FIFTH_REPOS (owner+name)")
+    ap.add_argument("--exclude-blobs", type=Path,
+                    help="--fifth: git blob hashes of the .cu/.cuh files of repositories used before")
     ap.add_argument("--static", action="store_true")
     ap.add_argument("--scan", type=Path, help="HeCBench: the --static run's JSON (the selection, not scanned again)")
     ap.add_argument("--per-stratum", type=int, default=20)
@@ -381,8 +413,8 @@ def main() -> int:
     if args.summarize:
         summarize([r for f in args.summarize for r in json.loads(f.read_text())])
         return 0
-    if not (args.samples or args.hecbench or args.teaching or args.fresh):
-        ap.error("one of --samples, --hecbench, --teaching, --fresh or --summarize is required")
+    if not (args.samples or args.hecbench or args.teaching or args.fresh or args.fifth):
+        ap.error("one of --samples, --hecbench, --teaching, --fresh, --fifth or --summarize is required")
     payload: object
     if args.hecbench:
         chosen, payload = _hecbench(args)
@@ -396,6 +428,10 @@ def main() -> int:
         print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in progs))
     elif args.fresh:
         progs = teaching_select(teaching_candidates(args.fresh, FRESH_REPOS), args.per_stratum, "fresh:")
+        print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in progs))
+    elif args.fifth:
+        cands = drop_copies(teaching_candidates(args.fifth, FIFTH_REPOS), args.exclude_blobs)
+        progs = teaching_select(cands, args.per_stratum, "fifth:")
         print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in progs))
     else:
         progs = programs(args.samples)
