@@ -11,6 +11,7 @@ refusal before compiling. The subset and its deliberate choices are in docs/emul
 
 from __future__ import annotations
 
+import platform
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -606,10 +607,36 @@ def translate(stmt: AsmStatement) -> str:
     return " ".join(lines + decls + body + ["} while (0)"])
 
 
+# x86 instructions host code holds in asm (cycle counters, fences, cpuid, spin hints). The
+# program runs on this host, so on an x86-64 host such a statement is left to the host compiler
+# as written; elsewhere it is refused, named.
+X86_HOST = frozenset({"rdtsc", "rdtscp", "cpuid", "pause", "lfence", "mfence", "sfence", "xgetbv", "nop", "rep"})
+HOST_IS_X86 = platform.machine().lower() in ("x86_64", "amd64")
+
+
+def native(stmt: AsmStatement) -> bool:
+    """True when the host compiler keeps ``stmt`` as written: an empty template (a compiler
+    barrier such as ``asm volatile("" ::: "memory")`` or a benchmark's DoNotOptimize, whatever
+    its constraints), or only x86 instructions (X86_HOST) on an x86-64 host. x86 templates
+    separate instructions by newlines or ';', so both split here."""
+    template = re.sub(r"//[^\n]*|/\*.*?\*/", "", stmt.template, flags=re.S)
+    words = [p.split()[0].lower() for p in re.split(r"[;\n]", template) if p.strip()]
+    if not words:
+        return True
+    if all(w in X86_HOST for w in words):
+        if HOST_IS_X86:
+            return True
+        raise Unsupported(f"x86 instruction '{words[0]}' on a {platform.machine()} host")
+    return False
+
+
 def rewrite_edits(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, replacement) for every asm statement of ``text``; raises Unsupported."""
+    """(start, end, replacement) for every asm statement of ``text`` the host compiler does not
+    keep (native); raises Unsupported."""
     edits = []
     for stmt in find(text):
+        if native(stmt):
+            continue
         new = translate(stmt)
         edits.append((stmt.start, stmt.end, new + "\n" * text.count("\n", stmt.start, stmt.end)))
     return edits
@@ -623,7 +650,9 @@ def first_unsupported(text: str) -> tuple[int, str] | None:
         try:
             if close < 0:
                 raise Unsupported("an asm statement whose parentheses are not closed")
-            translate(_parse(text, m.start(), m.end(), close))
+            stmt = _parse(text, m.start(), m.end(), close)
+            if not native(stmt):
+                translate(stmt)
         except Unsupported as e:
             return m.start(), str(e)
     return None

@@ -84,8 +84,11 @@ FEATURES: tuple[Feature, ...] = (
     _f("CUDA graph conditional, memory, event or generic nodes",
        r"\b(?:cuda|hip)Graph(?:AddNode|\w*Conditional\w*|AddMem(?:Alloc|Free)Node|AddEvent\w*Node|\w*External\w*"
        r"|\w*BatchMemOp\w*)\b|\b(?:cuda|hip)GraphNodeParams\b"),
-    _f("the CUDA driver API", r"\bcu(?:Init|Ctx\w+|Module\w+|LaunchKernel|MemAlloc\w*|MemcpyHtoD\w*|MemcpyDtoH\w*"
-       r"|DeviceGet\w*|FuncGetAttribute|Event\w+|Stream\w+|LinkCreate)\s*\("),
+    # the driver API's devices, contexts, memory, copies, memsets, streams and events are emulated
+    # (runtime/emu_driver.h, <cuda.h>); loading code and launching it are not: there is no cubin
+    # or PTX to load here. A driver call outside both fails the compile, named
+    _f("the CUDA driver API's modules and launches (cuModule*, cuLaunchKernel, cuLink*)",
+       r"\bcu(?:Module\w+|Launch\w*|Link\w+|Func\w+|Library\w+|Kernel(?:Get|Set)\w+)\s*\("),
     _f("CUDA IPC / multi-process memory", r"\b(?:cuda|hip)Ipc\w+"),
     _f("multi-GPU peer access", r"\b(?:cuda|hip)(?:DeviceEnablePeerAccess|MemcpyPeer\w*|DeviceCanAccessPeer)\b"),
     _f("graphics interop (OpenGL/EGL/D3D)", r"\b(?:cuda|hip)Graphics\w+", r"^(?:cuda|hip)_?(?:gl|egl|d3d\w*)_interop"),

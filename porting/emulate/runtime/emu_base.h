@@ -38,6 +38,12 @@
 #define __CUDART_API_VERSION 12000
 #define __CUDACC_VER_MAJOR__ 12
 #define __CUDACC_VER_MINOR__ 0
+#define __CUDACC_VER_BUILD__ 0
+// nvcc's own macro: a CUDA source is compiled here as nvcc would compile it, so code that
+// defines its launcher or host path only `#ifdef __NVCC__` (HeCBench's ssim) is not lost
+#ifndef __NVCC__
+#define __NVCC__ 1
+#endif
 // Device code sees the architecture of the device the runtime reports (compute capability 8.0,
 // cudaGetDeviceProperties): `#if __CUDA_ARCH__ >= 800` takes the path an sm_80 GPU runs. Host
 // and device code are one compilation here, so host code sees it too: `#ifdef __CUDA_ARCH__`

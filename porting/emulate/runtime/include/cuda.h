@@ -1,4 +1,6 @@
 // port emulate: the runtime (emu_runtime.h) is force-included into every translation unit;
-// this header only lets `#include <cuda.h>` resolve to it instead of a GPU toolkit's.
+// `#include <cuda.h>` adds the plain parts of the driver API (emu_driver.h: devices, contexts,
+// memory, copies, streams, events); modules and cuLaunchKernel are refused (refuse.py).
 #pragma once
 #include "emu_runtime.h"
+#include "emu_driver.h"

@@ -1,0 +1,58 @@
+// Host code as nvcc compiles it: x86 inline assembly in host functions (a cycle counter, cpuid,
+// fences, spin hints), empty asm statements as compiler barriers with any constraints (also in
+// device code), and nvcc's own macros (__NVCC__, __CUDACC_VER_*) guarding the launcher.
+#include <cstdint>
+#include <cstdio>
+
+static inline uint64_t counter() {
+  unsigned lo, hi;
+  asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+  return (static_cast<uint64_t>(hi) << 32) | lo;
+}
+
+static unsigned max_leaf() {
+  unsigned a, b, c, d;
+  asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0u));
+  return a;
+}
+
+template <class T> static inline void keep(T const& value) { asm volatile("" : : "g"(value) : "memory"); }
+
+__global__ void square(int* v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int x = v[i];
+    asm volatile("" : "+r"(x));  // a register barrier in device code
+    v[i] = x * x;
+  }
+}
+
+#ifdef __NVCC__
+static void run(int* d, int n) { square<<<(n + 63) / 64, 64>>>(d, n); }
+#else
+static void run(int*, int) { std::printf("no launcher without __NVCC__\n"); }
+#endif
+
+int main() {
+  uint64_t t0 = counter();
+  const int n = 300;
+  int h[n];
+  for (int i = 0; i < n; ++i) h[i] = i - 150;
+  int* d = nullptr;
+  cudaMalloc(&d, sizeof h);
+  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+  asm volatile("mfence" ::: "memory");
+  run(d, n);
+  asm volatile("pause");
+  asm volatile("rep; nop" ::: "memory");
+  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  long long sum = 0;
+  for (int i = 0; i < n; ++i) sum += h[i];
+  keep(sum);
+  uint64_t t1 = counter();
+  std::printf("squares %lld, counter advances %d, cpuid leaves %d\n", sum, t1 > t0, max_leaf() >= 1);
+  std::printf("nvcc %d, version %d.%d.%d\n", __NVCC__, __CUDACC_VER_MAJOR__ >= 11, __CUDACC_VER_MINOR__ >= 0,
+              __CUDACC_VER_BUILD__ >= 0);
+  cudaFree(d);
+  return 0;
+}

@@ -1,0 +1,49 @@
+"""The plain parts of the CUDA driver API (runtime/emu_driver.h) and what stays refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from porting.emulate import Unsupported
+
+DRIVER = Path(__file__).parent / "programs" / "driver"
+
+
+def test_devices_contexts_memory_streams_and_events(emulate_program):
+    """The driver's own rules (nothing before cuInit, no memory without a current context, one
+    device) and the values: a runtime kernel over cuMemAlloc'd memory, the 8/16/32-bit memsets,
+    asynchronous copies on a driver stream."""
+    result = emulate_program(DRIVER / "driver_api.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    for run in result.runs:
+        assert not run.masked
+        assert run.stdout.splitlines() == [
+            "before init: CUDA_ERROR_NOT_INITIALIZED CUDA_ERROR_NOT_INITIALIZED",
+            "version ok 1, devices 1, get 0 CUDA_SUCCESS, get 1 CUDA_ERROR_INVALID_DEVICE",
+            "name set 1, warp as cudaDeviceGetAttribute 1, capability 8.0, multiprocessors>0 1, tpb 1024, mem>0 1",
+            "no context: CUDA_ERROR_INVALID_CONTEXT",
+            "context current 1",
+            # sum over i < 1000 of (3i + 1) * 5 + i = 16 * 499500 + 5000
+            "kernel over driver memory: ok, sum 7997000",
+            "memset d32 deadbeef deadbeef, d16/d8 7f7f 127f 1234",
+            "misaligned d32: CUDA_ERROR_INVALID_VALUE",
+            "async copy back 1 2998, event interval nonnegative 1",
+            "mem info CUDA_SUCCESS 1",
+            "error string: invalid argument",
+            "after destroy: CUDA_ERROR_INVALID_CONTEXT",
+        ]
+
+
+def test_loading_a_module_is_refused_by_name(emulate_program):
+    with pytest.raises(Unsupported, match=r"module_launch\.cu:12: the CUDA driver API's modules and launches"):
+        emulate_program(DRIVER / "module_launch.cu")
+
+
+def test_a_driver_call_outside_the_subset_is_named(emulate_program, tmp_path: Path):
+    src = tmp_path / "register.cu"
+    src.write_text("#include <cuda.h>\nint main() {\n  static char buf[64];\n  cuInit(0);\n"
+                   "  return cuMemHostRegister(buf, sizeof buf, 0);\n}\n")
+    with pytest.raises(Unsupported, match="uses cuMemHostRegister, which port emulate's runtime does not provide"):
+        emulate_program(src)

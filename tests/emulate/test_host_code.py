@@ -1,0 +1,44 @@
+"""Host code as nvcc compiles it: host CPU assembly, compiler barriers, nvcc's own macros."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from porting.emulate import ptx
+from porting.emulate.refuse import scan_text
+
+PROGRAM = Path(__file__).parent / "programs" / "runtime" / "host_code.cu"
+
+
+@pytest.mark.skipif(not ptx.HOST_IS_X86, reason="x86 host assembly runs only on an x86-64 host")
+def test_x86_host_assembly_barriers_and_nvcc_macros(emulate_program):
+    """rdtsc, cpuid, fences and spin hints run on the host as written; an empty asm with a "g"
+    or "+r" operand is a compiler barrier (also in a kernel); the launcher behind #ifdef __NVCC__
+    is compiled. sum of (i - 150)^2 for i < 300 = 2 * sum(k^2, k <= 149) + 150^2 = 2,250,050."""
+    result = emulate_program(PROGRAM)
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout.splitlines() == ["squares 2250050, counter advances 1, cpuid leaves 1",
+                                                  "nvcc 1, version 1.1.1"]
+
+
+def test_which_asm_statements_the_host_compiler_keeps(monkeypatch):
+    """Empty templates whatever their constraints, x86 host instructions on an x86 host only;
+    PTX is still translated, and other CPUs' assembly still refused by name."""
+    def statement(src: str) -> ptx.AsmStatement:
+        return next(ptx.find(src))
+    monkeypatch.setattr(ptx, "HOST_IS_X86", True)
+    assert ptx.native(statement('asm volatile("" : "+r,m"(x) : : "memory");'))
+    assert ptx.native(statement('asm volatile("rdtsc\\n\\t" : "=a"(lo), "=d"(hi));'))
+    assert ptx.native(statement('__asm__ __volatile__("rep; nop" ::: "memory");'))
+    assert not ptx.native(statement('asm("mov.u32 %0, %%laneid;" : "=r"(lane));'))
+    assert not ptx.native(statement('asm("rdtsc; mov.u32 %0, %%laneid;" : "=r"(lane));'))
+    [refusal] = scan_text('void f() { unsigned long t; asm volatile("mftb %0" : "=r"(t)); }\n', "ppc.cpp")
+    assert "'mftb'" in refusal.feature
+    monkeypatch.setattr(ptx, "HOST_IS_X86", False)
+    monkeypatch.setattr(ptx.platform, "machine", lambda: "aarch64")
+    [refusal] = scan_text('unsigned f() { unsigned a, d; asm volatile("rdtsc" : "=a"(a), "=d"(d)); return a; }\n',
+                          "t.cu")
+    assert refusal.feature == "inline assembly: x86 instruction 'rdtsc' on a aarch64 host"
+    assert ptx.native(statement('asm volatile("" ::: "memory");'))  # a barrier on any CPU
