@@ -89,9 +89,13 @@ FEATURES: tuple[Feature, ...] = (
     # or PTX to load here. A driver call outside both fails the compile, named
     _f("the CUDA driver API's modules and launches (cuModule*, cuLaunchKernel, cuLink*)",
        r"\bcu(?:Module\w+|Launch\w*|Link\w+|Func\w+|Library\w+|Kernel(?:Get|Set)\w+)\s*\("),
+    _f("the driver API's virtual memory management (cuMemCreate, cuMemMap, ...)",
+       r"\bcuMem(?:Create|Release|Map|MapArrayAsync|Unmap|AddressReserve|AddressFree|SetAccess|GetAccess"
+       r"|GetAllocation\w+|ExportToShareableHandle|ImportFromShareableHandle|RetainAllocationHandle)\s*\("),
     _f("CUDA IPC / multi-process memory", r"\b(?:cuda|hip)Ipc\w+"),
     _f("multi-GPU peer access", r"\b(?:cuda|hip)(?:DeviceEnablePeerAccess|MemcpyPeer\w*|DeviceCanAccessPeer)\b"),
-    _f("graphics interop (OpenGL/EGL/D3D)", r"\b(?:cuda|hip)Graphics\w+", r"^(?:cuda|hip)_?(?:gl|egl|d3d\w*)_interop"),
+    _f("graphics interop (OpenGL/EGL/D3D)", r"\b(?:cuda|hip|cu)Graphics\w+|\bcuEGL\w+",
+       r"^(?:cuda|hip)_?(?:gl|egl|d3d\w*)_interop|^cuda(?:EGL|GL|D3D\d*|VDPAU)\.h$"),
     _f("AMDGCN/NVVM compiler builtins", r"\b__builtin_(?:amdgcn|nvvm|r600)_\w+"),
     _f("cluster launch / distributed shared memory", r"\b__cluster_dims__\b|\bcluster_group\b"),
 )

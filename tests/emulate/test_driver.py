@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from porting.emulate import Unsupported
+from porting.emulate.refuse import scan_text
 
 DRIVER = Path(__file__).parent / "programs" / "driver"
 
@@ -47,3 +48,23 @@ def test_a_driver_call_outside_the_subset_is_named(emulate_program, tmp_path: Pa
                    "  return cuMemHostRegister(buf, sizeof buf, 0);\n}\n")
     with pytest.raises(Unsupported, match="uses cuMemHostRegister, which port emulate's runtime does not provide"):
         emulate_program(src)
+
+
+@pytest.mark.parametrize("src, feature", [
+    ("void f() { CUmodule m; cuModuleLoadData(&m, image); }", "the CUDA driver API's modules and launches"),
+    ("void f() { cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, 0, a, 0); }", "the CUDA driver API's modules and launches"),
+    ("void f() { cuMemCreate(&h, size, &prop, 0); }", "the driver API's virtual memory management"),
+    ("void f() { cuMemAddressReserve(&p, size, 0, 0, 0); }", "the driver API's virtual memory management"),
+    ("#include <cudaEGL.h>\n", "graphics interop"),
+    ("void f() { cuGraphicsMapResources(1, &r, 0); }", "graphics interop"),
+])
+def test_what_of_the_driver_api_stays_refused(src, feature):
+    [refusal] = scan_text(src, "d.cu")
+    assert refusal.feature.startswith(feature)
+
+
+def test_the_plain_driver_api_is_not_refused():
+    src = ("void f() { cuInit(0); cuDeviceGet(&d, 0); cuCtxCreate(&c, 0, d); cuMemAlloc(&p, 64);\n"
+           "  cuMemcpyHtoD(p, h, 64); cuMemsetD32(p, 0, 16); cuEventCreate(&e, 0); cuStreamCreate(&s, 0);\n"
+           "  cuMemFree(p); cuCtxDestroy(c); }\n")
+    assert scan_text(src, "d.cu") == []
