@@ -28,10 +28,14 @@ MAX_MASKED_SHOWN = 50
 # lists them): a number with a time unit, a rate (GB/s, GFLOP/s, items/s), and the number after
 # a timing word ("Time = 1.23", "elapsed: 4"). Two runs of one program differ there at any width.
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-_RATE = r"(?:(?:thousand|million|billion|trillion)\s+)?(?:[A-Za-z]+)?\s*(?:/\s*|\bper\s+)s(?:ec|econd)?\b"
+# one word may stand between the number and the unit: "6.3 logical GB/s" (CUB's test utilities,
+# HeCBench's rle), "0.64 avg ms"
+_RATE = (r"(?:(?:thousand|million|billion|trillion)\s+)?(?:[A-Za-z]+\s+)?(?:[A-Za-z]+)?\s*(?:/\s*|\bper\s+)"
+         r"s(?:ec|econd)?\b")
+_TIME_WORD = r"(?:(?:avg|average|mean|median|total|wall|cpu|gpu|kernel)\s+)?"
 DEFAULT_MASKS: tuple[str, ...] = (
-    _NUM + r"\s*\(?\s*(?:ns|nsec|nanoseconds?|us|usec|µs|microseconds?|ms|msec|milliseconds?|s|sec|secs|seconds?|"
-    r"min|minutes?|cycles|clocks)\b\)?",
+    _NUM + r"\s*\(?\s*" + _TIME_WORD + r"(?:ns|nsec|nanoseconds?|us|usec|µs|microseconds?|ms|msec|milliseconds?|s|sec"
+    r"|secs|seconds?|min|minutes?|cycles|clocks)\b\)?",
     # a rate: "12 GB/s", "39460.76 kB/s" (kilo is lower case), "100 items/sec", "3.26 million keys/second",
     # "2.27 Mtexlookups/sec" (cuda-samples' simpleLayeredTexture): any unit word, prefixed or not, per second
     # "0.41 (Gop/s)" (HeCBench's norm2): the unit may stand in parentheses, as time units may

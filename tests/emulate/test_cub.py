@@ -44,3 +44,15 @@ def test_a_cub_name_the_emulator_lacks_is_named(tmp_path, emulate_program):
                    "  typedef cub::BlockHistogram<int, 64, 1, 16> H;\n}\nint main() { return 0; }\n")
     with pytest.raises(Unsupported, match=r"uses cub::BlockHistogram, which port emulate's runtime does not provide"):
         emulate_program(src)
+
+
+def test_run_length_encoding_caching_allocator_and_iterators(emulate_program):
+    """5 5 5 1 2 2 7 7 7 7 3 5 has runs 5x3 1x1 2x2 7x4 3x1 5x1, and those longer than one item
+    start at 0, 4 and 6; the squares of 3..6 sum to 9 + 16 + 25 + 36 = 86; the kernel reads a
+    transform iterator advanced by 2 (5^2, 6^2, 16^2) and a constant one."""
+    result = emulate_program(CUB / "run_length.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout.splitlines() == ["runs 6: 5x3 1x1 2x2 7x4 3x1 5x1",
+                                                  "non-trivial 3: @0+3 @4+2 @6+4",
+                                                  "sum of squares 3..6: 86",
+                                                  "kernel: 25 36 256, 7 7"]

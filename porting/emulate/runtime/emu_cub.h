@@ -26,6 +26,15 @@
 #define CUB_MIN(a, b) (((b) < (a)) ? (b) : (a))
 #define CUB_MAX(a, b) (((a) < (b)) ? (b) : (a))
 #define CubDebug(e) (e)
+// CUB's test utilities: stop with the error's name when a call fails
+#define CubDebugExit(e)                                                                         \
+  do {                                                                                          \
+    cudaError_t emu_cub_e_ = (e);                                                               \
+    if (emu_cub_e_ != cudaSuccess) {                                                            \
+      std::fprintf(stderr, "CUB error %s at %s:%d\n", cudaGetErrorString(emu_cub_e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                             \
+    }                                                                                           \
+  } while (0)
 
 namespace cub {
 enum BlockReduceAlgorithm { BLOCK_REDUCE_RAKING_COMMUTATIVE_ONLY, BLOCK_REDUCE_RAKING, BLOCK_REDUCE_WARP_REDUCTIONS };
@@ -496,6 +505,102 @@ struct DeviceSelect {
     *count = kept;
     return cudaSuccess;
   }
+};
+struct DeviceRunLengthEncode {
+  // runs of equal items: each run's first item, its length, and the number of runs
+  template <class In, class Unique, class Lengths, class Count, class N>
+  static cudaError_t Encode(void* temp, size_t& bytes, In in, Unique unique, Lengths lengths, Count runs, N n,
+                            cudaStream_t = nullptr) {
+    if (emu_detail::sizing(temp, bytes)) return cudaSuccess;
+    N kept = 0;
+    for (N i = 0; i < n; ++kept) {
+      N j = i + 1;
+      while (j < n && in[j] == in[i]) ++j;
+      unique[kept] = in[i];
+      lengths[kept] = j - i;
+      i = j;
+    }
+    *runs = kept;
+    return cudaSuccess;
+  }
+  // runs longer than one item: where each starts, its length, and how many there are
+  template <class In, class Offsets, class Lengths, class Count, class N>
+  static cudaError_t NonTrivialRuns(void* temp, size_t& bytes, In in, Offsets offsets, Lengths lengths, Count runs, N n,
+                                    cudaStream_t = nullptr) {
+    if (emu_detail::sizing(temp, bytes)) return cudaSuccess;
+    N kept = 0;
+    for (N i = 0; i < n;) {
+      N j = i + 1;
+      while (j < n && in[j] == in[i]) ++j;
+      if (j - i > 1) {
+        offsets[kept] = i;
+        lengths[kept] = j - i;
+        ++kept;
+      }
+      i = j;
+    }
+    *runs = kept;
+    return cudaSuccess;
+  }
+};
+
+// A caching allocator's interface over plain device allocations: nothing is cached, which a
+// program cannot observe except through timing
+struct CachingDeviceAllocator {
+  static constexpr unsigned INVALID_BIN = (unsigned)-1;
+  static constexpr size_t INVALID_SIZE = (size_t)-1;
+  static constexpr int INVALID_DEVICE_ORDINAL = -1;
+  explicit CachingDeviceAllocator(unsigned = 8, unsigned = 3, unsigned = INVALID_BIN, size_t = INVALID_SIZE,
+                                  bool = false, bool = false) {}
+  explicit CachingDeviceAllocator(bool, bool = false) {}
+  cudaError_t SetMaxCachedBytes(size_t) { return cudaSuccess; }
+  cudaError_t DeviceAllocate(int, void** p, size_t n, cudaStream_t = nullptr) { return cudaMalloc(p, n); }
+  cudaError_t DeviceAllocate(void** p, size_t n, cudaStream_t = nullptr) { return cudaMalloc(p, n); }
+  cudaError_t DeviceFree(int, void* p) { return cudaFree(p); }
+  cudaError_t DeviceFree(void* p) { return cudaFree(p); }
+  cudaError_t FreeAllCached() { return cudaSuccess; }
+};
+
+// iterators over computed values (usable in kernels and in the device-wide algorithms)
+template <class T, class Offset = std::ptrdiff_t> class CountingInputIterator {
+ public:
+  typedef T value_type;
+  typedef T reference;
+  typedef Offset difference_type;
+  EMU_INL explicit CountingInputIterator(const T& first) : v_(first) {}
+  EMU_INL T operator*() const { return v_; }
+  template <class D> EMU_INL T operator[](D n) const { return v_ + (T)n; }
+  template <class D> EMU_INL CountingInputIterator operator+(D n) const { return CountingInputIterator(v_ + (T)n); }
+  EMU_INL CountingInputIterator& operator++() { ++v_; return *this; }
+ private:
+  T v_;
+};
+template <class T, class Offset = std::ptrdiff_t> class ConstantInputIterator {
+ public:
+  typedef T value_type;
+  typedef T reference;
+  typedef Offset difference_type;
+  EMU_INL explicit ConstantInputIterator(const T& v) : v_(v) {}
+  EMU_INL T operator*() const { return v_; }
+  template <class D> EMU_INL T operator[](D) const { return v_; }
+  template <class D> EMU_INL ConstantInputIterator operator+(D) const { return *this; }
+  EMU_INL ConstantInputIterator& operator++() { return *this; }
+ private:
+  T v_;
+};
+template <class T, class Op, class It, class Offset = std::ptrdiff_t> class TransformInputIterator {
+ public:
+  typedef T value_type;
+  typedef T reference;
+  typedef Offset difference_type;
+  EMU_INL TransformInputIterator(It it, Op op) : it_(it), op_(op) {}
+  EMU_INL T operator*() const { return op_(*it_); }
+  template <class D> EMU_INL T operator[](D n) const { return op_(it_[n]); }
+  template <class D> EMU_INL TransformInputIterator operator+(D n) const { return TransformInputIterator(it_ + n, op_); }
+  EMU_INL TransformInputIterator& operator++() { ++it_; return *this; }
+ private:
+  It it_;
+  Op op_;
 };
 }  // namespace cub
 namespace hipcub = cub;

@@ -1,0 +1,3 @@
+// port emulate: <cub/iterator/transform_input_iterator.cuh> on the CPU (emu_cub.h)
+#pragma once
+#include "emu_cub.h"
