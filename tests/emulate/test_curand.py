@@ -36,3 +36,10 @@ def test_curand_basics_pass_the_scan_and_quasi_random_generators_do_not(tmp_path
                    " curandCreateGenerator(g, CURAND_RNG_QUASI_SOBOL32); }\n")
     assert [(r.feature, r.where) for r in refuse.scan([src])] == [
         ("uses cuRAND's quasi-random, MTGP32 or discrete generators", f"{src}:3")]
+
+
+def test_generator_ordering_is_accepted_and_checked(emulate_program):
+    result = emulate_program(CURAND / "ordering.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout.splitlines() == ["equal 1000 of 1000, in (0, 1] 1000",
+                                                  "quasi ordering on a pseudo generator: 1"]

@@ -134,6 +134,18 @@ inline curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t g, un
 inline curandStatus_t curandSetGeneratorOffset(curandGenerator_t g, unsigned long long off) {
   g->offset = off; g->fresh = true; return CURAND_STATUS_SUCCESS;
 }
+enum curandOrdering_t {
+  CURAND_ORDERING_PSEUDO_BEST = 100, CURAND_ORDERING_PSEUDO_DEFAULT = 101, CURAND_ORDERING_PSEUDO_SEEDED = 102,
+  CURAND_ORDERING_PSEUDO_LEGACY = 103, CURAND_ORDERING_PSEUDO_DYNAMIC = 104, CURAND_ORDERING_QUASI_DEFAULT = 201
+};
+typedef curandOrdering_t curandOrdering;
+// The ordering chooses how cuRAND lays one stream out across a GPU's threads; here the stream
+// is generated in order, so every pseudo-random ordering gives the same (emulated) numbers. A
+// quasi-random ordering on a pseudo-random generator is the error cuRAND gives.
+inline curandStatus_t curandSetGeneratorOrdering(curandGenerator_t, curandOrdering_t order) {
+  if (order < CURAND_ORDERING_PSEUDO_BEST || order > CURAND_ORDERING_PSEUDO_DYNAMIC) return CURAND_STATUS_OUT_OF_RANGE;
+  return CURAND_STATUS_SUCCESS;
+}
 inline curandStatus_t curandSetStream(curandGenerator_t, cudaStream_t) { return CURAND_STATUS_SUCCESS; }
 inline curandStatus_t curandGenerateSeeds(curandGenerator_t g) { emu::rng::ready(g); return CURAND_STATUS_SUCCESS; }
 inline curandStatus_t curandGenerate(curandGenerator_t g, unsigned int* out, size_t n) {
