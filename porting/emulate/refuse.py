@@ -93,7 +93,6 @@ FEATURES: tuple[Feature, ...] = (
        r"\bcuMem(?:Create|Release|Map|MapArrayAsync|Unmap|AddressReserve|AddressFree|SetAccess|GetAccess"
        r"|GetAllocation\w+|ExportToShareableHandle|ImportFromShareableHandle|RetainAllocationHandle)\s*\("),
     _f("CUDA IPC / multi-process memory", r"\b(?:cuda|hip)Ipc\w+"),
-    _f("multi-GPU peer access", r"\b(?:cuda|hip)(?:DeviceEnablePeerAccess|MemcpyPeer\w*|DeviceCanAccessPeer)\b"),
     _f("graphics interop (OpenGL/EGL/D3D)", r"\b(?:cuda|hip|cu)Graphics\w+|\bcuEGL\w+",
        r"^(?:cuda|hip)_?(?:gl|egl|d3d\w*)_interop|^cuda(?:EGL|GL|D3D\d*|VDPAU)\.h$"),
     _f("AMDGCN/NVVM compiler builtins", r"\b__builtin_(?:amdgcn|nvvm|r600)_\w+"),

@@ -1,4 +1,5 @@
-"""The plain parts of the CUDA driver API (runtime/emu_driver.h) and what stays refused."""
+"""The plain parts of the CUDA driver API (runtime/emu_driver.h), what stays refused, and peer access
+on the one emulated device."""
 
 from __future__ import annotations
 
@@ -68,3 +69,16 @@ def test_the_plain_driver_api_is_not_refused():
            "  cuMemcpyHtoD(p, h, 64); cuMemsetD32(p, 0, 16); cuEventCreate(&e, 0); cuStreamCreate(&s, 0);\n"
            "  cuMemFree(p); cuCtxDestroy(c); }\n")
     assert scan_text(src, "d.cu") == []
+
+
+def test_peer_access_on_the_one_emulated_device(emulate_program):
+    """Multi-GPU programs are run, not refused: one device, no peer of itself (CUDA's answer
+    for a device and itself), copies between devices on device 0. sum of 3i for i < 256 = 97920."""
+    result = emulate_program(Path(__file__).parent / "programs" / "runtime" / "peer_access.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout.splitlines() == [
+        "devices 1, 0->0 0 (cudaSuccess), 0->1 cudaErrorInvalidDevice",
+        "enable cudaErrorInvalidDevice, disable cudaErrorPeerAccessNotEnabled",
+        "copied sum 97920, to device 1: cudaErrorInvalidDevice",
+        "one device: single-GPU path",
+    ]

@@ -142,6 +142,7 @@ enum cudaError_t {
   cudaErrorInvalidSymbol = 13, cudaErrorInvalidDevicePointer = 17, cudaErrorInvalidMemcpyDirection = 21,
   cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101, cudaErrorInvalidResourceHandle = 400,
   cudaErrorNotReady = 600, cudaErrorIllegalAddress = 700, cudaErrorLaunchTimeout = 702,
+  cudaErrorPeerAccessAlreadyEnabled = 704, cudaErrorPeerAccessNotEnabled = 705,
   cudaErrorAssert = 710, cudaErrorNotSupported = 801, cudaErrorUnknown = 999
 };
 typedef cudaError_t cudaError;

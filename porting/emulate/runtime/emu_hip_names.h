@@ -40,6 +40,13 @@
 #define hipGetErrorName cudaGetErrorName
 #define hipGetDeviceCount cudaGetDeviceCount
 #define hipSetDevice cudaSetDevice
+#define hipDeviceCanAccessPeer cudaDeviceCanAccessPeer
+#define hipDeviceEnablePeerAccess cudaDeviceEnablePeerAccess
+#define hipDeviceDisablePeerAccess cudaDeviceDisablePeerAccess
+#define hipMemcpyPeer cudaMemcpyPeer
+#define hipMemcpyPeerAsync cudaMemcpyPeerAsync
+#define hipErrorPeerAccessNotEnabled cudaErrorPeerAccessNotEnabled
+#define hipErrorPeerAccessAlreadyEnabled cudaErrorPeerAccessAlreadyEnabled
 #define hipGetDevice cudaGetDevice
 #define hipSetDeviceFlags cudaSetDeviceFlags
 #define hipGetDeviceFlags cudaGetDeviceFlags

@@ -229,6 +229,8 @@ const char* cudaGetErrorName(cudaError_t e) {
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorNotReady: return "cudaErrorNotReady";
+    case cudaErrorPeerAccessAlreadyEnabled: return "cudaErrorPeerAccessAlreadyEnabled";
+    case cudaErrorPeerAccessNotEnabled: return "cudaErrorPeerAccessNotEnabled";
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
     case cudaErrorAssert: return "cudaErrorAssert";
@@ -245,11 +247,34 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
     case cudaErrorNotReady: return "device not ready";
+    case cudaErrorPeerAccessNotEnabled: return "peer access has not been enabled";
+    case cudaErrorPeerAccessAlreadyEnabled: return "peer access is already enabled";
     default: return cudaGetErrorName(e);
   }
 }
 cudaError_t cudaGetDeviceCount(int* n) { if (!n) return set(cudaErrorInvalidValue); *n = 1; return cudaSuccess; }
 cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : set(cudaErrorInvalidDevice); }
+cudaError_t cudaDeviceCanAccessPeer(int* can, int device, int peer) {
+  if (!can) return set(cudaErrorInvalidValue);
+  if (device != 0 || peer != 0) return set(cudaErrorInvalidDevice);
+  *can = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
+  if (flags != 0) return set(cudaErrorInvalidValue);
+  return set(cudaErrorInvalidDevice);  // device 0 is the only one and no peer of itself
+}
+cudaError_t cudaDeviceDisablePeerAccess(int peer) {
+  return set(peer == 0 ? cudaErrorPeerAccessNotEnabled : cudaErrorInvalidDevice);
+}
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t n) {
+  if (dst_device != 0 || src_device != 0) return set(cudaErrorInvalidDevice);
+  return cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice);
+}
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t n, cudaStream_t s) {
+  if (dst_device != 0 || src_device != 0) return set(cudaErrorInvalidDevice);
+  return cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, s);
+}
 cudaError_t cudaGetDevice(int* d) { if (!d) return set(cudaErrorInvalidValue); *d = 0; return cudaSuccess; }
 cudaError_t cudaSetDeviceFlags(unsigned int f) { emu::rt().device_flags = f; return cudaSuccess; }
 cudaError_t cudaGetDeviceFlags(unsigned int* f) { if (!f) return set(cudaErrorInvalidValue); *f = emu::rt().device_flags; return cudaSuccess; }

@@ -54,6 +54,15 @@ cudaError_t cudaGetDeviceCount(int* n);
 cudaError_t cudaSetDevice(int d);
 cudaError_t cudaGetDevice(int* d);
 cudaError_t cudaSetDeviceFlags(unsigned int flags);
+// peer access: the emulated machine has one device, which is no peer of itself (CUDA answers 0
+// for a device and itself), so a multi-GPU program takes its one-device path; copies between
+// "devices" name device 0 on both sides
+cudaError_t cudaDeviceCanAccessPeer(int* can, int device, int peer);
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer);
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t n);
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t n,
+                                cudaStream_t s = nullptr);
 cudaError_t cudaGetDeviceFlags(unsigned int* flags);
 cudaError_t cudaChooseDevice(int* d, const cudaDeviceProp* prop);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d);
