@@ -44,7 +44,9 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses cuBLASLt/cuBLASXt or the legacy cuBLAS API", r"\bcublas(?:Lt|Xt)\w*\s*\(",
        r"^cublas(?:Lt|XT|Xt)?\w*\.h$(?<!cublas_v2\.h)(?<!cublas_api\.h)"),
     _f("uses hipBLAS/rocBLAS", r"\b(?:hip|roc)blas_?[A-Za-z]\w*\s*\(", r"(?:^|/)(?:hip|roc)blas"),
-    _f("uses cuFFT", r"\bcufft[A-Z]\w*\s*\(", r"^cufft"),
+    # cuFFT's plans and C2C/R2C/C2R transforms are computed on the CPU (runtime/emu_cufft.h,
+    # <cufft.h>); cufftXt (multi-GPU, half precision, callbacks) is not
+    _f("uses cuFFT's Xt API (multi-GPU, callbacks, half precision)", r"\bcufftXt\w*\s*\(", r"^cufftXt"),
     # cuRAND's host generators and device functions are emulated with xorwow streams of their own
     # (runtime/emu_curand.h: the same at every width, not NVIDIA's numbers); its quasi-random
     # and MTGP32 generators and the device API's distributions beyond the basics are not

@@ -1,0 +1,3 @@
+// port emulate: <cufft.h> on the CPU (emu_cufft.h)
+#pragma once
+#include "emu_cufft.h"
