@@ -25,6 +25,7 @@ def test_devices_contexts_memory_streams_and_events(emulate_program):
             "before init: CUDA_ERROR_NOT_INITIALIZED CUDA_ERROR_NOT_INITIALIZED",
             "version ok 1, devices 1, get 0 CUDA_SUCCESS, get 1 CUDA_ERROR_INVALID_DEVICE",
             "name set 1, warp as cudaDeviceGetAttribute 1, capability 8.0, multiprocessors>0 1, tpb 1024, mem>0 1",
+            "compute mode default 1, prohibited differs 1",
             "no context: CUDA_ERROR_INVALID_CONTEXT",
             "context current 1",
             # sum over i < 1000 of (3i + 1) * 5 + i = 16 * 499500 + 5000

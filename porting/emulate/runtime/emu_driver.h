@@ -83,6 +83,10 @@ typedef enum CUdevice_attribute_enum {
   CU_DEVICE_ATTRIBUTE_SHARED_MEMORY_PER_BLOCK = cudaDevAttrMaxSharedMemoryPerBlock,
   CU_DEVICE_ATTRIBUTE_REGISTERS_PER_BLOCK = cudaDevAttrMaxRegistersPerBlock
 } CUdevice_attribute;
+typedef enum CUcomputemode_enum {
+  CU_COMPUTEMODE_DEFAULT = cudaComputeModeDefault, CU_COMPUTEMODE_PROHIBITED = cudaComputeModeProhibited,
+  CU_COMPUTEMODE_EXCLUSIVE_PROCESS = cudaComputeModeExclusiveProcess
+} CUcomputemode;
 #define CU_CTX_SCHED_AUTO 0x00
 #define CU_CTX_SCHED_SPIN 0x01
 #define CU_CTX_SCHED_YIELD 0x02

@@ -42,6 +42,11 @@ int main() {
   std::printf("name set %d, warp as cudaDeviceGetAttribute %d, capability %d.%d, multiprocessors>0 %d, tpb %d, mem>0 %d\n",
               std::strlen(devname) > 0, warp == rt_warp, major, minor, sms > 0, tpb, total > 0);
 
+  int mode = -1;
+  cuDeviceGetAttribute(&mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev);
+  std::printf("compute mode default %d, prohibited differs %d\n", mode == CU_COMPUTEMODE_DEFAULT,
+              CU_COMPUTEMODE_PROHIBITED != CU_COMPUTEMODE_DEFAULT);
+
   // memory needs a current context
   CUdeviceptr d = 0;
   std::printf("no context: %s\n", name(cuMemAlloc(&d, 64)));
