@@ -19,7 +19,7 @@ def test_x86_host_assembly_barriers_and_nvcc_macros(emulate_program):
     is compiled. sum of (i - 150)^2 for i < 300 = 2 * sum(k^2, k <= 149) + 150^2 = 2,250,050."""
     result = emulate_program(PROGRAM)
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
-    assert result.runs[0].stdout.splitlines() == ["squares 2250050, counter advances 1, cpuid leaves 1",
+    assert result.runs[0].stdout.splitlines() == ["squares 2250050, counter advances 1, cpuid leaves 1, ticks 1",
                                                   "nvcc 1, version 1.1.1"]
 
 
@@ -34,11 +34,27 @@ def test_which_asm_statements_the_host_compiler_keeps(monkeypatch):
     assert ptx.native(statement('__asm__ __volatile__("rep; nop" ::: "memory");'))
     assert not ptx.native(statement('asm("mov.u32 %0, %%laneid;" : "=r"(lane));'))
     assert not ptx.native(statement('asm("rdtsc; mov.u32 %0, %%laneid;" : "=r"(lane));'))
-    [refusal] = scan_text('void f() { unsigned long t; asm volatile("mftb %0" : "=r"(t)); }\n', "ppc.cpp")
-    assert "'mftb'" in refusal.feature
+    # other CPUs' timers are left to the host compiler too: in a branch the host does not take
+    # they are never compiled (host_code.cu); taken, they fail the build (below)
+    assert ptx.native(statement('asm volatile("isb; mrs %0, cntvct_el0" : "=r"(t));'))
+    assert scan_text('void f() { unsigned long t; asm volatile("mftb %0" : "=r"(t)); }\n', "ppc.cpp") == []
+    [refusal] = scan_text('__device__ void f() { unsigned t; asm volatile("mftb %0; mov.u32 %0, 1;" : "=r"(t)); }\n',
+                          "mix.cu")
+    assert "'mftb'" in refusal.feature  # mixed with PTX: PTX, refused by name
     monkeypatch.setattr(ptx, "HOST_IS_X86", False)
     monkeypatch.setattr(ptx.platform, "machine", lambda: "aarch64")
     [refusal] = scan_text('unsigned f() { unsigned a, d; asm volatile("rdtsc" : "=a"(a), "=d"(d)); return a; }\n',
                           "t.cu")
     assert refusal.feature == "inline assembly: x86 instruction 'rdtsc' on a aarch64 host"
     assert ptx.native(statement('asm volatile("" ::: "memory");'))  # a barrier on any CPU
+
+
+@pytest.mark.skipif(not ptx.HOST_IS_X86, reason="an ARM instruction fails to assemble on an x86-64 host")
+def test_another_cpus_assembly_on_the_taken_branch_fails_the_build(emulate_program, tmp_path):
+    from porting.errors import InputError
+
+    src = tmp_path / "arm_timer.cu"
+    src.write_text('int main() {\n  unsigned long long t;\n  asm volatile("mrs %0, cntvct_el0" : "=r"(t));\n'
+                   '  return (int)(t & 1);\n}\n')
+    with pytest.raises(InputError, match="mrs"):
+        emulate_program(src)
