@@ -56,7 +56,7 @@ def test_json_record_follows_its_schema(capsys, out_dir):
 
 
 @pytest.mark.parametrize("program, feature", [
-    ("uses_cufft.cu", "uses_cufft.cu:2: uses cuFFT"),
+    ("uses_cusolver.cu", "uses_cusolver.cu:2: uses cuSOLVER"),
     ("inline_ptx.cu", "inline_ptx.cu:4: inline assembly: PTX instruction 'sad.u32'"),
     ("grid_sync.cu", "grid_sync.cu:3: cooperative groups grid sync"),
 ])

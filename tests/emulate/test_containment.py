@@ -119,9 +119,9 @@ def test_an_include_outside_the_source_tree_is_refused_before_anything_is_copied
 
 def test_a_refused_program_copies_nothing(capsys, tmp_path):
     out_dir = tmp_path / "emu"
-    code, _, err = port(capsys, "emulate", str(Path(__file__).parent / "programs" / "cli" / "uses_cufft.cu"),
+    code, _, err = port(capsys, "emulate", str(Path(__file__).parent / "programs" / "cli" / "uses_cusolver.cu"),
                         "--out", str(out_dir))
-    assert code == 2 and "cuFFT" in err
+    assert code == 2 and "cuSOLVER" in err
     assert not (out_dir / "src").exists()
 
 

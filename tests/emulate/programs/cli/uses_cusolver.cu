@@ -1,0 +1,3 @@
+#include <cstdio>
+#include <cusolverDn.h>
+int main() { cusolverDnHandle_t h; cusolverDnCreate(&h); return 0; }
