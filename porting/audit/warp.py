@@ -453,6 +453,20 @@ _WS_GUARD = re.compile(r"(?<![\w.])if\s*\(\s*(?:warpSize\s*!=\s*([A-Za-z_][\w:]*
                        r"(?:__trap|__builtin_trap|trap|abort|exit|return|asm|throw)\b")
 
 
+def statements_with(code: str, word: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each `;`-delimited stretch of ``code`` that contains ``word``, in order. A
+    pattern whose matches all contain the word and never a `;` finds the same matches in these
+    stretches as over the whole file, without being tried at every offset (its lookbehind still
+    sees the character before a stretch)."""
+    at = code.find(word)
+    while at >= 0:
+        lo = code.rfind(";", 0, at) + 1
+        hi = code.find(";", at)
+        hi = len(code) if hi < 0 else hi
+        yield lo, hi
+        at = code.find(word, hi)
+
+
 def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
     """A check that the warp has 32 lanes, ``assert(warpSize == 32)`` (or a constant equal to 32, the
     unit's or a local ``W = 32;``) or ``if (warpSize != 32) __trap();``: warpSize is 64 on
@@ -461,8 +475,9 @@ def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
     if "warpSize" not in code:
         return
     known = set(names32)
+    spans = list(statements_with(code, "warpSize"))
     for pattern, what in ((_WS_ASSERT, "assert"), (_WS_GUARD, "guard")):
-        for m in pattern.finditer(code):
+        for m in (m for lo, hi in spans for m in pattern.finditer(code, lo, hi)):
             width = (m.group(1) or m.group(2)).split("::")[-1]
             if width != "32" and width not in known and not re.search(
                     r"(?<![\w.])" + re.escape(width) + r"\s*=\s*32[uU]?\s*;", code):
@@ -798,9 +813,27 @@ def has_lane_call(code: str) -> bool:
     (_HW_LANE_CALL starts with a lookbehind and tries every offset: asked once per text.)"""
     if _LANE_CALL_LAST[0] is code:  # the same string object (checks._warp, then hardware_lane_shifts)
         return bool(_LANE_CALL_LAST[1])
-    found = ("ane_id" in code or "aneId" in code or "aneid" in code) and _HW_LANE_CALL.search(code) is not None
+    found = ("ane_id" in code or "aneId" in code or "aneid" in code) and _lane_call_at_lane(code)
     _LANE_CALL_LAST[:] = [code, found]
     return found
+
+
+def _lane_call_at_lane(code: str) -> bool:
+    """Does _HW_LANE_CALL match anywhere in ``code``? A match with a ``ns::`` prefix implies one
+    without it (the name after `::` passes the lookbehind), and that one starts at most 4
+    characters before its "lane" ("get_lane_id", "__lane_id"): the pattern is tried there only,
+    at each "lane" followed by "id" or "_id" in any case, not at every offset of the file. Non-ASCII
+    text is searched whole: the pattern's (?i) also folds 'ı' and 'K', and lower() may change lengths."""
+    if not code.isascii():
+        return _HW_LANE_CALL.search(code) is not None
+    low = code.lower()
+    at = low.find("lane")
+    while at >= 0:
+        if low.startswith(("id", "_id"), at + 4) and any(
+                _HW_LANE_CALL.match(code, start) for start in range(max(0, at - 4), at + 1)):
+            return True
+        at = low.find("lane", at + 4)
+    return False
 
 
 def _hardware_helper(code: str, name: str, laneid_at: tuple[int, ...], headers: Iterable[str]) -> bool:
