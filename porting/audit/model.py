@@ -40,17 +40,37 @@ _IDENT_CALL = re.compile(r"(?<![A-Za-z_])([A-Za-z_]\w*+)\s*+(?:<[^<>;{}()]*>\s*)
 _WARP_OP_WORDS = ("__shfl", "__ballot", "__any", "__all", "__uni", "__syncwarp", "__reduce_", "__match_", ".shfl")
 
 
-def _sites(code: str, words: tuple[str, ...], pattern: re.Pattern[str], back: int = 0) -> Iterator[int]:
+def _sites(code: str, words: tuple[str, ...], pattern: re.Pattern[str], back: int = 0,
+           found: Iterable[tuple[int, str]] | None = None) -> Iterator[int]:
     """Offsets where ``pattern`` matches around an occurrence of one of ``words`` (found with
-    str.find, much faster than running the pattern over every offset of the file): the pattern is
-    tried from ``back`` characters before the word up to the word."""
+    str.find, much faster than running the pattern over every offset of the file; or given as
+    ``found``, (offset, word) pairs): the pattern is tried from ``back`` characters before the word
+    up to the word."""
+    for at, word in _occurrences(code, words) if found is None else found:
+        m = pattern.search(code, max(0, at - back), at + len(word) + 40)
+        if m is not None and m.start() <= at + len(word):
+            yield m.start()
+
+
+def _occurrences(code: str, words: tuple[str, ...]) -> Iterator[tuple[int, str]]:
     for word in words:
         at = code.find(word)
         while at >= 0:
-            m = pattern.search(code, max(0, at - back), at + len(word) + 40)
-            if m is not None and m.start() <= at + len(word):
-                yield m.start()
+            yield at, word
             at = code.find(word, at + len(word))
+
+
+# the "__" words of _WARP_OP_WORDS, all found in one pass: the engine jumps from one "__" to the
+# next (a str.find per word read the whole file nine times). Consuming only the "__" misses none:
+# no word has "_" as its third character, so no occurrence starts inside another's "__".
+_WARP_OP_UNDERSCORED = re.compile(r"__(?=(shfl|ballot|any|all|uni|syncwarp|reduce_|match_))")
+
+
+def _warp_op_words(code: str) -> list[tuple[int, str]]:
+    """(offset, word) of every occurrence of a word of _WARP_OP_WORDS, in file order per kind."""
+    out = [(m.start(), "__" + m.group(1)) for m in _WARP_OP_UNDERSCORED.finditer(code)]
+    out += _occurrences(code, (".shfl",))
+    return out
 
 
 _WARP_NAMED = re.compile(r"(?i)warp|shfl|shuffle|ballot")
@@ -151,7 +171,8 @@ class WarpModel:
         self.xor_wrappers: frozenset[str] = frozenset()  # functions / macros around __shfl_xor (with them)
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
         # each fact found by one pass over the file, then given to the scope around it
-        for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
+        op_words = _warp_op_words(code)  # where a warp operation can be; the votes and ballots among them
+        for at in _sites(code, _WARP_OP_WORDS, _WARP_OP, found=op_words):
             self.at(at).warp_op = True
         # a function that declares its own `warpSize` (`int warpSize = 32;`, HeCBench's bsw) measures
         # its warp by that local, not by the builtin: judged by the local's value (32: a 32-lane warp)
@@ -180,10 +201,10 @@ class WarpModel:
             self.at(at).mma = True
         for at in ptx_laneid:
             self.at(at).hw_lane = True
-        for at in _sites(code, ("__all", "__any"), _VOTE):
+        for at in _sites(code, ("__all", "__any"), _VOTE, found=[o for o in op_words if o[1] in ("__all", "__any")]):
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
                 self.at(at).vote = True
-        for at in _sites(code, ("__ballot",), _RAW_BALLOT, back=1):
+        for at in _sites(code, ("__ballot",), _RAW_BALLOT, back=1, found=[o for o in op_words if o[1] == "__ballot"]):
             if cuda_only is None or not cuda_only(at):
                 self.at(at).vote = True
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():

@@ -53,7 +53,9 @@ _CONST_BEFORE = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*(?:
 _DEFINE_32_LOOSE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(?:32|5)[uU]?\b")
 _WIDTH_USE = re.compile(r"(%|/|>>)\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*[(.])")
 _LOOP_WIDTH = re.compile(r"=\s*\(?\s*([A-Za-z_]\w*)\s*(?:/\s*2|>>\s*1)\b|<=?\s*([A-Za-z_]\w*)\s*;")
-_WIDTH_DEFAULT = re.compile(r"\bint\s+width\s*=\s*([A-Za-z_]\w*)")
+# `int width = NAME` at a word start: the pattern has no leading \b so that the engine jumps from
+# one "int" to the next (see word_start_matches) instead of trying \b at every offset
+_WIDTH_DEFAULT = re.compile(r"int\s+width\s*=\s*([A-Za-z_]\w*)")
 _SHFL = re.compile(r"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
 # any shuffle, cooperative groups' tile.shfl_down(...) included: "a shuffle follows"
 _ANY_SHFL = re.compile(r"shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")  # no leading \b: it would disable skipping
@@ -72,9 +74,11 @@ _WRAPPED_ASSIGN = re.compile(r"[ \t]*[-+*/%&|^]?=(?!=)")  # a line that starts w
 _DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*(?:\(\s*)*\Z")
 _MASK_ARG_BEFORE = re.compile(r"(?:" + _SYNC + r")\s*\(\s*\Z")  # `__shfl_sync(` just before a call
 _POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")
-_MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$"
-                       r"|const(?:expr)?\s+(?:const\s+)?(?:" + _INT32 + r")\s+(\w+)\s*=\s*"
-                       r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1)\s*;", re.MULTILINE)
+# a 32-bit full mask by name: `#define M 0xffffffff` or `const int M = -1;`, one pattern per literal
+# start (see merged: the alternation of the two was tried at every offset, 30x slower); group 1 names it
+_MASK_DEFS = (re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$", re.MULTILINE),
+              re.compile(r"const(?:expr)?\s+(?:const\s+)?(?:" + _INT32 + r")\s+(\w+)\s*=\s*"
+                         r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1)\s*;"))
 
 
 def _after_word(code: str, at: int) -> bool:
@@ -391,7 +395,7 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
         for head in _shuffle_loops(code, _SHFL).values():
             out.update(name for pair in _LOOP_WIDTH.findall(head) for name in pair if name)
         # `template <int width = WARP_SIZE>`: the default of a shuffle-width parameter (ggml)
-        out.update(_WIDTH_DEFAULT.findall(code))
+        out.update(m.group(1) for m in word_start_matches(_WIDTH_DEFAULT, code))
     return out
 
 
@@ -453,6 +457,21 @@ _WS_GUARD = re.compile(r"(?<![\w.])if\s*\(\s*(?:warpSize\s*!=\s*([A-Za-z_][\w:]*
                        r"(?:__trap|__builtin_trap|trap|abort|exit|return|asm|throw)\b")
 
 
+def word_start_matches(pattern: re.Pattern[str], code: str) -> Iterator[re.Match[str]]:
+    """The matches of ``\\b`` + ``pattern`` (a pattern that begins with a word character and never
+    matches empty): ``pattern``'s leftmost match from each position on is kept where no word
+    character precedes it, else the search goes on one character later, as the engine would with
+    the ``\\b``; the same matches, found by the pattern's literal start."""
+    pos = 0
+    while (m := pattern.search(code, pos)) is not None:
+        at = m.start()
+        if at and (code[at - 1].isalnum() or code[at - 1] == "_"):
+            pos = at + 1
+            continue
+        yield m
+        pos = m.end()
+
+
 def statements_with(code: str, word: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each `;`-delimited stretch of ``code`` that contains ``word``, in order. A
     pattern whose matches all contain the word and never a `;` finds the same matches in these
@@ -511,8 +530,8 @@ def masks(code: str) -> Iterator[Hit]:
     if "_sync" not in code:  # every _SYNC name has it, __syncwarp included
         return
     consts: dict[str, int] = {}
-    for m in _MASK_DEF.finditer(code):
-        consts[m.group(1) or m.group(2)] = m.start(1) if m.group(1) else m.start(2)
+    for m in merged(_MASK_DEFS, code):
+        consts[m.group(1)] = m.start(1)
     vars32 = None
     reported: set[str] = set()
     for m in _SYNC_CALL.finditer(code):
