@@ -689,13 +689,27 @@ def _count32(code: str, arg: str, lo: int, hi: int) -> int | None:
     host function from ``lo``), multiplies or divides by 32."""
     if _MUL32.search(arg):
         return hi
+    host = code[lo:hi]
     for name in dict.fromkeys(warp._WORDS.findall(arg)):
-        last = None
-        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)", code[lo:hi]):
-            last = a
+        last = _last_assignment(host, name)
         if last is not None and _MUL32.search(last.group(1)):
             return lo + last.start()
     return None
+
+
+def _last_assignment(text: str, name: str) -> re.Match[str] | None:
+    """The last of the non-overlapping matches of `name = ...` / `name{...` / `name(...` up to a `;`
+    (lookbehind: not after a word character or `.`), as a finditer over ``text`` would give: tried
+    only where the name occurs (the pattern's lookbehind made finditer try every offset), skipping
+    occurrences inside the previous match, as finditer does."""
+    pattern = re.compile(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)")
+    last, pos, at = None, 0, text.find(name)
+    while at >= 0:
+        m = pattern.match(text, at) if at >= pos else None
+        if m is not None:
+            last, pos = m, max(m.end(), at + 1)
+        at = text.find(name, at + 1)
+    return last
 
 
 def shared_arrays(model: WarpModel) -> Iterator[Hit]:

@@ -142,3 +142,13 @@ def test_read_regular_reads_past_a_stale_size_and_keeps_the_limit(tmp_path) -> N
     assert read_regular(f, limit=9) is None
     f.write_bytes(b"")
     assert read_regular(f) == b""
+
+
+def test_last_assignment_agrees_with_finditer() -> None:
+    atoms = ["n", "nn", "x.n", "n =", "n==", "n{", "n(", "= 32 *", "m = n * 32", ";", " ", "\n", "_n", "n1", "(", "="]
+    for code in _texts(random.Random(2614), atoms):
+        for name in ("n", "nn", "n1"):
+            found = list(re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)", code))
+            new = model._last_assignment(code, name)
+            assert (new and (new.span(), new.group(1))) == (found and (found[-1].span(), found[-1].group(1))) \
+                or (new is None and not found), (code, name)
