@@ -193,7 +193,7 @@ class WarpModel:
                 s.tile32 = True
             elif _HW_NAME.search(m.group(1)):
                 s.by_warpsize = True
-        for at in _sites(code, ("wmma::", "mma_sync"), _MMA):
+        for at in _sites(code, ("wmma::", "mma_sync"), _MMA) if "mma" in code else ():  # one pass when neither
             self.at(at).mma = True
         for at in _ptx_matrix_sites(code, ptx_matrix):
             self.at(at).mma = True
@@ -1221,6 +1221,19 @@ def _function_name(code: str, lo: int, hi: int) -> tuple[str, int]:
     return "", -1
 
 
+_ASCII_WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+
+def _word_start(code: str, floor: int, end: int) -> int:
+    """Where the run of word characters (isalnum or '_') ending at ``end`` starts, not before
+    ``floor``: the ASCII part by one rstrip in C, then character by character only past a non-ASCII
+    character (which may be alphanumeric too)."""
+    j = floor + len(code[floor:end].rstrip(_ASCII_WORD))
+    while j > floor and (code[j - 1].isalnum() or code[j - 1] == "_"):
+        j -= 1
+    return j
+
+
 def _name_before_params(code: str, lo: int, brace: int) -> str:
     close = code.rfind(")", lo, brace)
     between = code[close + 1:brace].strip() if close >= 0 else "?"
@@ -1250,9 +1263,8 @@ def _name_before_params(code: str, lo: int, brace: int) -> str:
     end = j + 1
     # the word ending at `end` (at most 200 characters back), read backwards: a `\w+\Z` search
     # tried each of the 200 offsets before it
-    floor, j = max(lo, end - 200), end
-    while j > floor and (code[j - 1].isalnum() or code[j - 1] == "_"):
-        j -= 1
+    floor = max(lo, end - 200)
+    j = _word_start(code, floor, end)
     name = code[j:end]
     return name if name and not name[0].isdigit() and name not in _NOT_FUNCTIONS else ""
 

@@ -152,3 +152,20 @@ def test_last_assignment_agrees_with_finditer() -> None:
             new = model._last_assignment(code, name)
             assert (new and (new.span(), new.group(1))) == (found and (found[-1].span(), found[-1].group(1))) \
                 or (new is None and not found), (code, name)
+
+
+def _word_start_by_char(code: str, floor: int, end: int) -> int:
+    """model._name_before_params's walk back over the name as it was: one step per character."""
+    j = end
+    while j > floor and (code[j - 1].isalnum() or code[j - 1] == "_"):
+        j -= 1
+    return j
+
+
+def test_word_start_agrees_with_the_character_loop() -> None:
+    rng = random.Random(2615)
+    for code in _texts(rng, ["a", "Z", "9", "_", " ", "(", "é", "ß", "٣", "·", "-", "\n"], most=30):
+        for _ in range(4):
+            end = rng.randint(0, len(code))
+            floor = rng.randint(0, end)
+            assert model._word_start(code, floor, end) == _word_start_by_char(code, floor, end), (code, floor, end)
