@@ -40,17 +40,37 @@ _IDENT_CALL = re.compile(r"(?<![A-Za-z_])([A-Za-z_]\w*+)\s*+(?:<[^<>;{}()]*>\s*)
 _WARP_OP_WORDS = ("__shfl", "__ballot", "__any", "__all", "__uni", "__syncwarp", "__reduce_", "__match_", ".shfl")
 
 
-def _sites(code: str, words: tuple[str, ...], pattern: re.Pattern[str], back: int = 0) -> Iterator[int]:
+def _sites(code: str, words: tuple[str, ...], pattern: re.Pattern[str], back: int = 0,
+           found: Iterable[tuple[int, str]] | None = None) -> Iterator[int]:
     """Offsets where ``pattern`` matches around an occurrence of one of ``words`` (found with
-    str.find, much faster than running the pattern over every offset of the file): the pattern is
-    tried from ``back`` characters before the word up to the word."""
+    str.find, much faster than running the pattern over every offset of the file; or given as
+    ``found``, (offset, word) pairs): the pattern is tried from ``back`` characters before the word
+    up to the word."""
+    for at, word in _occurrences(code, words) if found is None else found:
+        m = pattern.search(code, max(0, at - back), at + len(word) + 40)
+        if m is not None and m.start() <= at + len(word):
+            yield m.start()
+
+
+def _occurrences(code: str, words: tuple[str, ...]) -> Iterator[tuple[int, str]]:
     for word in words:
         at = code.find(word)
         while at >= 0:
-            m = pattern.search(code, max(0, at - back), at + len(word) + 40)
-            if m is not None and m.start() <= at + len(word):
-                yield m.start()
+            yield at, word
             at = code.find(word, at + len(word))
+
+
+# the "__" words of _WARP_OP_WORDS, all found in one pass: the engine jumps from one "__" to the
+# next (a str.find per word read the whole file nine times). Consuming only the "__" misses none:
+# no word has "_" as its third character, so no occurrence starts inside another's "__".
+_WARP_OP_UNDERSCORED = re.compile(r"__(?=(shfl|ballot|any|all|uni|syncwarp|reduce_|match_))")
+
+
+def _warp_op_words(code: str) -> list[tuple[int, str]]:
+    """(offset, word) of every occurrence of a word of _WARP_OP_WORDS, in file order per kind."""
+    out = [(m.start(), "__" + m.group(1)) for m in _WARP_OP_UNDERSCORED.finditer(code)]
+    out += _occurrences(code, (".shfl",))
+    return out
 
 
 _WARP_NAMED = re.compile(r"(?i)warp|shfl|shuffle|ballot")
@@ -151,7 +171,8 @@ class WarpModel:
         self.xor_wrappers: frozenset[str] = frozenset()  # functions / macros around __shfl_xor (with them)
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
         # each fact found by one pass over the file, then given to the scope around it
-        for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
+        op_words = _warp_op_words(code)  # where a warp operation can be; the votes and ballots among them
+        for at in _sites(code, _WARP_OP_WORDS, _WARP_OP, found=op_words):
             self.at(at).warp_op = True
         # a function that declares its own `warpSize` (`int warpSize = 32;`, HeCBench's bsw) measures
         # its warp by that local, not by the builtin: judged by the local's value (32: a 32-lane warp)
@@ -172,7 +193,7 @@ class WarpModel:
                 s.tile32 = True
             elif _HW_NAME.search(m.group(1)):
                 s.by_warpsize = True
-        for at in _sites(code, ("wmma::", "mma_sync"), _MMA):
+        for at in _sites(code, ("wmma::", "mma_sync"), _MMA) if "mma" in code else ():  # one pass when neither
             self.at(at).mma = True
         for at in _ptx_matrix_sites(code, ptx_matrix):
             self.at(at).mma = True
@@ -180,10 +201,10 @@ class WarpModel:
             self.at(at).mma = True
         for at in ptx_laneid:
             self.at(at).hw_lane = True
-        for at in _sites(code, ("__all", "__any"), _VOTE):
+        for at in _sites(code, ("__all", "__any"), _VOTE, found=[o for o in op_words if o[1] in ("__all", "__any")]):
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
                 self.at(at).vote = True
-        for at in _sites(code, ("__ballot",), _RAW_BALLOT, back=1):
+        for at in _sites(code, ("__ballot",), _RAW_BALLOT, back=1, found=[o for o in op_words if o[1] == "__ballot"]):
             if cuda_only is None or not cuda_only(at):
                 self.at(at).vote = True
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
@@ -668,13 +689,27 @@ def _count32(code: str, arg: str, lo: int, hi: int) -> int | None:
     host function from ``lo``), multiplies or divides by 32."""
     if _MUL32.search(arg):
         return hi
+    host = code[lo:hi]
     for name in dict.fromkeys(warp._WORDS.findall(arg)):
-        last = None
-        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)", code[lo:hi]):
-            last = a
+        last = _last_assignment(host, name)
         if last is not None and _MUL32.search(last.group(1)):
             return lo + last.start()
     return None
+
+
+def _last_assignment(text: str, name: str) -> re.Match[str] | None:
+    """The last of the non-overlapping matches of `name = ...` / `name{...` / `name(...` up to a `;`
+    (lookbehind: not after a word character or `.`), as a finditer over ``text`` would give: tried
+    only where the name occurs (the pattern's lookbehind made finditer try every offset), skipping
+    occurrences inside the previous match, as finditer does."""
+    pattern = re.compile(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)")
+    last, pos, at = None, 0, text.find(name)
+    while at >= 0:
+        m = pattern.match(text, at) if at >= pos else None
+        if m is not None:
+            last, pos = m, max(m.end(), at + 1)
+        at = text.find(name, at + 1)
+    return last
 
 
 def shared_arrays(model: WarpModel) -> Iterator[Hit]:
@@ -1186,6 +1221,19 @@ def _function_name(code: str, lo: int, hi: int) -> tuple[str, int]:
     return "", -1
 
 
+_ASCII_WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+
+def _word_start(code: str, floor: int, end: int) -> int:
+    """Where the run of word characters (isalnum or '_') ending at ``end`` starts, not before
+    ``floor``: the ASCII part by one rstrip in C, then character by character only past a non-ASCII
+    character (which may be alphanumeric too)."""
+    j = floor + len(code[floor:end].rstrip(_ASCII_WORD))
+    while j > floor and (code[j - 1].isalnum() or code[j - 1] == "_"):
+        j -= 1
+    return j
+
+
 def _name_before_params(code: str, lo: int, brace: int) -> str:
     close = code.rfind(")", lo, brace)
     between = code[close + 1:brace].strip() if close >= 0 else "?"
@@ -1215,9 +1263,8 @@ def _name_before_params(code: str, lo: int, brace: int) -> str:
     end = j + 1
     # the word ending at `end` (at most 200 characters back), read backwards: a `\w+\Z` search
     # tried each of the 200 offsets before it
-    floor, j = max(lo, end - 200), end
-    while j > floor and (code[j - 1].isalnum() or code[j - 1] == "_"):
-        j -= 1
+    floor = max(lo, end - 200)
+    j = _word_start(code, floor, end)
     name = code[j:end]
     return name if name and not name[0].isdigit() and name not in _NOT_FUNCTIONS else ""
 

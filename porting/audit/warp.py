@@ -53,7 +53,9 @@ _CONST_BEFORE = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*(?:
 _DEFINE_32_LOOSE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(?:32|5)[uU]?\b")
 _WIDTH_USE = re.compile(r"(%|/|>>)\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*[(.])")
 _LOOP_WIDTH = re.compile(r"=\s*\(?\s*([A-Za-z_]\w*)\s*(?:/\s*2|>>\s*1)\b|<=?\s*([A-Za-z_]\w*)\s*;")
-_WIDTH_DEFAULT = re.compile(r"\bint\s+width\s*=\s*([A-Za-z_]\w*)")
+# `int width = NAME` at a word start: the pattern has no leading \b so that the engine jumps from
+# one "int" to the next (see word_start_matches) instead of trying \b at every offset
+_WIDTH_DEFAULT = re.compile(r"int\s+width\s*=\s*([A-Za-z_]\w*)")
 _SHFL = re.compile(r"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
 # any shuffle, cooperative groups' tile.shfl_down(...) included: "a shuffle follows"
 _ANY_SHFL = re.compile(r"shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")  # no leading \b: it would disable skipping
@@ -72,9 +74,11 @@ _WRAPPED_ASSIGN = re.compile(r"[ \t]*[-+*/%&|^]?=(?!=)")  # a line that starts w
 _DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*(?:\(\s*)*\Z")
 _MASK_ARG_BEFORE = re.compile(r"(?:" + _SYNC + r")\s*\(\s*\Z")  # `__shfl_sync(` just before a call
 _POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")
-_MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$"
-                       r"|const(?:expr)?\s+(?:const\s+)?(?:" + _INT32 + r")\s+(\w+)\s*=\s*"
-                       r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1)\s*;", re.MULTILINE)
+# a 32-bit full mask by name: `#define M 0xffffffff` or `const int M = -1;`, one pattern per literal
+# start (see merged: the alternation of the two was tried at every offset, 30x slower); group 1 names it
+_MASK_DEFS = (re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$", re.MULTILINE),
+              re.compile(r"const(?:expr)?\s+(?:const\s+)?(?:" + _INT32 + r")\s+(\w+)\s*=\s*"
+                         r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1)\s*;"))
 
 
 def _after_word(code: str, at: int) -> bool:
@@ -391,7 +395,7 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
         for head in _shuffle_loops(code, _SHFL).values():
             out.update(name for pair in _LOOP_WIDTH.findall(head) for name in pair if name)
         # `template <int width = WARP_SIZE>`: the default of a shuffle-width parameter (ggml)
-        out.update(_WIDTH_DEFAULT.findall(code))
+        out.update(m.group(1) for m in word_start_matches(_WIDTH_DEFAULT, code))
     return out
 
 
@@ -453,6 +457,35 @@ _WS_GUARD = re.compile(r"(?<![\w.])if\s*\(\s*(?:warpSize\s*!=\s*([A-Za-z_][\w:]*
                        r"(?:__trap|__builtin_trap|trap|abort|exit|return|asm|throw)\b")
 
 
+def word_start_matches(pattern: re.Pattern[str], code: str) -> Iterator[re.Match[str]]:
+    """The matches of ``\\b`` + ``pattern`` (a pattern that begins with a word character and never
+    matches empty): ``pattern``'s leftmost match from each position on is kept where no word
+    character precedes it, else the search goes on one character later, as the engine would with
+    the ``\\b``; the same matches, found by the pattern's literal start."""
+    pos = 0
+    while (m := pattern.search(code, pos)) is not None:
+        at = m.start()
+        if at and (code[at - 1].isalnum() or code[at - 1] == "_"):
+            pos = at + 1
+            continue
+        yield m
+        pos = m.end()
+
+
+def statements_with(code: str, word: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each `;`-delimited stretch of ``code`` that contains ``word``, in order. A
+    pattern whose matches all contain the word and never a `;` finds the same matches in these
+    stretches as over the whole file, without being tried at every offset (its lookbehind still
+    sees the character before a stretch)."""
+    at = code.find(word)
+    while at >= 0:
+        lo = code.rfind(";", 0, at) + 1
+        hi = code.find(";", at)
+        hi = len(code) if hi < 0 else hi
+        yield lo, hi
+        at = code.find(word, hi)
+
+
 def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
     """A check that the warp has 32 lanes, ``assert(warpSize == 32)`` (or a constant equal to 32, the
     unit's or a local ``W = 32;``) or ``if (warpSize != 32) __trap();``: warpSize is 64 on
@@ -461,8 +494,9 @@ def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
     if "warpSize" not in code:
         return
     known = set(names32)
+    spans = list(statements_with(code, "warpSize"))
     for pattern, what in ((_WS_ASSERT, "assert"), (_WS_GUARD, "guard")):
-        for m in pattern.finditer(code):
+        for m in (m for lo, hi in spans for m in pattern.finditer(code, lo, hi)):
             width = (m.group(1) or m.group(2)).split("::")[-1]
             if width != "32" and width not in known and not re.search(
                     r"(?<![\w.])" + re.escape(width) + r"\s*=\s*32[uU]?\s*;", code):
@@ -496,8 +530,8 @@ def masks(code: str) -> Iterator[Hit]:
     if "_sync" not in code:  # every _SYNC name has it, __syncwarp included
         return
     consts: dict[str, int] = {}
-    for m in _MASK_DEF.finditer(code):
-        consts[m.group(1) or m.group(2)] = m.start(1) if m.group(1) else m.start(2)
+    for m in merged(_MASK_DEFS, code):
+        consts[m.group(1)] = m.start(1)
     vars32 = None
     reported: set[str] = set()
     for m in _SYNC_CALL.finditer(code):
@@ -798,9 +832,27 @@ def has_lane_call(code: str) -> bool:
     (_HW_LANE_CALL starts with a lookbehind and tries every offset: asked once per text.)"""
     if _LANE_CALL_LAST[0] is code:  # the same string object (checks._warp, then hardware_lane_shifts)
         return bool(_LANE_CALL_LAST[1])
-    found = ("ane_id" in code or "aneId" in code or "aneid" in code) and _HW_LANE_CALL.search(code) is not None
+    found = ("ane_id" in code or "aneId" in code or "aneid" in code) and _lane_call_at_lane(code)
     _LANE_CALL_LAST[:] = [code, found]
     return found
+
+
+def _lane_call_at_lane(code: str) -> bool:
+    """Does _HW_LANE_CALL match anywhere in ``code``? A match with a ``ns::`` prefix implies one
+    without it (the name after `::` passes the lookbehind), and that one starts at most 4
+    characters before its "lane" ("get_lane_id", "__lane_id"): the pattern is tried there only,
+    at each "lane" followed by "id" or "_id" in any case, not at every offset of the file. Non-ASCII
+    text is searched whole: the pattern's (?i) also folds 'ı' and 'K', and lower() may change lengths."""
+    if not code.isascii():
+        return _HW_LANE_CALL.search(code) is not None
+    low = code.lower()
+    at = low.find("lane")
+    while at >= 0:
+        if low.startswith(("id", "_id"), at + 4) and any(
+                _HW_LANE_CALL.match(code, start) for start in range(max(0, at - 4), at + 1)):
+            return True
+        at = low.find("lane", at + 4)
+    return False
 
 
 def _hardware_helper(code: str, name: str, laneid_at: tuple[int, ...], headers: Iterable[str]) -> bool:
