@@ -75,7 +75,10 @@ FEATURES: tuple[Feature, ...] = (
     _f("cooperative groups grid sync", r"\b(?:cuda|hip)LaunchCooperativeKernel\w*|\bthis_multi_grid\s*\("),
     _f("cooperative groups labeled/binary partitions or clusters",
        r"\b(?:labeled_partition|binary_partition|cluster_group|this_cluster)\s*[(<]"),
-    _f("tensor-core WMMA", r"\bwmma::|\b__hmma\w*", r"^mma\.h$"),
+    # nvcuda::wmma's fragments, loads, stores and mma_sync are emulated (runtime/emu_wmma.h); the
+    # sub-byte experimental types (u4, s4, b1: bmma_sync) and the __hmma builtins are not
+    _f("tensor-core WMMA sub-byte types or __hmma builtins",
+       r"\bwmma::experimental::|\bbmma_sync\s*\(|\b__(?:hmma|imma|bmma|dmma)\w*"),
     _f("asynchronous copy pipelines", r"\b__pipeline_\w+\s*\(|\bmemcpy_async\s*\(", r"^cuda_pipeline"),
     # graphs built by stream capture and from kernel, host, memcpy, memset, empty and child-graph
     # nodes are emulated (runtime/emu_graph.h, emu_kernels.h); the generic cudaGraphAddNode and
