@@ -1,7 +1,8 @@
 """Tensor-core WMMA (runtime/emu_wmma.h): GEMMs against a CPU reference at 32 and 64 lanes,
 a tile per 32-lane warp that must stop at 64 lanes (named), its warpSize fix, and the scan.
 
-programs/wmma/gemm.cu computes every emulated shape (16x16x16, 32x8x16, 8x32x16; half and bf16;
+programs/wmma/gemm.cu computes every emulated shape (16x16x16, 32x8x16, 8x32x16; half, bf16, s8;
+tf32 16x16x8; double 8x8x4;
 row- and col-major operands and accumulators) against a reference written in the program, and
 counts mismatches; a wrong element-to-lane mapping, layout or ldm would show there."""
 
@@ -21,7 +22,7 @@ def test_every_shape_and_layout_matches_the_reference_at_both_widths(emulate_pro
     for run in result.runs:
         assert run.exit == 0, run.stderr
         lines = run.stdout.splitlines()
-        assert len([x for x in lines if "mismatches 0 " in x]) == 4, run.stdout
+        assert len([x for x in lines if "mismatches 0 " in x]) == 7, run.stdout
         assert lines[-2:] == ["fill ok", "PASSED"]
     assert result.verdict == "same", result.differences
 
