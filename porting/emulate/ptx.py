@@ -120,7 +120,7 @@ _OPERAND = re.compile(r'^\s*(?:\[\w+\]\s*)?"([^"]*)"\s*\((.*)\)\s*$', re.S)
 
 def _operands(section: str) -> list[tuple[str, str]]:
     out = []
-    for part in _split_top(section, ","):
+    for part in (p for piece in _split_top(section, ",") for p in _adjacent(piece)):
         if not part.strip():
             continue
         m = _OPERAND.match(part)
@@ -128,6 +128,28 @@ def _operands(section: str) -> list[tuple[str, str]]:
             raise Unsupported(f"an asm operand '{part.strip()}'")
         out.append((m.group(1), m.group(2).strip()))
     return out
+
+
+def _adjacent(piece: str) -> list[str]:
+    """Operands written one after another without a comma (`"r"(a) "l"(p)`, as in cuda-samples'
+    conjugateGradientMultiDeviceCG: nvcc accepts it): split where a top-level ')' is followed by
+    the next constraint string or [name]."""
+    parts, depth, start, quoted = [], 0, 0, False
+    for i, c in enumerate(piece):
+        if quoted:
+            quoted = c != '"' or piece[i - 1] == "\\"
+        elif c == '"':
+            quoted = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            rest = piece[i + 1:].lstrip()
+            if depth == 0 and rest[:1] in ('"', "["):
+                parts.append(piece[start:i + 1])
+                start = i + 1
+    parts.append(piece[start:])
+    return parts
 
 
 # ---- instructions -------------------------------------------------------------------------------
@@ -363,7 +385,9 @@ _HINTS = {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "volatile", "relaxed",
           "v2", "v4", "acquire", "release"}
 
 
-def _address(arg: str, env: dict[str, str], opcode: str) -> str:
+def _address(arg: str, env: dict[str, str], opcode: str, shared: bool = False) -> str:
+    """The generic address of ``[reg]``/``[reg+imm]``; in the .shared space ``reg`` may hold a
+    shared-window address (runtime/emu_ptx.h, saddr)."""
     arg = arg.strip()
     if not (arg.startswith("[") and arg.endswith("]")):
         raise Unsupported(f"PTX address '{arg}' in '{opcode}'")
@@ -371,7 +395,8 @@ def _address(arg: str, env: dict[str, str], opcode: str) -> str:
     m = re.fullmatch(r"(.+?)\s*([-+])\s*(\d+|0x[0-9a-fA-F]+)", inner)
     base, off = (m.group(1), f"{m.group(2)}{m.group(3)}") if m else (inner, "0")
     if base in env:
-        return f"((char*)::emu::ptx::addr({env[base]}) + ({off}))"
+        fn = "saddr" if shared else "addr"
+        return f"((char*)::emu::ptx::{fn}({env[base]}) + ({off}))"
     raise Unsupported(f"PTX address '{arg}' in '{opcode}'")
 
 
@@ -388,7 +413,7 @@ def _ld(ins: Ins) -> str:
     _memory_mods(ins)
     t = ins.type()
     vol = "volatile " if {"volatile", "relaxed", "acquire"} & set(ins.parts) else ""
-    addr = _address(ins.args[1], ins.env, ins.opcode)
+    addr = _address(ins.args[1], ins.env, ins.opcode, "shared" in ins.parts)
     dsts = _braced(ins.args[0]) if ins.args[0].strip().startswith("{") else [ins.args[0]]
     out = [f"::emu::ptx::wr({dest(d, ins.env, ins.opcode)}, *({vol}{t}*)({addr} + {i} * sizeof({t})));"
            for i, d in enumerate(dsts) if d != "_"]
@@ -399,7 +424,7 @@ def _st(ins: Ins) -> str:
     _memory_mods(ins)
     t = ins.type()
     vol = "volatile " if {"volatile", "relaxed", "release"} & set(ins.parts) else ""
-    addr = _address(ins.args[0], ins.env, ins.opcode)
+    addr = _address(ins.args[0], ins.env, ins.opcode, "shared" in ins.parts)
     srcs = _braced(ins.args[1]) if ins.args[1].strip().startswith("{") else [ins.args[1]]
     return " ".join(f"*({vol}{t}*)({addr} + {i} * sizeof({t})) = {value(s, ins.env, t, ins.opcode)};"
                     for i, s in enumerate(srcs))
@@ -462,6 +487,10 @@ def _selp(ins: Ins) -> str:
 
 def _math(fn: str) -> Callable[[Ins], str]:
     def go(ins: Ins) -> str:
+        half = next((p for p in ins.parts if p in ("f16", "f16x2")), None)
+        if half is not None:     # half bits in a .b16 / .b32 register, computed in float
+            reg = "uint16_t" if half == "f16" else "uint32_t"
+            return _wr(ins, 0, f"::emu::ptx::{half}({ins.val(1, reg)}, [](float x) {{ return {fn}(x); }})")
         t = ins.type()
         if t not in ("float", "double"):
             raise Unsupported(f"PTX instruction '{ins.opcode}'")
@@ -496,9 +525,44 @@ def _abs(ins: Ins) -> str:
 
 
 def _cvta(ins: Ins) -> str:
-    if "shared" in ins.parts or "local" in ins.parts or "const" in ins.parts:
-        raise Unsupported(f"PTX instruction '{ins.opcode}' (shared/local windows are not modelled)")
+    """cvta.to.global is the identity (one memory); cvta.to.shared / cvta.shared convert to and
+    from the shared window (runtime/emu_ptx.h); local and const windows are not modelled."""
+    if "local" in ins.parts or "const" in ins.parts or "param" in ins.parts:
+        raise Unsupported(f"PTX instruction '{ins.opcode}' (local/const windows are not modelled)")
+    if "shared" in ins.parts and "to" in ins.parts:
+        return _wr(ins, 0, f"::emu::ptx::to_shared(::emu::ptx::addr({ins.val(1, 'uint64_t')}))")
+    if "shared" in ins.parts:
+        return _wr(ins, 0, f"(uint64_t)(uintptr_t)::emu::ptx::saddr({ins.val(1, 'uint64_t')})")
     return _wr(ins, 0, ins.val(1, "uint64_t"))
+
+
+def _cp(ins: Ins) -> str:
+    """cp.async.{ca,cg}.shared.global [dst], [src], size[, src-size]: a synchronous copy, so
+    the group instructions wait for nothing. Bulk (TMA) copies and mbarrier completion are not
+    emulated."""
+    if ins.parts[:2] != ["cp", "async"] or "bulk" in ins.parts:
+        raise Unsupported(f"PTX instruction '{ins.opcode}'")
+    if ins.parts[2] in ("commit_group", "wait_group", "wait_all"):
+        return ";"
+    if "mbarrier" in ins.opcode or len(ins.args) not in (3, 4) or not {"shared", "global"} <= set(ins.parts):
+        raise Unsupported(f"PTX instruction '{ins.opcode}'")
+    dst = _address(ins.args[0], ins.env, ins.opcode, shared=True)
+    src = _address(ins.args[1], ins.env, ins.opcode)
+    size = ins.val(2, "uint32_t")
+    src_size = ins.val(3, "uint32_t") if len(ins.args) == 4 else size
+    return f"::emu::ptx::cp_async({dst}, {src}, {size}, {src_size});"
+
+
+def _video(ins: Ins) -> str:
+    """The video instructions met in real programs: vabsdiff4 and vshr with .add, on u32."""
+    if ins.parts[1:4] != ["u32", "u32", "u32"] or "add" not in ins.parts or len(ins.args) != 4:
+        raise Unsupported(f"PTX instruction '{ins.opcode}'")
+    a, b, c = (ins.val(i, "uint32_t") for i in (1, 2, 3))
+    if ins.base == "vabsdiff4" and len(ins.parts) == 5:
+        return _wr(ins, 0, f"::emu::ptx::vabsdiff4_add({a}, {b}, {c})")
+    if ins.base == "vshr" and len(ins.parts) == 6 and ins.parts[4] in ("clamp", "wrap"):
+        return _wr(ins, 0, f"::emu::ptx::vshr_add({a}, {b}, {c}, {str(ins.parts[4] == 'clamp').lower()})")
+    raise Unsupported(f"PTX instruction '{ins.opcode}'")
 
 
 def _nothing(ins: Ins) -> str:
@@ -519,7 +583,8 @@ HANDLERS: dict[str, Callable[[Ins], str]] = {
     "bar": _bar, "barrier": _bar, "membar": _fence, "fence": _fence, "setp": _setp, "selp": _selp,
     "ex2": _math("std::exp2"), "lg2": _math("std::log2"), "rsqrt": _math("1 / std::sqrt"),
     "rcp": _math("1 / "), "sqrt": _math("std::sqrt"), "sin": _math("std::sin"), "cos": _math("std::cos"),
-    "tanh": _math("std::tanh"), "fma": _fma, "cvta": _cvta, "nanosleep": _nothing, "prefetch": _nothing,
+    "tanh": _math("std::tanh"), "fma": _fma, "cvta": _cvta, "cp": _cp,
+    "vabsdiff4": _video, "vshr": _video, "nanosleep": _nothing, "prefetch": _nothing,
     "trap": lambda ins: "__trap();", "brkpt": lambda ins: "__brkpt();",
 }
 
