@@ -47,6 +47,9 @@ class AsmStatement:
     template: str
     outputs: list[tuple[str, str]]   # (constraint, C++ lvalue)
     inputs: list[tuple[str, str]]
+    # a template with #if/#else lines among its literals: (directive, template) per branch, the
+    # last directive #endif with no template; the compiler's preprocessor picks the branch
+    branches: list[tuple[str, str]] | None = None
 
 
 def find(text: str) -> Iterator[AsmStatement]:
@@ -105,14 +108,57 @@ def _split_top(s: str, sep: str) -> list[str]:
 def _parse(text: str, start: int, body: int, close: int) -> AsmStatement:
     sections = _split_top(text[body:close], ":")
     template_src = sections[0]
-    if re.sub(_STRING, "", template_src).strip():
-        raise Unsupported("an asm template that is not a string literal")
-    template = "".join(bytes(s, "utf-8").decode("unicode_escape") for s in _STRING.findall(template_src))
+    branches = _branches(template_src) if re.search(r"^\s*#", template_src, re.M) else None
+    template = branches[0][1] if branches else _literals(template_src)
     outputs = _operands(sections[1]) if len(sections) > 1 else []
     inputs = _operands(sections[2]) if len(sections) > 2 else []
     if len(sections) > 4:
         raise Unsupported("asm goto")
-    return AsmStatement(start, close + 1, template, outputs, inputs)
+    return AsmStatement(start, close + 1, template, outputs, inputs, branches)
+
+
+def _literals(src: str) -> str:
+    if re.sub(_STRING, "", src).strip():
+        raise Unsupported("an asm template that is not a string literal")
+    return "".join(bytes(s, "utf-8").decode("unicode_escape") for s in _STRING.findall(src))
+
+
+_DIRECTIVE = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif)\b")
+
+
+def _branches(src: str) -> list[tuple[str, str]]:
+    """A template whose literals are chosen by one #if/#elif/#else/#endif group (cuda-samples
+    style: an instruction for newer toolkits, another for older ones): each branch's full
+    template (the literals before the group, the branch's, the ones after) with its directive.
+    Nested or repeated groups are refused."""
+    lines = re.sub(r"\\\n", " ", src).split("\n")
+    before: list[str] = []
+    after: list[str] = []
+    arms: list[tuple[str, list[str]]] = []
+    state = "before"
+    for line in lines:
+        m = _DIRECTIVE.match(line.strip())
+        if line.strip().startswith("#") and not m:
+            raise Unsupported(f"a preprocessor line '{line.strip()}' inside an asm template")
+        if m:
+            kind = m.group(1)
+            if (kind.startswith("if") and state != "before") or (not kind.startswith("if") and state != "in"):
+                raise Unsupported("nested or repeated #if groups inside an asm template")
+            if kind == "endif":
+                state = "after"
+            else:
+                state = "in"
+                arms.append((line.strip(), []))
+        elif state == "in":
+            arms[-1][1].append(line)
+        else:
+            (before if state == "before" else after).append(line)
+    if state != "after":
+        raise Unsupported("an #if group inside an asm template that is not closed")
+    if not arms[-1][0].startswith("#else") and not re.match(r"#\s*else", arms[-1][0]):
+        arms.append(("#else", []))     # no #else: the group adds nothing there
+    head, tail = "\n".join(before), "\n".join(after)
+    return [(d, _literals("\n".join([head, *body, tail]))) for d, body in arms] + [("#endif", "")]
 
 
 _OPERAND = re.compile(r'^\s*(?:\[\w+\]\s*)?"([^"]*)"\s*\((.*)\)\s*$', re.S)
@@ -639,7 +685,8 @@ def translate_instruction(piece: str, env: dict[str, str]) -> str:
 
 
 def translate(stmt: AsmStatement) -> str:
-    """The C++ block replacing one asm statement (one line; the caller pads the line count)."""
+    """The C++ block replacing one asm statement (one line, or one per #if branch and directive;
+    the caller pads the line count)."""
     env: dict[str, str] = {}
     lines = ["do { uint32_t emu_cc = 0; (void)emu_cc;"]
     n = 0
@@ -659,16 +706,27 @@ def translate(stmt: AsmStatement) -> str:
             lines.append(f"const auto emu_a{n} = ({expr});")
             env[f"%{n}"] = f"emu_a{n}"
         n += 1
+    if stmt.branches is None:
+        return " ".join([*lines, _body(stmt.template, dict(env)), "} while (0)"])
+    out = [" ".join(lines)]
+    for directive, template in stmt.branches:
+        out.append(directive)
+        if directive != "#endif":
+            out.append(_body(template, dict(env)))
+    return "\n".join(out) + "\n} while (0)"
+
+
+def _body(template: str, env: dict[str, str]) -> str:
     decls: list[str] = []
     body: list[str] = []
-    for piece in _instructions(stmt.template.replace("%%", "%")):
+    for piece in _instructions(template.replace("%%", "%")):
         if not piece:
             continue
         if piece.startswith(".reg"):
             _reg_decl(piece, env, decls)
         else:
             body.append(translate_instruction(piece, env))
-    return " ".join(lines + decls + body + ["} while (0)"])
+    return "{ " + " ".join(decls + body) + " }"
 
 
 def rewrite_edits(text: str) -> list[tuple[int, int, str]]:
@@ -676,7 +734,10 @@ def rewrite_edits(text: str) -> list[tuple[int, int, str]]:
     edits = []
     for stmt in find(text):
         new = translate(stmt)
-        edits.append((stmt.start, stmt.end, new + "\n" * text.count("\n", stmt.start, stmt.end)))
+        pad = text.count("\n", stmt.start, stmt.end) - new.count("\n")
+        if pad < 0:
+            raise Unsupported("an asm statement with more #if branches than its lines can hold")
+        edits.append((stmt.start, stmt.end, new + "\n" * pad))
     return edits
 
 

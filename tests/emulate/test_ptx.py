@@ -120,3 +120,17 @@ def test_operands_written_without_a_comma_are_split():
 def test_the_new_groups_refuse_the_forms_they_do_not_model(body, message):
     found = ptx.first_unsupported(_kernel(body))
     assert found is not None and message in found[1]
+
+
+def test_an_if_group_in_a_template_becomes_one_block_per_branch_with_the_lines_kept():
+    src = _kernel('asm("mov.u32 %0, 1;"\n#if X\n    "add.u32 %0, %0, 1;"\n#else\n    "add.u32 %0, %0, 2;"\n'
+                  '#endif\n    : "=r"(r));')
+    out = rewrite(src, "k.cu").text
+    assert out.count("\n") == src.count("\n")
+    assert "\n#if X\n" in out and "\n#else\n" in out and "\n#endif\n" in out
+
+
+def test_nested_if_groups_in_a_template_are_refused():
+    body = 'asm("mov.u32 %0, 1;"\n#if X\n#if Y\n    "add.u32 %0, %0, 1;"\n#endif\n#endif\n    : "=r"(r));'
+    found = ptx.first_unsupported(_kernel(body))
+    assert found is not None and "nested or repeated #if groups" in found[1]

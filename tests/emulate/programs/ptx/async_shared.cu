@@ -1,4 +1,5 @@
-// The shared window, cp.async, .f16 math, video instructions and comma-less operands, each
+// The shared window, cp.async, .f16 math, video instructions, comma-less operands and #if
+// branches inside a template, each
 // against a C++ reference written here; prints "mismatches 0" when all agree (same at 32 and 64).
 #include <cstdio>
 #include <cmath>
@@ -45,6 +46,18 @@ __global__ void window(const int* in) {
   const int n = t % 3 == 0 ? 4 : t % 3 == 1 ? 2 : 1;
   for (int i = 0; i < n; ++i) expect(copied[4 * t + i] == src[i]);
   if (t % 3 == 1) expect(copied[4 * t + 2] == 0u && copied[4 * t + 3] == 0u);
+  // a template whose literals an #if chooses (the compiler's preprocessor picks the branch)
+  int v = -1;
+  asm volatile("{.reg .pred p;\n"
+               " setp.ne.b32 p, %2, 0;\n"
+#if __CUDACC_VER_MAJOR__ >= 11 && \
+    __CUDA_ARCH__ >= 750
+               " @p ld.global.nc.L2::128B.u32 %0, [%1];}\n"
+#else
+               " @p ld.global.nc.u32 %0, [%1];}\n"
+#endif
+               : "+r"(v) : "l"(in + t), "r"(t % 2));
+  expect(v == (t % 2 ? in[t] : -1));
 }
 
 __global__ void half_and_video(unsigned seed) {
