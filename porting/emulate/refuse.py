@@ -37,6 +37,12 @@ def _have_cccl() -> bool:
     return cccl_dir() is not None
 
 
+CUSPARSE_SUBSET = (
+    "Create", "Destroy", "SetStream", "GetStream", "GetErrorString", "GetErrorName", "CreateCsr", "CreateCoo",
+    "DestroySpMat", "SpMatGetSize", "SpMatSetAttribute", "CreateDnVec", "DestroyDnVec", "CreateDnMat",
+    "DestroyDnMat", "SpMV_bufferSize", "SpMV", "SpMM_bufferSize", "SpMM", "SparseToDense_bufferSize",
+    "SparseToDense")
+
 FEATURES: tuple[Feature, ...] = (
     # cuBLAS's common routines are computed on the CPU (runtime/emu_cublas.h, <cublas_v2.h>); a
     # routine outside that subset fails the compile, named. cuBLASLt, cuBLASXt and the legacy
@@ -51,7 +57,10 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses cuRAND's quasi-random, MTGP32 or discrete generators",
        r"\bcurand(?:StateSobol\w*|StateScrambledSobol\w*|StateMtgp32\w*|MakeMTGP32\w*|_poisson|_discrete\w*"
        r"|CreatePoissonDistribution)\b|\bCURAND_RNG_QUASI_\w+|\bcurandDirectionVectors\w*", r"^curand_mtgp32"),
-    _f("uses cuSPARSE", None, r"^cusparse"),
+    # cuSPARSE's generic SpMV, SpMM and SparseToDense on CSR/COO are computed on the CPU
+    # (runtime/emu_cusparse.h); any other cusparse function is refused by this scan, named
+    _f("uses cuSPARSE beyond SpMV/SpMM/SparseToDense on CSR/COO",
+       r"\bcusparse(?!(?:" + "|".join(CUSPARSE_SUBSET) + r")\s*\()[A-Z]\w*\s*\("),
     _f("uses cuSOLVER", None, r"^cusolver"),
     _f("uses cuDNN", None, r"^cudnn"),
     _f("uses NCCL/RCCL", None, r"^(?:nccl|rccl)"),
