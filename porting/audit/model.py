@@ -185,6 +185,7 @@ class WarpModel:
             self.at(at).mma = True
         for at in ptx_laneid:
             self.at(at).hw_lane = True
+        self.cuda_side = cuda_only  # which offsets only CUDA compiles (None: not known)
         for at in _sites(code, ("__all", "__any"), _VOTE):
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
                 self.at(at).vote = True
@@ -287,14 +288,15 @@ class WarpModel:
             callee = self.by_name.get(name)
             if callee is None or callee is s or callee.by_warpsize or not callee.warp_op:
                 continue
-            param = "" if callee.logical32 else _width_param(callee.src or self.code, callee)
+            param, default = ("", "") if callee.logical32 else _width_param(callee.src or self.code, callee)
             if not callee.logical32 and not param:
                 continue
             for c in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(<[^<>;{}()]*>)?\s*\(",
                                  self.code[s.lo:s.hi]):
-                # a width template (`template <int LANES>`: loops from LANES / 2) is 32-lane work only
-                # where this call gives it 32 (`wsum<32>(v)`, `wsum<WARP_SZ>(v)`)
-                if not param or c.group(1) and unit_value(self, c.group(1)[1:-1].strip()) == 32:
+                # a width template (`template <int LANES = 32>`: loops from LANES / 2) is 32-lane work
+                # only where this call gives it 32 (`wsum<32>(v)`, `wsum<WARP_SZ>(v)`, or the default)
+                width = c.group(1)[1:-1].strip() if c.group(1) else default
+                if not param or width and unit_value(self, width) == 32:
                     yield s.lo + c.start(), name
 
     def mixed(self, s: Scope) -> bool:
@@ -321,20 +323,21 @@ class WarpModel:
                                     for c in self.scopes)
 
 
-_TEMPLATE_INT = re.compile(r"template\s*<\s*(?:int|unsigned|unsigned\s+int|size_t|uint32_t)\s+([A-Za-z_]\w*)\s*>")
+_TEMPLATE_INT = re.compile(r"template\s*<\s*(?:int|unsigned|unsigned\s+int|size_t|uint32_t)\s+([A-Za-z_]\w*)\s*"
+                           r"(?:=\s*([A-Za-z_]\w*|\d+)[uU]?\s*)?>")
 
 
-def _width_param(code: str, s: Scope) -> str:
+def _width_param(code: str, s: Scope) -> tuple[str, str]:
     """The template parameter of a one-parameter integer template function (``code`` is the text
     it was cut from) that is its shuffle loop's width (``template <int LANES>`` ... ``for (o = LANES
-    / 2; ...)``), or ""."""
+    / 2; ...)``) and its default ("" for none), or ("", "")."""
     m = _TEMPLATE_INT.search(code, s.lo, s.body) if s.body > s.lo else None
     if m is None:
-        return ""
+        return "", ""
     body = code[s.body:s.hi]
     name = re.escape(m.group(1))
     loop = re.search(r"=\s*\(?\s*" + name + r"\s*(?:/\s*2|>>\s*1)\b|<=?\s*" + name + r"\s*;", body)
-    return m.group(1) if loop and "shfl" in body else ""
+    return (m.group(1), m.group(2) or "") if loop and "shfl" in body else ("", "")
 
 
 NOTE = ("32-lane logical warps, consistent at 64: each 32-lane half of a 64-lane wavefront acts as its own "
@@ -466,6 +469,18 @@ def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
                        "in 32 (lane % 32 leaders, / 32 slots): at 64 both 32-lane leaders store the whole "
                        "wavefront's result", "start the offsets at 16 (32-lane warps), or count lanes and warps "
                        f"by warpSize; {warp.EMULATE}", "warpSize")
+    # a vote over the wavefront in a function whose warps are 32-lane halves: at 64 each logical
+    # warp's answer takes in the other half's lanes (the code reads it as its own warp's vote)
+    for at in _sites(code, ("__all", "__any"), _VOTE) if "__a" in code else ():
+        s = model.at(at)
+        if _counts_in_32(model, s) and not s.tile32 and not _one_warp_blocks(model, s) and (
+                model.cuda_side is None or not model.cuda_side(at)):
+            name = code[at:code.find("(", at)].strip()
+            yield (at, "warp-width-mixed", f"{name} votes over the whole 64-lane wavefront on gfx942/gfx950, "
+                   "but this function gives each 32 lanes their own warp (lane % 32, / 32 slots): each "
+                   "logical warp's answer takes in the other half's lanes", "vote per 32-lane half (a "
+                   "tiled_partition<32> tile's any / all, or mask the ballot to the half), or count warps by "
+                   f"warpSize; {warp.EMULATE}", name)
     for m in _CUB_WARP.finditer(code) if "cub::Warp" in code else ():
         s = model.at(m.start())
         if _counts_in_32(model, s):
@@ -485,7 +500,7 @@ def _counts_in_32(model: WarpModel, s: Scope) -> bool:
     if not (s.name and s.logical32) or s.hw_lane or model.matrix(s) or s.src:
         return False
     names = "|".join(re.escape(n) for n in sorted(model.const32) if _only_32(model.code, n))
-    by32 = r"(?:%|/)\s*\(?\s*(?:32\b" + (f"|(?:{names})\\b" if names else "") + r")|&\s*31\b|>>\s*5\b"
+    by32 = r"(?:%|/)\s*\(?\s*(?:32\b" + (f"|(?:{names})\\b" if names else "") + r")|&\s*(?:31|0[xX]1[fF])\b|>>\s*5\b"
     body = model.code[max(s.body, s.lo):s.hi]
     # lanes or warps also counted by warpSize (`tid % warpSize`): the 32s are something else
     # (bit-packing, tile columns), and the warpSize reduction agrees with the function's leaders

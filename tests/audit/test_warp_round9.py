@@ -16,7 +16,9 @@ stays quiet, and the input that breaks the rule.
   a width template instantiated with 32 (``wsum<32>(v)``) in a function measuring the warp by
   warpSize; a hand-unrolled ``__shfl_down_sync(m, v, 16)`` ... ``1`` reduction beside warpSize; and
   a header's ``#define WARP_SIZE 32`` used as this file's lane width beside warpSize (the header's
-  own unit does not see the use, so the finding is at the use)."""
+  own unit does not see the use, so the finding is at the use); an ``__any_sync`` / ``__all`` vote in
+  a function whose warps are 32-lane halves (``tid % 32``, ``tid & 0x1f``, ``tid >> 5``): the vote
+  spans the wavefront, so each logical warp's answer takes in the other half's lanes."""
 
 from __future__ import annotations
 
@@ -296,3 +298,47 @@ def test_header_width_used_beside_warpsize(tmp_path: Path) -> None:
     wide = found(tmp_path, "use64.cu", HEADER_USE.replace("lanes.cuh", "lanes64.cuh"),
                  lanes64_cuh="#define WARP_SIZE 64\n#define BLOCK 256\n")
     assert (3, "warp-size-literal") not in wide
+
+
+VOTES = """__global__ void vote32(int* out, const int* in) {
+  int lane = threadIdx.x % 32;
+  int warp = threadIdx.x / 32;
+  int pred = in[threadIdx.x] > 0;
+  if (__any_sync(0xffffffff, pred)) {
+    if (lane == 0) out[warp] = 1;
+  }
+  if (__all_sync(0xffffffff, pred) && lane == 0) out[warp + 64] = 1;
+}
+__global__ void vote_legacy(int* out, const int* in) {
+  int lane = threadIdx.x & 0x1f;
+  int pred = in[threadIdx.x] > 0;
+  if (__any(pred) && lane == 0) out[threadIdx.x >> 5] = 1;
+}
+__global__ void vote_ok(int* out, const int* in) {
+  int lane = threadIdx.x % warpSize;
+  int pred = in[threadIdx.x] > 0;
+  if (__any_sync(__activemask(), pred) && lane == 0) out[threadIdx.x / warpSize] = 1;
+}
+__global__ void vote_one_warp(int* out, const int* in) {
+  int lane = threadIdx.x % 32;
+  if (__any_sync(0xffffffff, in[lane] > 0) && lane == 0) out[blockIdx.x] = 1;
+}
+void run(int* out, const int* in) { vote_one_warp<<<4, 32>>>(out, in); }
+"""
+
+
+def test_vote_over_32_lane_logical_warps(tmp_path: Path) -> None:
+    got = [line for line, rule in found(tmp_path, "votes.cu", VOTES) if rule == "warp-width-mixed"]
+    assert {5, 8, 13} <= set(got)  # % 32 / / 32 warps, and & 0x1f / >> 5 with the legacy __any
+    # correct variants: warps counted by warpSize (the vote is the warp's), and the input that breaks
+    # the rule: a kernel launched with 32-thread blocks, which has no upper half to vote with
+    assert 18 not in got and 22 not in got
+
+
+def test_width_template_default_of_32(tmp_path: Path) -> None:
+    text = WIDTH_TEMPLATE.replace("template <int LANES>", "template <int LANES = 32>").replace(
+        "wsum<32>(in[threadIdx.x]);\n  if (threadIdx.x % warpSize",
+        "wsum(in[threadIdx.x]);\n  if (threadIdx.x % warpSize")
+    got = [line for line, rule in found(tmp_path, "dflt.cu", text) if rule == "warp-width-mixed"]
+    assert 9 in got  # wsum(v): the default width, 32, beside warpSize
+    assert 17 not in got  # wsum<WAVE>: given 64, the default does not apply
