@@ -768,16 +768,25 @@ def unit_value(model: WarpModel, name: str) -> int | None:
 def _unit_values(texts: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for text in texts:
-        for pattern in (_DEFINE_VALUE, _CONST_VALUE):
-            for m in pattern.finditer(text) if ("define" in text or "const" in text) else ():
-                out.setdefault(m.group(1), m.group(2))
-        at = text.find("enum")
-        while at >= 0:
-            close = text.find("}", at)
-            for m in _ENUM_VALUE.finditer(text, at, close if close >= 0 else at):
-                out.setdefault(m.group(1), m.group(2))
-            at = text.find("enum", at + 4)
+        for name, value in _text_values(text):
+            out.setdefault(name, value)
     return out
+
+
+@lru_cache(maxsize=256)
+def _text_values(text: str) -> tuple[tuple[str, str], ...]:
+    """The constants one text defines (a header's are read once, whichever file includes it)."""
+    out: list[tuple[str, str]] = []
+    if "define" in text:
+        out += _DEFINE_VALUE.findall(text)
+    if "const" in text:
+        out += _CONST_VALUE.findall(text)
+    at = text.find("enum")
+    while at >= 0:
+        close = text.find("}", at)
+        out += _ENUM_VALUE.findall(text, at, close if close >= 0 else at)
+        at = text.find("enum", at + 4)
+    return tuple(out)
 
 
 def one_warp_file(model: WarpModel) -> bool:
@@ -1424,5 +1433,6 @@ def clear_caches() -> None:
     """Forget the headers' functions and constants (a new run reads them as they are now)."""
     header_functions.cache_clear()
     _header_constants.cache_clear()
+    _text_values.cache_clear()
     _FILE_WORK.clear()
     _macro_wrappers.cache_clear()
