@@ -742,12 +742,13 @@ def _asserts_one_warp(model: WarpModel, s: Scope) -> bool:
 
 # `#define NAME value`, `[static] const[expr] T NAME = value;` / `{value}`, `enum { NAME = value }`:
 # a name's value in the unit, a literal or another name (followed a few steps)
-_DEFINE_VALUE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+"
-                           r"\(?\s*([A-Za-z_]\w*|\d+)[uU]?\s*\)?[ \t]*(?://[^\n]*)?$",
-                           re.M)
-_CONST_VALUE = re.compile(r"\b(?:const(?:expr)?|GW_CONSTEXPR)\s+(?:static\s+)?(?:unsigned\s+)?[A-Za-z_][\w:]*\s+"
+# (no leading anchor or \b: each pattern then starts with a literal the engine jumps to)
+_DEFINE_VALUE = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+"
+                           r"\(?\s*([A-Za-z_]\w*|\d+)[uU]?\s*\)?[ \t]*(?://[^\n]*)?$", re.M)
+_CONST_VALUE = re.compile(r"(?:const(?:expr)?|GW_CONSTEXPR)\s+(?:static\s+)?(?:unsigned\s+)?[A-Za-z_][\w:]*\s+"
                           r"([A-Za-z_]\w*)\s*(?:=\s*|\{\s*)\(?([A-Za-z_]\w*|\d+)[uU]?\)?\s*[;}]")
-_ENUM_VALUE = re.compile(r"([A-Za-z_]\w*)\s*=\s*(\d+)[uU]?\s*[,}]")
+_ENUM_BODY = re.compile(r"enum(?:\s+(?:class|struct))?(?:\s+[A-Za-z_]\w*)?(?:\s*:\s*[\w:]+)?\s*\{([^{}]*)\}")
+_ENUM_VALUE = re.compile(r"([A-Za-z_]\w*)\s*=\s*(\d+)[uU]?\s*(?:,|\Z)")
 
 
 def unit_value(model: WarpModel, name: str) -> int | None:
@@ -781,11 +782,8 @@ def _text_values(text: str) -> tuple[tuple[str, str], ...]:
         out += _DEFINE_VALUE.findall(text)
     if "const" in text:
         out += _CONST_VALUE.findall(text)
-    at = text.find("enum")
-    while at >= 0:
-        close = text.find("}", at)
-        out += _ENUM_VALUE.findall(text, at, close if close >= 0 else at)
-        at = text.find("enum", at + 4)
+    for m in _ENUM_BODY.finditer(text) if "enum" in text else ():
+        out += _ENUM_VALUE.findall(m.group(1).strip())
     return tuple(out)
 
 
