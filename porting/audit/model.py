@@ -185,10 +185,11 @@ class WarpModel:
             self.at(at).mma = True
         for at in ptx_laneid:
             self.at(at).hw_lane = True
-        self.cuda_side = cuda_only  # which offsets only CUDA compiles (None: not known)
+        self.votes: list[int] = []  # the __all / __any votes ROCm compiles (wide_in_logical)
         for at in _sites(code, ("__all", "__any"), _VOTE):
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
                 self.at(at).vote = True
+                self.votes.append(at)
         for at in _sites(code, ("__ballot",), _RAW_BALLOT, back=1):
             if cuda_only is None or not cuda_only(at):
                 self.at(at).vote = True
@@ -471,10 +472,9 @@ def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
                        f"by warpSize; {warp.EMULATE}", "warpSize")
     # a vote over the wavefront in a function whose warps are 32-lane halves: at 64 each logical
     # warp's answer takes in the other half's lanes (the code reads it as its own warp's vote)
-    for at in _sites(code, ("__all", "__any"), _VOTE) if "__a" in code else ():
+    for at in model.votes:
         s = model.at(at)
-        if _counts_in_32(model, s) and not s.tile32 and not _one_warp_blocks(model, s) and (
-                model.cuda_side is None or not model.cuda_side(at)):
+        if _counts_in_32(model, s) and not s.tile32 and not _one_warp_blocks(model, s):
             name = code[at:code.find("(", at)].strip()
             yield (at, "warp-width-mixed", f"{name} votes over the whole 64-lane wavefront on gfx942/gfx950, "
                    "but this function gives each 32 lanes their own warp (lane % 32, / 32 slots): each "

@@ -51,8 +51,8 @@ _VALUE_32S = (re.compile(r"(32)[uU]?\)?\s*[;},]"), re.compile(r"(5)[uU]?\)?\s*[;
 _CONST_BEFORE = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*(?:=|\{)\s*\(?\Z")
 # looser than _DEFINE_32 (raw text: a comment may follow), it only has to include every definition
 _DEFINE_32_LOOSE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(?:32|5)[uU]?\b")
-_WIDTH_USE = re.compile(r"(%|/|>>)\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*[(.])"
-                        r"|(&)\s*\(\s*([A-Za-z_]\w*)\s*-\s*1[uU]?\s*\)")  # lane = tid & (WARP_SZ - 1)
+_WIDTH_USE = re.compile(r"(%|/|>>)\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*[(.])")
+_WIDTH_MASK = re.compile(r"(&)\s*\(\s*([A-Za-z_]\w*)\s*-\s*1[uU]?\s*\)")  # lane = tid & (WARP_SZ - 1)
 # `enum { kWarp = 32 }`: an enumerator is a constant of the unit too
 _ENUM_BEFORE = re.compile(r"\benum\b[^;{}]*\{[^;{}]*?\b([A-Za-z_]\w*)\s*=\s*\(?\Z")
 _LOOP_WIDTH = re.compile(r"=\s*\(?\s*([A-Za-z_]\w*)\s*(?:/\s*2|>>\s*1)\b|<=?\s*([A-Za-z_]\w*)\s*;")
@@ -393,8 +393,9 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
     if ("threadIdx" not in code and "shfl" not in code) or candidates is not None and not candidates:
         return out
     derived = derived or Derivation(code)
-    for m in _WIDTH_USE.finditer(code) if derived.any_root else ():  # no root: no operand is a thread index
-        name = m.group(2) or m.group(4)
+    uses = (_WIDTH_USE, _WIDTH_MASK) if "& (" in code or "&(" in code else (_WIDTH_USE,)
+    for m in merged(uses, code) if derived.any_root else ():  # no root: no operand is a thread index
+        name = m.group(2)
         if (candidates is None or name in candidates) and name not in out and derived.at(
                 _left_operand(code, m.start()), m.start()):
             out.add(name)
