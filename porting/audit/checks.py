@@ -499,7 +499,7 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
         wm = model.WarpModel(code, derived, hits, external, external_32, own_32,
                              own_widths, cuda_only=model.cuda_only(code, facts.side),
                              ptx_matrix=model.ptx_matrix_literals(strings),
-                             ptx_laneid=model.ptx_laneid_literals(strings))
+                             ptx_laneid=model.ptx_laneid_literals(strings), headers=headers)
         judged = model.classify(wm, hits)
     ballots: Iterator[warp.Hit] = warp.ballots(code)
     if wm is not None and model.one_warp_file(wm):  # no lane 32-63 anywhere: a returned or passed ballot fits

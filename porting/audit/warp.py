@@ -52,6 +52,9 @@ _CONST_BEFORE = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*(?:
 # looser than _DEFINE_32 (raw text: a comment may follow), it only has to include every definition
 _DEFINE_32_LOOSE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(?:32|5)[uU]?\b")
 _WIDTH_USE = re.compile(r"(%|/|>>)\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*[(.])")
+_WIDTH_MASK = re.compile(r"(&)\s*\(\s*([A-Za-z_]\w*)\s*-\s*1[uU]?\s*\)")  # lane = tid & (WARP_SZ - 1)
+# `enum { kWarp = 32 }`: an enumerator is a constant of the unit too
+_ENUM_BEFORE = re.compile(r"\benum\b[^;{}]*\{[^;{}]*?\b([A-Za-z_]\w*)\s*=\s*\(?\Z")
 _LOOP_WIDTH = re.compile(r"=\s*\(?\s*([A-Za-z_]\w*)\s*(?:/\s*2|>>\s*1)\b|<=?\s*([A-Za-z_]\w*)\s*;")
 # `int width = NAME` at a word start: the pattern has no leading \b so that the engine jumps from
 # one "int" to the next (see word_start_matches) instead of trying \b at every offset
@@ -68,7 +71,8 @@ _BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask|\.ballot)\s*\(")
 # `unsigned int x =` is matched by `unsigned\s+int` and also by `int` alone (\b before it): dropping
 # either alternative by itself changes nothing (an equivalent mutant); tests/audit/golden/ballot_forms.cu
 # fails when both go, or when `unsigned`, `int32_t` or `u32` goes.
-_INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint32|uint)"  # uint32: nvbio's typedef
+_INT32_NAMES = r"unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint32|uint"  # uint32: nvbio's typedef
+_INT32 = "(?:" + _INT32_NAMES + ")"
 _WRAPPED_ASSIGN = re.compile(r"[ \t]*[-+*/%&|^]?=(?!=)")  # a line that starts with `=` / `+=` ...
 # `uint32_t e = (__ballot_sync(...)) & MASK`: a parenthesis before the call stores it all the same
 _DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*(?:\(\s*)*\Z")
@@ -322,6 +326,17 @@ def _bit_packed(code: str, at: int, operand: str) -> bool:
     return word is not None and bit is not None
 
 
+def _call_operand(code: str, at: int) -> str:
+    """_left_operand, with a call's name kept (``block.thread_rank() % 32``: the rank, a thread
+    index; ``hash(threadIdx.x) % 32``: data) and its arguments dropped."""
+    operand = _left_operand(code, at)
+    end = len(code[:at].rstrip())
+    start = end - len(operand)
+    if not operand.startswith("(") or not _after_word(code, start):
+        return operand
+    return _unindexed(_left_operand(code, start) + operand).strip()
+
+
 def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
     derived = derived or Derivation(code)
     for m in _lane_ops(code):
@@ -329,7 +344,7 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
         pair = (op, "31" if num == "0x1f" else num)
         if pair not in (("%", "32"), ("/", "32"), ("&", "31"), (">>", "5"), ("==", "31"), ("<", "32")):
             continue
-        operand = _left_operand(code, m.start())
+        operand = _call_operand(code, m.start())
         by_use = derived.at(operand, m.start())
         if by_use and _warp_uniform(code, operand.strip(), derived.scope(m.start())):
             continue  # a warp's index (the same in all its lanes): `row % 32` picks a bit of packed data
@@ -382,7 +397,8 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
     if ("threadIdx" not in code and "shfl" not in code) or candidates is not None and not candidates:
         return out
     derived = derived or Derivation(code)
-    for m in _WIDTH_USE.finditer(code) if derived.any_root else ():  # no root: no operand is a thread index
+    uses = (_WIDTH_USE, _WIDTH_MASK) if "& (" in code or "&(" in code else (_WIDTH_USE,)
+    for m in merged(uses, code) if derived.any_root else ():  # no root: no operand is a thread index
         name = m.group(2)
         if (candidates is None or name in candidates) and name not in out and derived.at(
                 _left_operand(code, m.start()), m.start()):
@@ -415,7 +431,7 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
         return list(_CONST_32_LAST[1])
     out: list[tuple[int, str, str]] = []
     _CONST_32_LAST[:] = [code, out]
-    if "const" not in code:
+    if "const" not in code and "enum" not in code:
         return out
     for v in merged(_VALUE_32S, code):
         k = v.start() - 1
@@ -427,6 +443,8 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
         if k < 0 or code[k] not in ("=", "{"):
             continue  # not an initialiser: 0.5, x + 32, f(32)
         m = _CONST_BEFORE.search(code, max(0, v.start() - 120), v.start())
+        if m is None and "enum" in code:
+            m = _ENUM_BEFORE.search(code, max(0, v.start() - 200), v.start())
         if m is not None:
             out.append((m.start(1), m.group(1), v.group(1)))
     return out
@@ -510,15 +528,45 @@ def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
                    "warpSize")
 
 
+# the first step of a reduction written out by hand (`v += __shfl_down_sync(m, v, 16); ... 8); ...`):
+# its offset is the last argument, with no width after it
+_UNROLLED16 = re.compile(r",\s*16[uU]?\s*\Z")
+_STEP32 = re.compile(r"__shfl_(?:down|xor)(?:_sync)?\s*\([^;]*,\s*32[uU]?\s*\)")
+UNROLLED = "unrolled shuffle: "  # how an unrolled step's hit begins (judged only where widths mix)
+
+
+def _top_commas(args: str) -> int:
+    """The commas of a call's arguments outside nested brackets."""
+    depth = count = 0
+    for ch in args:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            count += 1
+    return count
+
+
 def shuffle_widths(code: str) -> Iterator[Hit]:
     """A literal 32 as a shuffle's width, and shuffle loops over 32 lanes (start 16 / bound 32)."""
     if "shfl" not in code:
         return
     for m in _SHFL.finditer(code) if "__shfl" in code else ():  # fast path (see lane_math)
-        if _WIDTH32.search(_call_args(code, m.end() - 1)):
+        args = _call_args(code, m.end() - 1)
+        # the arguments before the width: (mask,) value, lane or offset; `__shfl_down_sync(m, v, 32)`
+        # has no width: its 32 is an offset (a 64-lane reduction's first step)
+        given = _top_commas(args) - (1 if m.group(1).endswith("_sync") else 0)
+        if given >= 2 and _WIDTH32.search(args):
             yield (m.start(), "warp-size-literal", f"{m.group(1)} with width 32: on a 64-lane wavefront it shuffles "
                    "within halves, so a 'whole warp' reduction covers 32 of 64 lanes",
                    f"use warpSize as the width; {EMULATE}", "")
+        elif _UNROLLED16.search(args) and ("down" in m.group(1) or "xor" in m.group(1)) and given == 1 and \
+                _STEP32.search(code, max(code.rfind("\n}", 0, m.start()), m.start() - 600, 0), m.start()) is None:
+            # (a step by 32 before it in the function: the reduction spans 64 lanes, 16 is its second)
+            yield (m.start(), "warp-size-literal", f"{UNROLLED}{m.group(1)} by 16 (an unrolled 16, 8, 4, 2, 1 "
+                   "reduction): on a 64-lane wavefront lanes 32-63 never join it",
+                   f"start from warpSize / 2; {EMULATE}", "")
     for at, head in sorted(_shuffle_loops(code, _ANY_SHFL).items()):
         if _LOOP32.search(head):
             yield (at, "warp-size-literal", "shuffle loop over 32 lanes (offset 16 / bound 32): on a 64-lane "
@@ -735,16 +783,33 @@ def _passed_to_32(code: str, m: re.Match[str]) -> str:
 BALLOT_HANDED_ON = "result handed on:"  # the messages of the returned / passed ballots (checks.py filters them)
 
 
+# a file's own names for a 32-bit integer: `typedef unsigned int mask_t;`, `using lanes_t = uint32_t;`
+_ALIAS32 = re.compile(r"\btypedef\s+" + _INT32 + r"\s+([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*"
+                      + _INT32 + r"\s*;")
+
+
+def _decl32_before(code: str) -> re.Pattern[str]:
+    """_DECL32_BEFORE, with the file's aliases of a 32-bit integer as the type too (a ballot kept in
+    ``mask_t m = __ballot_sync(...)`` is as narrow as one kept in ``unsigned``)."""
+    if "typedef" not in code and "using" not in code:
+        return _DECL32_BEFORE
+    names = sorted({a or b for a, b in _ALIAS32.findall(code)} - {"uint64_t"})
+    if not names:
+        return _DECL32_BEFORE
+    return re.compile(r"\b(?:" + _INT32_NAMES + "|" + "|".join(map(re.escape, names)) + r")\s+\w+\s*=\s*(?:\(\s*)*\Z")
+
+
 def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
     held: set[str] = set()
     wide_tile: set[str] = set()  # tile ballots kept in 64 bits (auto): exact, but no __ffs overload
+    decl32 = _decl32_before(code)
     for m in _BALLOT.finditer(code):
         # from the statement's start, so that a declaration wrapped before the call (clang-format's
         # `unsigned m =\n    __ballot_sync(...)`) is read too
         start = m.start() if m.group(1) != ".ballot" else m.start() - len(_left_operand(code, m.start()))
-        decl = _DECL32_BEFORE.search(code, _wrap_start(start), start)
+        decl = decl32.search(code, _wrap_start(start), start)
         func = m.group(1) if m.group(1) != ".ballot" else code[start:m.start()] + ".ballot"
         target = _assigned_name(code, start)
         if func.endswith(".ballot") and _tile_at_most_32(code, func[:-len(".ballot")], start):
