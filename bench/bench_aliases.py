@@ -23,15 +23,14 @@ Ratios are against ``hipify-re``. Usage:
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))

@@ -13,18 +13,18 @@ For each case, one run measures (best of --repeat, wall time) the bytes of one s
   stack      torch.stack(bufs).sum(0) / .amax(0): allocates and copies every call (shown for
              comparison only; it is not the baseline of the reduce ratio)
 
-    .venv/bin/python bench/bench_native.py [--mib 64] [--repeat 15] [--threads 1] [--build-dir build/port] [--json out.json]
+    .venv/bin/python bench/bench_native.py [--mib 64] [--repeat 15] [--threads 1] \
+        [--build-dir build/port] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
-import json
 import os
 import platform
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 def best(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:

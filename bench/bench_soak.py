@@ -34,7 +34,8 @@ def measure(spec: SoakSpec, out: Path) -> dict[str, object]:
     pick = lambda key: [float(f[key]) for f in faults if f.get(key) is not None]  # noqa: E731
     return {
         "ok": data["ok"], "faults": len(faults), "failed": [i["name"] for i in data["invariants"] if not i["ok"]],
-        "downtime_median_s": _median(pick("downtime_s")), "downtime_max_s": max(pick("downtime_s"), default=float("nan")),
+        "downtime_median_s": _median(pick("downtime_s")),
+        "downtime_max_s": max(pick("downtime_s"), default=float("nan")),
         "heal_median_s": _median(pick("heal_s")), "rejoin_median_s": _median(pick("rejoin_s")),
         "steps_missed": sum(int(f["steps_missed"] or 0) for f in faults),
     }

@@ -27,7 +27,7 @@ MATH = ["std::max(a, b)", "std::min(a, b)", "std::exp(x)", "std::log(x + 1.0f)",
 
 
 def _kernel(rng: random.Random, name: str) -> list[str]:
-    body = [f"template <typename T>", f"__global__ void {name}(const T* __restrict__ in, T* out, int n) {{",
+    body = ["template <typename T>", f"__global__ void {name}(const T* __restrict__ in, T* out, int n) {{",
             "  int i = blockIdx.x * blockDim.x + threadIdx.x;",
             "  __shared__ float tile[256];",
             "  if (i >= n) return;",
@@ -35,14 +35,16 @@ def _kernel(rng: random.Random, name: str) -> list[str]:
     for j in range(rng.randint(6, 14)):
         choice = rng.random()
         if choice < 0.25:
-            body.append(f"  v = v * {rng.uniform(0.5, 2):.3f}f + {MATH[j % len(MATH)].replace('a, b', 'v, 0.0f').replace('x', 'v')};")
+            term = MATH[j % len(MATH)].replace('a, b', 'v, 0.0f').replace('x', 'v')
+            body.append(f"  v = v * {rng.uniform(0.5, 2):.3f}f + {term};")
         elif choice < 0.45:
             body.append(f"  v += __shfl_down_sync(0xffffffff, v, {1 << (j % 5)});")
         elif choice < 0.6:
             body.append("  tile[threadIdx.x % 32] = v;  // lane slot")
             body.append("  __syncthreads();")
         elif choice < 0.75:
-            body.append(f"  /* step {j}: accumulate across the block */ v = tile[(threadIdx.x + {j}) % blockDim.x] + v;")
+            body.append(f"  /* step {j}: accumulate across the block */"
+                        f" v = tile[(threadIdx.x + {j}) % blockDim.x] + v;")
         else:
             body.append(f"  if (threadIdx.x < {rng.choice([16, 32, 64])}) {{ v = fmaxf(v, __ldg(&in[i])); }}")
     body += ["  out[i] = static_cast<T>(v);", "}", ""]
@@ -54,7 +56,7 @@ def _host(rng: random.Random, fn: str, kernels: list[str]) -> list[str]:
              "  void* ptr = nullptr; size_t bytes = n * sizeof(float);",
              "  float* d = dst; const float* s = src; void* dst_v = d; const void* src_v = s;",
              "  (void)dst_v; (void)src_v;"]
-    for j in range(rng.randint(4, 10)):
+    for _ in range(rng.randint(4, 10)):
         call = rng.choice(RUNTIME_CALLS).replace("dst, src", "dst_v, src_v")
         lines.append(f"  CHECK_CUDA({call});")
         if kernels and rng.random() < 0.5:
@@ -75,7 +77,7 @@ def generate(out: Path, files: int = 520, lines_per_file: int = 480, seed: int =
         sub.mkdir(parents=True, exist_ok=True)
         headers: list[tuple[str, list[str]]] = []
         # plain C++ header (hipify leaves it unchanged) and CUDA headers that include each other
-        util = [f"#pragma once", "#include <cstddef>", "#include <cstdint>", "",
+        util = ["#pragma once", "#include <cstddef>", "#include <cstdint>", "",
                 f"namespace mod{m} {{", "inline int ceil_div(int a, int b) { return (a + b - 1) / b; }", "}", ""]
         headers.append((f"mod{m:03d}/util.h", util))
         common = ["#pragma once", "#include <cuda_runtime.h>", "#include <cublas_v2.h>", '#include "util.h"', "",

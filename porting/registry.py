@@ -30,8 +30,8 @@ class BuildPath(Record, frozen=True):
     name: str
     device: str  # cuda | rocm | none
     platform: str  # the report/certify column a run of this path is filed under: cuda | rocm | cpu
-    units: tuple[str, ...]  # native/ unit kinds it compiles (porting.build.sources)
-    backend: str  # porting.build.backends flavour: host | nvcc | hip
+    units: tuple[str, ...]  # native/ unit kinds it compiles (porting.builder.sources)
+    backend: str  # porting.builder.backends flavour: host | nvcc | hip
     toolchains: tuple[str, ...]  # preference order: the first that can compile here serves the path
     convert: str  # what hipify converts first: none | cuda (the plain-CUDA units) | all (every GPU unit)
     arch_prefix: str | None  # which --gpu-arch values apply (sm_ / gfx); None: no GPU code

@@ -57,6 +57,17 @@ def _at_line_start(pattern: re.Pattern[str], code: str) -> Iterator[tuple[int, r
         pos = m.start()
         yield line, m
 
+_DIRECTIVES_LAST: list = [None, []]  # the last text asked and its directives
+
+
+def _directives(code: str) -> list[tuple[int, re.Match[str]]]:
+    """_at_line_start(_DIRECTIVE, code) as a list, kept for the last text: regions, feature_ranges
+    and never_compiled each walk the same file's conditionals (one scan instead of three)."""
+    if _DIRECTIVES_LAST[0] is not code:
+        _DIRECTIVES_LAST[:] = [code, list(_at_line_start(_DIRECTIVE, code))]
+    return _DIRECTIVES_LAST[1]
+
+
 @lru_cache(maxsize=8192)
 def _polarity(directive: str, cond: str) -> tuple[int, int]:
     """(side of the branch a directive opens, side that a later #elif/#else branch implies).
@@ -105,7 +116,7 @@ def regions(code: str) -> tuple[bytearray, list[VersionCheck]]:
     stack: list[list[int]] = []
     events: list[tuple[int, int]] = []  # (line, side from this line on)
     directive_sides: list[tuple[int, int]] = []
-    for line, m in _at_line_start(_DIRECTIVE, code):
+    for line, m in _directives(code):
         kind, cond = m.group(1), m.group(2)
         if kind in ("if", "ifdef", "ifndef", "elif"):
             # an #elif of a chain that tested HIP first (#if HIP ... #elif CUDART_VERSION) is CUDA-only
@@ -152,7 +163,7 @@ def feature_ranges(code: str) -> list[tuple[int, int, str, bool]]:
         return out
     # per open #if: [macro or "", line its defined-only branch opened (0: none open), negated test]
     stack: list[list] = []
-    for line, m in _at_line_start(_DIRECTIVE, code):
+    for line, m in _directives(code):
         kind, cond = m.group(1), m.group(2)
         if kind in ("if", "ifdef", "ifndef"):
             one = _ONE_MACRO.match(cond)
@@ -284,7 +295,7 @@ def never_compiled(code: str, raw: str) -> bytearray:
     # per open #if: [this branch never compiled, an earlier branch of the chain is true on ROCm]
     stack: list[list[int]] = []
     events: list[tuple[int, int]] = []
-    for line, m in _at_line_start(_DIRECTIVE, code):
+    for line, m in _directives(code):
         kind, cond = m.group(1), m.group(2)
         if kind in ("if", "ifdef", "ifndef"):
             never, later_never = _never_polarity(kind, cond, dead)

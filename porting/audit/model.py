@@ -40,17 +40,37 @@ _IDENT_CALL = re.compile(r"(?<![A-Za-z_])([A-Za-z_]\w*+)\s*+(?:<[^<>;{}()]*>\s*)
 _WARP_OP_WORDS = ("__shfl", "__ballot", "__any", "__all", "__uni", "__syncwarp", "__reduce_", "__match_", ".shfl")
 
 
-def _sites(code: str, words: tuple[str, ...], pattern: re.Pattern[str], back: int = 0) -> Iterator[int]:
+def _sites(code: str, words: tuple[str, ...], pattern: re.Pattern[str], back: int = 0,
+           found: Iterable[tuple[int, str]] | None = None) -> Iterator[int]:
     """Offsets where ``pattern`` matches around an occurrence of one of ``words`` (found with
-    str.find, much faster than running the pattern over every offset of the file): the pattern is
-    tried from ``back`` characters before the word up to the word."""
+    str.find, much faster than running the pattern over every offset of the file; or given as
+    ``found``, (offset, word) pairs): the pattern is tried from ``back`` characters before the word
+    up to the word."""
+    for at, word in _occurrences(code, words) if found is None else found:
+        m = pattern.search(code, max(0, at - back), at + len(word) + 40)
+        if m is not None and m.start() <= at + len(word):
+            yield m.start()
+
+
+def _occurrences(code: str, words: tuple[str, ...]) -> Iterator[tuple[int, str]]:
     for word in words:
         at = code.find(word)
         while at >= 0:
-            m = pattern.search(code, max(0, at - back), at + len(word) + 40)
-            if m is not None and m.start() <= at + len(word):
-                yield m.start()
+            yield at, word
             at = code.find(word, at + len(word))
+
+
+# the "__" words of _WARP_OP_WORDS, all found in one pass: the engine jumps from one "__" to the
+# next (a str.find per word read the whole file nine times). Consuming only the "__" misses none:
+# no word has "_" as its third character, so no occurrence starts inside another's "__".
+_WARP_OP_UNDERSCORED = re.compile(r"__(?=(shfl|ballot|any|all|uni|syncwarp|reduce_|match_))")
+
+
+def _warp_op_words(code: str) -> list[tuple[int, str]]:
+    """(offset, word) of every occurrence of a word of _WARP_OP_WORDS, in file order per kind."""
+    out = [(m.start(), "__" + m.group(1)) for m in _WARP_OP_UNDERSCORED.finditer(code)]
+    out += _occurrences(code, (".shfl",))
+    return out
 
 
 _WARP_NAMED = re.compile(r"(?i)warp|shfl|shuffle|ballot")
@@ -67,9 +87,11 @@ _BY_WARPSIZE = re.compile(r"(?:%|/|&)\s*\(?\s*(?:warpSize|WARP_SIZE_RT)\b|\bwarp
 # measures the warp by the hardware width (64 lanes on CDNA), like warpSize
 # CUB's warp-level names (collectives, LaneId / WarpId, Shuffle*, WARP_THREADS) measure the hardware
 # warp; its per-thread utilities (cub::UpperBound, ThreadLoad, Sum) do not: GpuMultisplit's histogram
-# kernels, 32-lane logical code calling cub::UpperBound, were said to measure the warp by warpSize
+# kernels, 32-lane logical code calling cub::UpperBound, were said to measure the warp by warpSize.
+# Nor do its device-wide algorithms (cub::DeviceRadixSort): the host calls them, and a host function
+# that launches 32-thread blocks and then sorts was said to mix the two widths (GenomeWorks' myers)
 _HW_COLLECTIVE = re.compile(r"\b(?:Block|Warp)(?:Scan|Reduce|ReverseScan)\w*\b"
-                            r"|\b(?:hip)?cub::(?:Block|Warp|Lane|Shuffle|WARP|PTX_WARP|Device)\w*")
+                            r"|\b(?:hip)?cub::(?:Block|Warp|Lane|Shuffle|WARP|PTX_WARP)\w*")
 # a tile whose width is a name: the hardware width (hw_warp_size) unless the file defines it as 32
 _TILE_NAMED = re.compile(r"(?:tiled_partition|thread_block_tile)\s*<\s*([A-Za-z_]\w*)\s*>")
 # a tile width named for the hardware (DeepSpeed's hw_warp_size): 64 on CDNA. Other names not
@@ -133,7 +155,7 @@ class WarpModel:
                  external: dict[str, Scope] | None = None, external_32: frozenset[str] = frozenset(),
                  own_32: set[str] | None = None, widths: set[str] | None = None,
                  cuda_only: Callable[[int], bool] | None = None, ptx_matrix: tuple[int, ...] = (),
-                 ptx_laneid: tuple[int, ...] = ()) -> None:
+                 ptx_laneid: tuple[int, ...] = (), headers: tuple[str, ...] = ()) -> None:
         self.code = code
         self.derived = derived
         self.scopes: list[Scope] = []
@@ -147,11 +169,15 @@ class WarpModel:
         self.closure_memo: dict[int, list[Scope]] = {}  # _closure, by id of the scope (kept alive by the model)
         self.launch_list: list[tuple[int, str, str]] | None = None  # _launch_sites of the code, when first asked
         self.small_memo: dict[int, bool] = {}  # _small_block, by the launch's offset
+        self.one_warp_memo: dict[int, bool] = {}  # _one_warp_blocks, by id of the scope
+        self.headers = headers  # the quoted headers the file includes (their constants: unit_value)
+        self.unit_values: dict[str, str] | None = None  # the unit's constants, read when first asked
         self.wrappers: dict[str, Wrapper] | None = None  # shuffle_wrappers, found when first asked
         self.xor_wrappers: frozenset[str] = frozenset()  # functions / macros around __shfl_xor (with them)
         self.scopes = [Scope(lo, hi) for lo, hi in _cut(code)]
         # each fact found by one pass over the file, then given to the scope around it
-        for at in _sites(code, _WARP_OP_WORDS, _WARP_OP):
+        op_words = _warp_op_words(code)  # where a warp operation can be; the votes and ballots among them
+        for at in _sites(code, _WARP_OP_WORDS, _WARP_OP, found=op_words):
             self.at(at).warp_op = True
         # a function that declares its own `warpSize` (`int warpSize = 32;`, HeCBench's bsw) measures
         # its warp by that local, not by the builtin: judged by the local's value (32: a 32-lane warp)
@@ -172,7 +198,7 @@ class WarpModel:
                 s.tile32 = True
             elif _HW_NAME.search(m.group(1)):
                 s.by_warpsize = True
-        for at in _sites(code, ("wmma::", "mma_sync"), _MMA):
+        for at in _sites(code, ("wmma::", "mma_sync"), _MMA) if "mma" in code else ():  # one pass when neither
             self.at(at).mma = True
         for at in _ptx_matrix_sites(code, ptx_matrix):
             self.at(at).mma = True
@@ -180,10 +206,12 @@ class WarpModel:
             self.at(at).mma = True
         for at in ptx_laneid:
             self.at(at).hw_lane = True
-        for at in _sites(code, ("__all", "__any"), _VOTE):
+        self.votes: list[int] = []  # the __all / __any votes ROCm compiles (wide_in_logical)
+        for at in _sites(code, ("__all", "__any"), _VOTE, found=[o for o in op_words if o[1] in ("__all", "__any")]):
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
                 self.at(at).vote = True
-        for at in _sites(code, ("__ballot",), _RAW_BALLOT, back=1):
+                self.votes.append(at)
+        for at in _sites(code, ("__ballot",), _RAW_BALLOT, back=1, found=[o for o in op_words if o[1] == "__ballot"]):
             if cuda_only is None or not cuda_only(at):
                 self.at(at).vote = True
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
@@ -205,6 +233,10 @@ class WarpModel:
         if widths is None:
             widths = warp.width_names(code, derived, frozenset(const32)) if const32 else set()
         widths32 = widths & const32
+        # a width constant only a header defines: its definition is judged in the header's own unit,
+        # so this file's uses of it (`lane = tid % WARP_SIZE`) are where its findings go
+        outside = widths32 - (warp.constant_names(code) if own_32 is None else own_32)
+        self.header_width_sites: list[tuple[int, str]] = []
         for name in widths32:
             at = code.find(name)
             while at >= 0:
@@ -213,7 +245,14 @@ class WarpModel:
                         end < len(code) and (code[end].isalnum() or code[end] == "_")):
                     s = self.at(at)
                     s.logical32 = s.logical32 or s.warp_op
+                    if name in outside and s.warp_op:
+                        self.header_width_sites.append((at, name))
                 at = code.find(name, end)
+
+    def header_texts(self) -> Iterator[str]:
+        from .includes import read
+
+        return (read(h) for h in self.headers)
 
     def calls_of(self, s: Scope) -> set[str]:
         """The functions ``s`` calls among those known (the file's and its headers'), and calls
@@ -269,11 +308,18 @@ class WarpModel:
             return
         for name in sorted(self.calls_of(s)):
             callee = self.by_name.get(name)
-            if callee is None or callee is s or not callee.logical32 or callee.by_warpsize or not callee.warp_op:
+            if callee is None or callee is s or callee.by_warpsize or not callee.warp_op:
                 continue
-            for c in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:<[^<>;{}()]*>)?\s*\(",
+            param, default = ("", "") if callee.logical32 else _width_param(callee.src or self.code, callee)
+            if not callee.logical32 and not param:
+                continue
+            for c in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(<[^<>;{}()]*>)?\s*\(",
                                  self.code[s.lo:s.hi]):
-                yield s.lo + c.start(), name
+                # a width template (`template <int LANES = 32>`: loops from LANES / 2) is 32-lane work
+                # only where this call gives it 32 (`wsum<32>(v)`, `wsum<WARP_SZ>(v)`, or the default)
+                width = c.group(1)[1:-1].strip() if c.group(1) else default
+                if not param or width and unit_value(self, width) == 32:
+                    yield s.lo + c.start(), name
 
     def mixed(self, s: Scope) -> bool:
         scopes = self._closure(s)
@@ -297,6 +343,23 @@ class WarpModel:
         helper shuffling from lane 1 for callers that index lanes by % 32): it runs on their warps."""
         return bool(s.name) and any(c is not s and c.name and s.name in self.calls_of(c) and self.logical(c)
                                     for c in self.scopes)
+
+
+_TEMPLATE_INT = re.compile(r"template\s*<\s*(?:int|unsigned|unsigned\s+int|size_t|uint32_t)\s+([A-Za-z_]\w*)\s*"
+                           r"(?:=\s*([A-Za-z_]\w*|\d+)[uU]?\s*)?>")
+
+
+def _width_param(code: str, s: Scope) -> tuple[str, str]:
+    """The template parameter of a one-parameter integer template function (``code`` is the text
+    it was cut from) that is its shuffle loop's width (``template <int LANES>`` ... ``for (o = LANES
+    / 2; ...)``) and its default ("" for none), or ("", "")."""
+    m = _TEMPLATE_INT.search(code, s.lo, s.body) if s.body > s.lo else None
+    if m is None:
+        return "", ""
+    body = code[s.body:s.hi]
+    name = re.escape(m.group(1))
+    loop = re.search(r"=\s*\(?\s*" + name + r"\s*(?:/\s*2|>>\s*1)\b|<=?\s*" + name + r"\s*;", body)
+    return (m.group(1), m.group(2) or "") if loop and "shfl" in body else ("", "")
 
 
 NOTE = ("32-lane logical warps, consistent at 64: each 32-lane half of a 64-lane wavefront acts as its own "
@@ -337,8 +400,10 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
         if s.tile32 and "thread_rank" in code[code.rfind("\n", 0, at):at] or _tile_loop(code, at, s):
             continue  # an explicit 32-lane tile (cg::tiled_partition<32>): right at 64 too
         if model.mixed(s):
-            yield (at, rule, message + "; this function also measures the warp by warpSize, so the two widths "
-                   "disagree at 64", fix, symbol)
+            yield (at, rule, message.removeprefix(warp.UNROLLED) + "; this function also measures the warp by "
+                   "warpSize, so the two widths disagree at 64", fix, symbol)
+        elif message.startswith(warp.UNROLLED):
+            continue  # a hand-unrolled 32-lane reduction is said only where it meets warpSize
         elif model.consistent(s):
             yield (at, "warp32-logical", NOTE + f" ({code[at:code.find(chr(10), at)].strip()[:40]})",
                    NOTE_FIX, symbol)
@@ -348,12 +413,34 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
     yield from launches(model)
     yield from work_counts(model)
     yield from shared_arrays(model)
+    yield from header_widths(model)
     for s in model.scopes:
         for at, name in model.mixed_calls(s):
             yield (at, "warp-width-mixed", f"this function measures the warp by warpSize (64 on gfx942/gfx950) "
                    f"but {name} works on 32-lane warps (shuffle offsets from 16): each call covers half a "
                    "wavefront, so per-warp results are partial", f"make {name} loop from warpSize / 2 (or "
                    f"index this function's warps by 32); {warp.EMULATE}", name)
+
+
+_WIDTH_BEFORE = re.compile(r"(?:%|/|>>|&\s*\()\s*\(?\s*\Z")
+_HALF_AFTER = re.compile(r"\s*(?:/\s*2|>>\s*1)\b")
+
+
+def header_widths(model: WarpModel) -> Iterator[Hit]:
+    """warp-size-literal at this file's lane math by a header's constant equal to 32 (``tid %
+    WARP_SIZE``, ``tid & (WARP_SIZE - 1)``, a loop from ``WARP_SIZE / 2``) in a function that also
+    measures the warp by warpSize: the two widths disagree at 64, and the header's own unit does
+    not see this use."""
+    code = model.code
+    for at, name in sorted(model.header_width_sites):
+        s = model.at(at)
+        if not s.name or model.matrix(s) or not model.mixed(s) or unit_value(model, name) != 32:
+            continue
+        if _WIDTH_BEFORE.search(code, max(0, at - 6), at) or _HALF_AFTER.match(code, at + len(name)):
+            yield (at, "warp-size-literal", f"{name} (32, from an included header) is a 32-lane width here, "
+                   "and this function also measures the warp by warpSize, so the two widths disagree at 64 "
+                   "(gfx942/gfx950 wavefronts have 64 lanes)", f"use warpSize (or a per-architecture "
+                   f"constant) for {name}; {warp.EMULATE}", name)
 
 
 def _fed_to_warpsize(model: WarpModel, s: Scope, at: int) -> str:
@@ -404,6 +491,17 @@ def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
                        "in 32 (lane % 32 leaders, / 32 slots): at 64 both 32-lane leaders store the whole "
                        "wavefront's result", "start the offsets at 16 (32-lane warps), or count lanes and warps "
                        f"by warpSize; {warp.EMULATE}", "warpSize")
+    # a vote over the wavefront in a function whose warps are 32-lane halves: at 64 each logical
+    # warp's answer takes in the other half's lanes (the code reads it as its own warp's vote)
+    for at in model.votes:
+        s = model.at(at)
+        if _counts_in_32(model, s) and not s.tile32 and not _one_warp_blocks(model, s):
+            name = code[at:code.find("(", at)].strip()
+            yield (at, "warp-width-mixed", f"{name} votes over the whole 64-lane wavefront on gfx942/gfx950, "
+                   "but this function gives each 32 lanes their own warp (lane % 32, / 32 slots): each "
+                   "logical warp's answer takes in the other half's lanes", "vote per 32-lane half (a "
+                   "tiled_partition<32> tile's any / all, or mask the ballot to the half), or count warps by "
+                   f"warpSize; {warp.EMULATE}", name)
     for m in _CUB_WARP.finditer(code) if "cub::Warp" in code else ():
         s = model.at(m.start())
         if _counts_in_32(model, s):
@@ -423,7 +521,7 @@ def _counts_in_32(model: WarpModel, s: Scope) -> bool:
     if not (s.name and s.logical32) or s.hw_lane or model.matrix(s) or s.src:
         return False
     names = "|".join(re.escape(n) for n in sorted(model.const32) if _only_32(model.code, n))
-    by32 = r"(?:%|/)\s*\(?\s*(?:32\b" + (f"|(?:{names})\\b" if names else "") + r")|&\s*31\b|>>\s*5\b"
+    by32 = r"(?:%|/)\s*\(?\s*(?:32\b" + (f"|(?:{names})\\b" if names else "") + r")|&\s*(?:31|0[xX]1[fF])\b|>>\s*5\b"
     body = model.code[max(s.body, s.lo):s.hi]
     # lanes or warps also counted by warpSize (`tid % warpSize`): the 32s are something else
     # (bit-packing, tile columns), and the warpSize reduction agrees with the function's leaders
@@ -619,13 +717,95 @@ _SMALL_BLOCK = re.compile(r"\(?\s*(?:dim3\s*[({]\s*)?(\d+)[uU]?\s*(?:,\s*1\s*){0
 
 
 def _one_warp_blocks(model: WarpModel, s: Scope) -> bool:
-    """Is the kernel ``s`` launched in this file, and every launch found with a block of at most
-    32 threads (a literal, ``dim3(32)``, or a name last assigned one before the launch)?"""
-    code = model.code
-    if "<<<" not in code or not s.name:
+    """Does ``s`` run only in blocks of at most 32 threads, as far as its translation unit shows?
+    A kernel does when it asserts so itself (``assert(threadIdx.x < warp_size)``, ``assert(blockDim.x
+    == 32)``) or is launched in this file, every launch with a small block; a device function does
+    when the kernels of the file that reach it (two calls deep) all do, and there is at least one.
+    Where no launch is visible the answer is no: the judgment then rests on the code itself."""
+    if not s.name:
         return False
-    blocks = [(start, args) for start, name, args in launch_sites(model) if name == s.name]
-    return bool(blocks) and all(_small_block(model, start, args) for start, args in blocks)
+    known = model.one_warp_memo.get(id(s))
+    if known is None:
+        known = model.one_warp_memo[id(s)] = _find_one_warp(model, s, 0)
+    return known
+
+
+def _find_one_warp(model: WarpModel, s: Scope, depth: int) -> bool:
+    if _asserts_one_warp(model, s):
+        return True
+    code = model.code
+    blocks = [(start, args) for start, name, args in launch_sites(model) if name == s.name] if "<<<" in code else []
+    if blocks:
+        return all(_small_block(model, start, args) for start, args in blocks)
+    if depth >= 2 or "__global__" in (s.src or code)[s.lo:max(s.lo, s.body)]:
+        return False  # a kernel launched nowhere in its unit (or too deep to follow)
+    callers = [c for c in model.scopes if c is not s and c.name and s.name in model.calls_of(c)]
+    return bool(callers) and all(_find_one_warp(model, c, depth + 1) for c in callers)
+
+
+# a kernel's own statement that its block is one warp of at most 32 threads (with no second
+# dimension used: a (32, 4) block asserts threadIdx.x < 32 too, and its rows share wavefronts)
+_ASSERT_SMALL = re.compile(r"\bassert\s*\(\s*(?:threadIdx\.x\s*<\s*([A-Za-z_]\w*|\d+)"
+                           r"|blockDim\.x\s*(?:==|<=)\s*([A-Za-z_]\w*|\d+))\s*\)")
+
+
+def _asserts_one_warp(model: WarpModel, s: Scope) -> bool:
+    code = s.src or model.code
+    body = code[s.lo:s.hi]
+    if "assert" not in body or ".y" in body and re.search(r"\b(?:threadIdx|blockDim)\.[yz]\b", body):
+        return False
+    for m in _ASSERT_SMALL.finditer(code, s.lo, s.hi):
+        value = unit_value(model, m.group(1) or m.group(2))
+        if value is not None and 0 < value <= 32:
+            return True
+    return False
+
+
+# `#define NAME value`, `[static] const[expr] T NAME = value;` / `{value}`, `enum { NAME = value }`:
+# a name's value in the unit, a literal or another name (followed a few steps)
+# (no leading anchor or \b: each pattern then starts with a literal the engine jumps to)
+_DEFINE_VALUE = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+"
+                           r"\(?\s*([A-Za-z_]\w*|\d+)[uU]?\s*\)?[ \t]*(?://[^\n]*)?$", re.M)
+_CONST_VALUE = re.compile(r"(?:const(?:expr)?|GW_CONSTEXPR)\s+(?:static\s+)?(?:unsigned\s+)?[A-Za-z_][\w:]*\s+"
+                          r"([A-Za-z_]\w*)\s*(?:=\s*|\{\s*)\(?([A-Za-z_]\w*|\d+)[uU]?\)?\s*[;}]")
+_ENUM_BODY = re.compile(r"enum(?:\s+(?:class|struct))?(?:\s+[A-Za-z_]\w*)?(?:\s*:\s*[\w:]+)?\s*\{([^{}]*)\}")
+_ENUM_VALUE = re.compile(r"([A-Za-z_]\w*)\s*=\s*(\d+)[uU]?\s*(?:,|\Z)")
+
+
+def unit_value(model: WarpModel, name: str) -> int | None:
+    """The integer value of a literal or a constant of the translation unit (the file, then the
+    quoted headers it includes), or None when unknown."""
+    if name.isdigit():
+        return int(name)
+    if model.unit_values is None:
+        model.unit_values = _unit_values((model.code, *model.header_texts()))
+    for _ in range(4):
+        got = model.unit_values.get(name)
+        if got is None or got.isdigit():
+            return int(got) if got is not None else None
+        name = got
+    return None
+
+
+def _unit_values(texts: Iterable[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for text in texts:
+        for name, value in _text_values(text):
+            out.setdefault(name, value)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _text_values(text: str) -> tuple[tuple[str, str], ...]:
+    """The constants one text defines (a header's are read once, whichever file includes it)."""
+    out: list[tuple[str, str]] = []
+    if "define" in text:
+        out += _DEFINE_VALUE.findall(text)
+    if "const" in text:
+        out += _CONST_VALUE.findall(text)
+    for m in _ENUM_BODY.finditer(text) if "enum" in text else ():
+        out += _ENUM_VALUE.findall(m.group(1).strip())
+    return tuple(out)
 
 
 def one_warp_file(model: WarpModel) -> bool:
@@ -650,17 +830,36 @@ def _find_small_block(model: WarpModel, start: int, args: str) -> bool:
     code = model.code
     block = _split_args(args)[1:2]
     value = block[0] if block else ""
+    if _SMALL_BLOCK.fullmatch(value) is None and re.fullmatch(r"[A-Za-z_]\w*", value) is None:
+        return False
     if _SMALL_BLOCK.fullmatch(value) is None:
         host = model.at(start)
         last = None
         before = code[host.lo:start]
-        # (a pattern compiled per name: not asked when the name does not occur before the launch)
-        for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*=(?!=)\s*([^;]*);", before) \
-                if re.fullmatch(r"[A-Za-z_]\w*", value) and value in before else ():
+        # `threads = 32;`, `dim3 threads(warp_size, 1, 1)`, `const dim3 threads{32}`: the last
+        # assignment before the launch (a pattern compiled per name: asked only when it occurs)
+        for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*(?:=(?!=)\s*([^;]*)|([({][^;]*[)}]))\s*;",
+                             before) if value in before else ():
             last = a
-        value = last.group(1).strip() if last is not None else ""
+        if last is None:
+            return (unit_value(model, value) or 99) <= 32  # a constant of the unit (`<<<n, WARP_SIZE>>>`)
+        value = (last.group(1) or last.group(2)).strip()
+        if _SMALL_BLOCK.fullmatch(value) is None:
+            return _small_dims(model, value)
     small = _SMALL_BLOCK.fullmatch(value)
     return small is not None and int(small.group(1)) <= 32
+
+
+def _small_dims(model: WarpModel, value: str) -> bool:
+    """Is a block written ``(W, 1, 1)``, ``{W}``, ``dim3(W, 1)`` with W a constant of the unit of at
+    most 32 (the rows of a larger y or z would share a wavefront)?"""
+    value = value.removeprefix("dim3").strip()
+    if re.fullmatch(r"[A-Za-z_]\w*", value):
+        return (unit_value(model, value) or 99) <= 32
+    if len(value) < 2 or value[0] + value[-1] not in ("()", "{}"):
+        return False
+    dims = _split_args(value[1:-1])
+    return bool(dims) and all(d in ("1", "1u", "1U") for d in dims[1:]) and (unit_value(model, dims[0]) or 99) <= 32
 
 
 def _count32(code: str, arg: str, lo: int, hi: int) -> int | None:
@@ -668,13 +867,27 @@ def _count32(code: str, arg: str, lo: int, hi: int) -> int | None:
     host function from ``lo``), multiplies or divides by 32."""
     if _MUL32.search(arg):
         return hi
+    host = code[lo:hi]
     for name in dict.fromkeys(warp._WORDS.findall(arg)):
-        last = None
-        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)", code[lo:hi]):
-            last = a
+        last = _last_assignment(host, name)
         if last is not None and _MUL32.search(last.group(1)):
             return lo + last.start()
     return None
+
+
+def _last_assignment(text: str, name: str) -> re.Match[str] | None:
+    """The last of the non-overlapping matches of `name = ...` / `name{...` / `name(...` up to a `;`
+    (lookbehind: not after a word character or `.`), as a finditer over ``text`` would give: tried
+    only where the name occurs (the pattern's lookbehind made finditer try every offset), skipping
+    occurrences inside the previous match, as finditer does."""
+    pattern = re.compile(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)")
+    last, pos, at = None, 0, text.find(name)
+    while at >= 0:
+        m = pattern.match(text, at) if at >= pos else None
+        if m is not None:
+            last, pos = m, max(m.end(), at + 1)
+        at = text.find(name, at + 1)
+    return last
 
 
 def shared_arrays(model: WarpModel) -> Iterator[Hit]:
@@ -1186,6 +1399,19 @@ def _function_name(code: str, lo: int, hi: int) -> tuple[str, int]:
     return "", -1
 
 
+_ASCII_WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+
+def _word_start(code: str, floor: int, end: int) -> int:
+    """Where the run of word characters (isalnum or '_') ending at ``end`` starts, not before
+    ``floor``: the ASCII part by one rstrip in C, then character by character only past a non-ASCII
+    character (which may be alphanumeric too)."""
+    j = floor + len(code[floor:end].rstrip(_ASCII_WORD))
+    while j > floor and (code[j - 1].isalnum() or code[j - 1] == "_"):
+        j -= 1
+    return j
+
+
 def _name_before_params(code: str, lo: int, brace: int) -> str:
     close = code.rfind(")", lo, brace)
     between = code[close + 1:brace].strip() if close >= 0 else "?"
@@ -1215,9 +1441,8 @@ def _name_before_params(code: str, lo: int, brace: int) -> str:
     end = j + 1
     # the word ending at `end` (at most 200 characters back), read backwards: a `\w+\Z` search
     # tried each of the 200 offsets before it
-    floor, j = max(lo, end - 200), end
-    while j > floor and (code[j - 1].isalnum() or code[j - 1] == "_"):
-        j -= 1
+    floor = max(lo, end - 200)
+    j = _word_start(code, floor, end)
     name = code[j:end]
     return name if name and not name[0].isdigit() and name not in _NOT_FUNCTIONS else ""
 
@@ -1253,5 +1478,6 @@ def clear_caches() -> None:
     """Forget the headers' functions and constants (a new run reads them as they are now)."""
     header_functions.cache_clear()
     _header_constants.cache_clear()
+    _text_values.cache_clear()
     _FILE_WORK.clear()
     _macro_wrappers.cache_clear()

@@ -52,8 +52,13 @@ _CONST_BEFORE = re.compile(r"\bconst(?:expr)?\b[^;=(){}]*?\b([A-Za-z_]\w*)\s*(?:
 # looser than _DEFINE_32 (raw text: a comment may follow), it only has to include every definition
 _DEFINE_32_LOOSE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?[ \t]*(?:32|5)[uU]?\b")
 _WIDTH_USE = re.compile(r"(%|/|>>)\s*\(?\s*([A-Za-z_]\w*)\b(?!\s*[(.])")
+_WIDTH_MASK = re.compile(r"(&)\s*\(\s*([A-Za-z_]\w*)\s*-\s*1[uU]?\s*\)")  # lane = tid & (WARP_SZ - 1)
+# `enum { kWarp = 32 }`: an enumerator is a constant of the unit too
+_ENUM_BEFORE = re.compile(r"\benum\b[^;{}]*\{[^;{}]*?\b([A-Za-z_]\w*)\s*=\s*\(?\Z")
 _LOOP_WIDTH = re.compile(r"=\s*\(?\s*([A-Za-z_]\w*)\s*(?:/\s*2|>>\s*1)\b|<=?\s*([A-Za-z_]\w*)\s*;")
-_WIDTH_DEFAULT = re.compile(r"\bint\s+width\s*=\s*([A-Za-z_]\w*)")
+# `int width = NAME` at a word start: the pattern has no leading \b so that the engine jumps from
+# one "int" to the next (see word_start_matches) instead of trying \b at every offset
+_WIDTH_DEFAULT = re.compile(r"int\s+width\s*=\s*([A-Za-z_]\w*)")
 _SHFL = re.compile(r"(__shfl(?:_up|_down|_xor)?(?:_sync)?)\s*\(")
 # any shuffle, cooperative groups' tile.shfl_down(...) included: "a shuffle follows"
 _ANY_SHFL = re.compile(r"shfl(?:_up|_down|_xor)?(?:_sync)?\s*\(")  # no leading \b: it would disable skipping
@@ -66,15 +71,18 @@ _BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask|\.ballot)\s*\(")
 # `unsigned int x =` is matched by `unsigned\s+int` and also by `int` alone (\b before it): dropping
 # either alternative by itself changes nothing (an equivalent mutant); tests/audit/golden/ballot_forms.cu
 # fails when both go, or when `unsigned`, `int32_t` or `u32` goes.
-_INT32 = r"(?:unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint32|uint)"  # uint32: nvbio's typedef
+_INT32_NAMES = r"unsigned\s+int|unsigned|uint32_t|int32_t|int|u32|uint32|uint"  # uint32: nvbio's typedef
+_INT32 = "(?:" + _INT32_NAMES + ")"
 _WRAPPED_ASSIGN = re.compile(r"[ \t]*[-+*/%&|^]?=(?!=)")  # a line that starts with `=` / `+=` ...
 # `uint32_t e = (__ballot_sync(...)) & MASK`: a parenthesis before the call stores it all the same
 _DECL32_BEFORE = re.compile(r"\b" + _INT32 + r"\s+\w+\s*=\s*(?:\(\s*)*\Z")
 _MASK_ARG_BEFORE = re.compile(r"(?:" + _SYNC + r")\s*\(\s*\Z")  # `__shfl_sync(` just before a call
 _POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")
-_MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$"
-                       r"|const(?:expr)?\s+(?:const\s+)?(?:" + _INT32 + r")\s+(\w+)\s*=\s*"
-                       r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1)\s*;", re.MULTILINE)
+# a 32-bit full mask by name: `#define M 0xffffffff` or `const int M = -1;`, one pattern per literal
+# start (see merged: the alternation of the two was tried at every offset, 30x slower); group 1 names it
+_MASK_DEFS = (re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$", re.MULTILINE),
+              re.compile(r"const(?:expr)?\s+(?:const\s+)?(?:" + _INT32 + r")\s+(\w+)\s*=\s*"
+                         r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1)\s*;"))
 
 
 def _after_word(code: str, at: int) -> bool:
@@ -318,6 +326,17 @@ def _bit_packed(code: str, at: int, operand: str) -> bool:
     return word is not None and bit is not None
 
 
+def _call_operand(code: str, at: int) -> str:
+    """_left_operand, with a call's name kept (``block.thread_rank() % 32``: the rank, a thread
+    index; ``hash(threadIdx.x) % 32``: data) and its arguments dropped."""
+    operand = _left_operand(code, at)
+    end = len(code[:at].rstrip())
+    start = end - len(operand)
+    if not operand.startswith("(") or not _after_word(code, start):
+        return operand
+    return _unindexed(_left_operand(code, start) + operand).strip()
+
+
 def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
     derived = derived or Derivation(code)
     for m in _lane_ops(code):
@@ -325,7 +344,7 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
         pair = (op, "31" if num == "0x1f" else num)
         if pair not in (("%", "32"), ("/", "32"), ("&", "31"), (">>", "5"), ("==", "31"), ("<", "32")):
             continue
-        operand = _left_operand(code, m.start())
+        operand = _call_operand(code, m.start())
         by_use = derived.at(operand, m.start())
         if by_use and _warp_uniform(code, operand.strip(), derived.scope(m.start())):
             continue  # a warp's index (the same in all its lanes): `row % 32` picks a bit of packed data
@@ -378,7 +397,8 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
     if ("threadIdx" not in code and "shfl" not in code) or candidates is not None and not candidates:
         return out
     derived = derived or Derivation(code)
-    for m in _WIDTH_USE.finditer(code) if derived.any_root else ():  # no root: no operand is a thread index
+    uses = (_WIDTH_USE, _WIDTH_MASK) if "& (" in code or "&(" in code else (_WIDTH_USE,)
+    for m in merged(uses, code) if derived.any_root else ():  # no root: no operand is a thread index
         name = m.group(2)
         if (candidates is None or name in candidates) and name not in out and derived.at(
                 _left_operand(code, m.start()), m.start()):
@@ -391,7 +411,7 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
         for head in _shuffle_loops(code, _SHFL).values():
             out.update(name for pair in _LOOP_WIDTH.findall(head) for name in pair if name)
         # `template <int width = WARP_SIZE>`: the default of a shuffle-width parameter (ggml)
-        out.update(_WIDTH_DEFAULT.findall(code))
+        out.update(m.group(1) for m in word_start_matches(_WIDTH_DEFAULT, code))
     return out
 
 
@@ -411,7 +431,7 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
         return list(_CONST_32_LAST[1])
     out: list[tuple[int, str, str]] = []
     _CONST_32_LAST[:] = [code, out]
-    if "const" not in code:
+    if "const" not in code and "enum" not in code:
         return out
     for v in merged(_VALUE_32S, code):
         k = v.start() - 1
@@ -423,6 +443,8 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
         if k < 0 or code[k] not in ("=", "{"):
             continue  # not an initialiser: 0.5, x + 32, f(32)
         m = _CONST_BEFORE.search(code, max(0, v.start() - 120), v.start())
+        if m is None and "enum" in code:
+            m = _ENUM_BEFORE.search(code, max(0, v.start() - 200), v.start())
         if m is not None:
             out.append((m.start(1), m.group(1), v.group(1)))
     return out
@@ -453,6 +475,35 @@ _WS_GUARD = re.compile(r"(?<![\w.])if\s*\(\s*(?:warpSize\s*!=\s*([A-Za-z_][\w:]*
                        r"(?:__trap|__builtin_trap|trap|abort|exit|return|asm|throw)\b")
 
 
+def word_start_matches(pattern: re.Pattern[str], code: str) -> Iterator[re.Match[str]]:
+    """The matches of ``\\b`` + ``pattern`` (a pattern that begins with a word character and never
+    matches empty): ``pattern``'s leftmost match from each position on is kept where no word
+    character precedes it, else the search goes on one character later, as the engine would with
+    the ``\\b``; the same matches, found by the pattern's literal start."""
+    pos = 0
+    while (m := pattern.search(code, pos)) is not None:
+        at = m.start()
+        if at and (code[at - 1].isalnum() or code[at - 1] == "_"):
+            pos = at + 1
+            continue
+        yield m
+        pos = m.end()
+
+
+def statements_with(code: str, word: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each `;`-delimited stretch of ``code`` that contains ``word``, in order. A
+    pattern whose matches all contain the word and never a `;` finds the same matches in these
+    stretches as over the whole file, without being tried at every offset (its lookbehind still
+    sees the character before a stretch)."""
+    at = code.find(word)
+    while at >= 0:
+        lo = code.rfind(";", 0, at) + 1
+        hi = code.find(";", at)
+        hi = len(code) if hi < 0 else hi
+        yield lo, hi
+        at = code.find(word, hi)
+
+
 def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
     """A check that the warp has 32 lanes, ``assert(warpSize == 32)`` (or a constant equal to 32, the
     unit's or a local ``W = 32;``) or ``if (warpSize != 32) __trap();``: warpSize is 64 on
@@ -461,8 +512,9 @@ def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
     if "warpSize" not in code:
         return
     known = set(names32)
+    spans = list(statements_with(code, "warpSize"))
     for pattern, what in ((_WS_ASSERT, "assert"), (_WS_GUARD, "guard")):
-        for m in pattern.finditer(code):
+        for m in (m for lo, hi in spans for m in pattern.finditer(code, lo, hi)):
             width = (m.group(1) or m.group(2)).split("::")[-1]
             if width != "32" and width not in known and not re.search(
                     r"(?<![\w.])" + re.escape(width) + r"\s*=\s*32[uU]?\s*;", code):
@@ -476,15 +528,45 @@ def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
                    "warpSize")
 
 
+# the first step of a reduction written out by hand (`v += __shfl_down_sync(m, v, 16); ... 8); ...`):
+# its offset is the last argument, with no width after it
+_UNROLLED16 = re.compile(r",\s*16[uU]?\s*\Z")
+_STEP32 = re.compile(r"__shfl_(?:down|xor)(?:_sync)?\s*\([^;]*,\s*32[uU]?\s*\)")
+UNROLLED = "unrolled shuffle: "  # how an unrolled step's hit begins (judged only where widths mix)
+
+
+def _top_commas(args: str) -> int:
+    """The commas of a call's arguments outside nested brackets."""
+    depth = count = 0
+    for ch in args:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            count += 1
+    return count
+
+
 def shuffle_widths(code: str) -> Iterator[Hit]:
     """A literal 32 as a shuffle's width, and shuffle loops over 32 lanes (start 16 / bound 32)."""
     if "shfl" not in code:
         return
     for m in _SHFL.finditer(code) if "__shfl" in code else ():  # fast path (see lane_math)
-        if _WIDTH32.search(_call_args(code, m.end() - 1)):
+        args = _call_args(code, m.end() - 1)
+        # the arguments before the width: (mask,) value, lane or offset; `__shfl_down_sync(m, v, 32)`
+        # has no width: its 32 is an offset (a 64-lane reduction's first step)
+        given = _top_commas(args) - (1 if m.group(1).endswith("_sync") else 0)
+        if given >= 2 and _WIDTH32.search(args):
             yield (m.start(), "warp-size-literal", f"{m.group(1)} with width 32: on a 64-lane wavefront it shuffles "
                    "within halves, so a 'whole warp' reduction covers 32 of 64 lanes",
                    f"use warpSize as the width; {EMULATE}", "")
+        elif _UNROLLED16.search(args) and ("down" in m.group(1) or "xor" in m.group(1)) and given == 1 and \
+                _STEP32.search(code, max(code.rfind("\n}", 0, m.start()), m.start() - 600, 0), m.start()) is None:
+            # (a step by 32 before it in the function: the reduction spans 64 lanes, 16 is its second)
+            yield (m.start(), "warp-size-literal", f"{UNROLLED}{m.group(1)} by 16 (an unrolled 16, 8, 4, 2, 1 "
+                   "reduction): on a 64-lane wavefront lanes 32-63 never join it",
+                   f"start from warpSize / 2; {EMULATE}", "")
     for at, head in sorted(_shuffle_loops(code, _ANY_SHFL).items()):
         if _LOOP32.search(head):
             yield (at, "warp-size-literal", "shuffle loop over 32 lanes (offset 16 / bound 32): on a 64-lane "
@@ -496,8 +578,8 @@ def masks(code: str) -> Iterator[Hit]:
     if "_sync" not in code:  # every _SYNC name has it, __syncwarp included
         return
     consts: dict[str, int] = {}
-    for m in _MASK_DEF.finditer(code):
-        consts[m.group(1) or m.group(2)] = m.start(1) if m.group(1) else m.start(2)
+    for m in merged(_MASK_DEFS, code):
+        consts[m.group(1)] = m.start(1)
     vars32 = None
     reported: set[str] = set()
     for m in _SYNC_CALL.finditer(code):
@@ -701,16 +783,33 @@ def _passed_to_32(code: str, m: re.Match[str]) -> str:
 BALLOT_HANDED_ON = "result handed on:"  # the messages of the returned / passed ballots (checks.py filters them)
 
 
+# a file's own names for a 32-bit integer: `typedef unsigned int mask_t;`, `using lanes_t = uint32_t;`
+_ALIAS32 = re.compile(r"\btypedef\s+" + _INT32 + r"\s+([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*"
+                      + _INT32 + r"\s*;")
+
+
+def _decl32_before(code: str) -> re.Pattern[str]:
+    """_DECL32_BEFORE, with the file's aliases of a 32-bit integer as the type too (a ballot kept in
+    ``mask_t m = __ballot_sync(...)`` is as narrow as one kept in ``unsigned``)."""
+    if "typedef" not in code and "using" not in code:
+        return _DECL32_BEFORE
+    names = sorted({a or b for a, b in _ALIAS32.findall(code)} - {"uint64_t"})
+    if not names:
+        return _DECL32_BEFORE
+    return re.compile(r"\b(?:" + _INT32_NAMES + "|" + "|".join(map(re.escape, names)) + r")\s+\w+\s*=\s*(?:\(\s*)*\Z")
+
+
 def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
     held: set[str] = set()
     wide_tile: set[str] = set()  # tile ballots kept in 64 bits (auto): exact, but no __ffs overload
+    decl32 = _decl32_before(code)
     for m in _BALLOT.finditer(code):
         # from the statement's start, so that a declaration wrapped before the call (clang-format's
         # `unsigned m =\n    __ballot_sync(...)`) is read too
         start = m.start() if m.group(1) != ".ballot" else m.start() - len(_left_operand(code, m.start()))
-        decl = _DECL32_BEFORE.search(code, _wrap_start(start), start)
+        decl = decl32.search(code, _wrap_start(start), start)
         func = m.group(1) if m.group(1) != ".ballot" else code[start:m.start()] + ".ballot"
         target = _assigned_name(code, start)
         if func.endswith(".ballot") and _tile_at_most_32(code, func[:-len(".ballot")], start):
@@ -798,9 +897,27 @@ def has_lane_call(code: str) -> bool:
     (_HW_LANE_CALL starts with a lookbehind and tries every offset: asked once per text.)"""
     if _LANE_CALL_LAST[0] is code:  # the same string object (checks._warp, then hardware_lane_shifts)
         return bool(_LANE_CALL_LAST[1])
-    found = ("ane_id" in code or "aneId" in code or "aneid" in code) and _HW_LANE_CALL.search(code) is not None
+    found = ("ane_id" in code or "aneId" in code or "aneid" in code) and _lane_call_at_lane(code)
     _LANE_CALL_LAST[:] = [code, found]
     return found
+
+
+def _lane_call_at_lane(code: str) -> bool:
+    """Does _HW_LANE_CALL match anywhere in ``code``? A match with a ``ns::`` prefix implies one
+    without it (the name after `::` passes the lookbehind), and that one starts at most 4
+    characters before its "lane" ("get_lane_id", "__lane_id"): the pattern is tried there only,
+    at each "lane" followed by "id" or "_id" in any case, not at every offset of the file. Non-ASCII
+    text is searched whole: the pattern's (?i) also folds 'ı' and 'K', and lower() may change lengths."""
+    if not code.isascii():
+        return _HW_LANE_CALL.search(code) is not None
+    low = code.lower()
+    at = low.find("lane")
+    while at >= 0:
+        if low.startswith(("id", "_id"), at + 4) and any(
+                _HW_LANE_CALL.match(code, start) for start in range(max(0, at - 4), at + 1)):
+            return True
+        at = low.find("lane", at + 4)
+    return False
 
 
 def _hardware_helper(code: str, name: str, laneid_at: tuple[int, ...], headers: Iterable[str]) -> bool:

@@ -45,7 +45,7 @@ class Toolchain:
 def select_toolchain(plan, machine, guard: Path) -> Toolchain | None:
     """The ``hipified-cuda`` toolchain of the plan, with the flags it needs; None if none compiles.
     ``guard``: where the compile-only SDK's guard headers go (inside the output directory)."""
-    from ..build.hip_toolchains import sdk_includes  # the flags `port build` uses for the same toolchain
+    from ..builder.hip_toolchains import sdk_includes  # the flags `port build` uses for the same toolchain
 
     tc = plan.toolchain("hipified-cuda")
     if not tc.can_compile or not tc.compiler:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..build.hip_toolchains import GUARD_ERROR
+from ..builder.hip_toolchains import GUARD_ERROR
 
 CLASSES = ("tool-error", "fails", "needs-package", "not-checkable", "warnings", "compiles")  # worst first
 MISSING_KINDS = ("missing-rocm-header", "missing-system-header")  # the header's absence is not the user's code

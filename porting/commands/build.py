@@ -40,7 +40,7 @@ def _detect(config: object) -> tuple[object | None, str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..build import build
+    from ..builder import build
     from ..config import load_config
     from ..errors import PlatformError, ToolError, UsageError
 

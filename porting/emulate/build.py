@@ -66,7 +66,7 @@ class Program:
         # under this run's OUT: the cache is keyed by content, and a binary built for another OUT
         # (a shared --cache-dir) must report the same paths
         remap = [f"-fmacro-prefix-map={self.mirror}="] if self.mirror else []
-        return [*remap, *(["-fopenmp"] if self.openmp else []), *thrust_flags(self.cccl)]
+        return [*remap, *feature_flags(self.openmp, self.cccl)]
 
     def force_includes(self) -> list[str]:
         return ["-include", "emu_runtime.h", *(["-include", "emu_thrust.h"] if self.cccl else [])]
@@ -79,6 +79,11 @@ class Program:
 THRUST_DEFINES = ("THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP", "CCCL_DISABLE_FP16_SUPPORT",
                   "CCCL_DISABLE_BF16_SUPPORT")
 _THRUST_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]thrust/', re.M)
+
+
+def feature_flags(openmp: bool, cccl: Path | None) -> list[str]:
+    """The flags a program's features add, spelled once: the build uses them and the digest hashes them."""
+    return [*(["-fopenmp"] if openmp else []), *thrust_flags(cccl)]
 
 
 def thrust_flags(cccl: Path | None) -> list[str]:
@@ -220,8 +225,7 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
     cccl = _thrust_headers(files[0]) if thrust else None
     if cccl is not None:  # another CCCL release is another program
         h.update((cccl / "thrust" / "version.h").read_bytes())
-    for flag in [*map(str, dirs), *defines, tool.cxx, *tool.base_flags(0), *(["-fopenmp"] if openmp else []),
-                 *thrust_flags(cccl)]:
+    for flag in [*map(str, dirs), *defines, tool.cxx, *tool.base_flags(0), *feature_flags(openmp, cccl)]:
         h.update(flag.encode() + b"\0")
     mirrored_dirs = [_mirrored(mirror, d) for d in dirs]
     return Program(sources=[_mirrored(mirror, s.resolve()) for s in sources],

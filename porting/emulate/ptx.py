@@ -47,6 +47,9 @@ class AsmStatement:
     template: str
     outputs: list[tuple[str, str]]   # (constraint, C++ lvalue)
     inputs: list[tuple[str, str]]
+    # a template with #if/#else lines among its literals: (directive, template) per branch, the
+    # last directive #endif with no template; the compiler's preprocessor picks the branch
+    branches: list[tuple[str, str]] | None = None
 
 
 def find(text: str) -> Iterator[AsmStatement]:
@@ -105,14 +108,57 @@ def _split_top(s: str, sep: str) -> list[str]:
 def _parse(text: str, start: int, body: int, close: int) -> AsmStatement:
     sections = _split_top(text[body:close], ":")
     template_src = sections[0]
-    if re.sub(_STRING, "", template_src).strip():
-        raise Unsupported("an asm template that is not a string literal")
-    template = "".join(bytes(s, "utf-8").decode("unicode_escape") for s in _STRING.findall(template_src))
+    branches = _branches(template_src) if re.search(r"^\s*#", template_src, re.M) else None
+    template = branches[0][1] if branches else _literals(template_src)
     outputs = _operands(sections[1]) if len(sections) > 1 else []
     inputs = _operands(sections[2]) if len(sections) > 2 else []
     if len(sections) > 4:
         raise Unsupported("asm goto")
-    return AsmStatement(start, close + 1, template, outputs, inputs)
+    return AsmStatement(start, close + 1, template, outputs, inputs, branches)
+
+
+def _literals(src: str) -> str:
+    if re.sub(_STRING, "", src).strip():
+        raise Unsupported("an asm template that is not a string literal")
+    return "".join(bytes(s, "utf-8").decode("unicode_escape") for s in _STRING.findall(src))
+
+
+_DIRECTIVE = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif)\b")
+
+
+def _branches(src: str) -> list[tuple[str, str]]:
+    """A template whose literals are chosen by one #if/#elif/#else/#endif group (cuda-samples
+    style: an instruction for newer toolkits, another for older ones): each branch's full
+    template (the literals before the group, the branch's, the ones after) with its directive.
+    Nested or repeated groups are refused."""
+    lines = re.sub(r"\\\n", " ", src).split("\n")
+    before: list[str] = []
+    after: list[str] = []
+    arms: list[tuple[str, list[str]]] = []
+    state = "before"
+    for line in lines:
+        m = _DIRECTIVE.match(line.strip())
+        if line.strip().startswith("#") and not m:
+            raise Unsupported(f"a preprocessor line '{line.strip()}' inside an asm template")
+        if m:
+            kind = m.group(1)
+            if (kind.startswith("if") and state != "before") or (not kind.startswith("if") and state != "in"):
+                raise Unsupported("nested or repeated #if groups inside an asm template")
+            if kind == "endif":
+                state = "after"
+            else:
+                state = "in"
+                arms.append((line.strip(), []))
+        elif state == "in":
+            arms[-1][1].append(line)
+        else:
+            (before if state == "before" else after).append(line)
+    if state != "after":
+        raise Unsupported("an #if group inside an asm template that is not closed")
+    if not arms[-1][0].startswith("#else") and not re.match(r"#\s*else", arms[-1][0]):
+        arms.append(("#else", []))     # no #else: the group adds nothing there
+    head, tail = "\n".join(before), "\n".join(after)
+    return [(d, _literals("\n".join([head, *body, tail]))) for d, body in arms] + [("#endif", "")]
 
 
 _OPERAND = re.compile(r'^\s*(?:\[\w+\]\s*)?"([^"]*)"\s*\((.*)\)\s*$', re.S)
@@ -120,7 +166,7 @@ _OPERAND = re.compile(r'^\s*(?:\[\w+\]\s*)?"([^"]*)"\s*\((.*)\)\s*$', re.S)
 
 def _operands(section: str) -> list[tuple[str, str]]:
     out = []
-    for part in _split_top(section, ","):
+    for part in (p for piece in _split_top(section, ",") for p in _adjacent(piece)):
         if not part.strip():
             continue
         m = _OPERAND.match(part)
@@ -128,6 +174,28 @@ def _operands(section: str) -> list[tuple[str, str]]:
             raise Unsupported(f"an asm operand '{part.strip()}'")
         out.append((m.group(1), m.group(2).strip()))
     return out
+
+
+def _adjacent(piece: str) -> list[str]:
+    """Operands written one after another without a comma (`"r"(a) "l"(p)`, as in cuda-samples'
+    conjugateGradientMultiDeviceCG: nvcc accepts it): split where a top-level ')' is followed by
+    the next constraint string or [name]."""
+    parts, depth, start, quoted = [], 0, 0, False
+    for i, c in enumerate(piece):
+        if quoted:
+            quoted = c != '"' or piece[i - 1] == "\\"
+        elif c == '"':
+            quoted = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            rest = piece[i + 1:].lstrip()
+            if depth == 0 and rest[:1] in ('"', "["):
+                parts.append(piece[start:i + 1])
+                start = i + 1
+    parts.append(piece[start:])
+    return parts
 
 
 # ---- instructions -------------------------------------------------------------------------------
@@ -363,7 +431,9 @@ _HINTS = {"nc", "ca", "cg", "cs", "lu", "cv", "wb", "wt", "volatile", "relaxed",
           "v2", "v4", "acquire", "release"}
 
 
-def _address(arg: str, env: dict[str, str], opcode: str) -> str:
+def _address(arg: str, env: dict[str, str], opcode: str, shared: bool = False) -> str:
+    """The generic address of ``[reg]``/``[reg+imm]``; in the .shared space ``reg`` may hold a
+    shared-window address (runtime/emu_ptx.h, saddr)."""
     arg = arg.strip()
     if not (arg.startswith("[") and arg.endswith("]")):
         raise Unsupported(f"PTX address '{arg}' in '{opcode}'")
@@ -371,7 +441,8 @@ def _address(arg: str, env: dict[str, str], opcode: str) -> str:
     m = re.fullmatch(r"(.+?)\s*([-+])\s*(\d+|0x[0-9a-fA-F]+)", inner)
     base, off = (m.group(1), f"{m.group(2)}{m.group(3)}") if m else (inner, "0")
     if base in env:
-        return f"((char*)::emu::ptx::addr({env[base]}) + ({off}))"
+        fn = "saddr" if shared else "addr"
+        return f"((char*)::emu::ptx::{fn}({env[base]}) + ({off}))"
     raise Unsupported(f"PTX address '{arg}' in '{opcode}'")
 
 
@@ -388,7 +459,7 @@ def _ld(ins: Ins) -> str:
     _memory_mods(ins)
     t = ins.type()
     vol = "volatile " if {"volatile", "relaxed", "acquire"} & set(ins.parts) else ""
-    addr = _address(ins.args[1], ins.env, ins.opcode)
+    addr = _address(ins.args[1], ins.env, ins.opcode, "shared" in ins.parts)
     dsts = _braced(ins.args[0]) if ins.args[0].strip().startswith("{") else [ins.args[0]]
     out = [f"::emu::ptx::wr({dest(d, ins.env, ins.opcode)}, *({vol}{t}*)({addr} + {i} * sizeof({t})));"
            for i, d in enumerate(dsts) if d != "_"]
@@ -399,7 +470,7 @@ def _st(ins: Ins) -> str:
     _memory_mods(ins)
     t = ins.type()
     vol = "volatile " if {"volatile", "relaxed", "release"} & set(ins.parts) else ""
-    addr = _address(ins.args[0], ins.env, ins.opcode)
+    addr = _address(ins.args[0], ins.env, ins.opcode, "shared" in ins.parts)
     srcs = _braced(ins.args[1]) if ins.args[1].strip().startswith("{") else [ins.args[1]]
     return " ".join(f"*({vol}{t}*)({addr} + {i} * sizeof({t})) = {value(s, ins.env, t, ins.opcode)};"
                     for i, s in enumerate(srcs))
@@ -462,6 +533,10 @@ def _selp(ins: Ins) -> str:
 
 def _math(fn: str) -> Callable[[Ins], str]:
     def go(ins: Ins) -> str:
+        half = next((p for p in ins.parts if p in ("f16", "f16x2")), None)
+        if half is not None:     # half bits in a .b16 / .b32 register, computed in float
+            reg = "uint16_t" if half == "f16" else "uint32_t"
+            return _wr(ins, 0, f"::emu::ptx::{half}({ins.val(1, reg)}, [](float x) {{ return {fn}(x); }})")
         t = ins.type()
         if t not in ("float", "double"):
             raise Unsupported(f"PTX instruction '{ins.opcode}'")
@@ -496,9 +571,44 @@ def _abs(ins: Ins) -> str:
 
 
 def _cvta(ins: Ins) -> str:
-    if "shared" in ins.parts or "local" in ins.parts or "const" in ins.parts:
-        raise Unsupported(f"PTX instruction '{ins.opcode}' (shared/local windows are not modelled)")
+    """cvta.to.global is the identity (one memory); cvta.to.shared / cvta.shared convert to and
+    from the shared window (runtime/emu_ptx.h); local and const windows are not modelled."""
+    if "local" in ins.parts or "const" in ins.parts or "param" in ins.parts:
+        raise Unsupported(f"PTX instruction '{ins.opcode}' (local/const windows are not modelled)")
+    if "shared" in ins.parts and "to" in ins.parts:
+        return _wr(ins, 0, f"::emu::ptx::to_shared(::emu::ptx::addr({ins.val(1, 'uint64_t')}))")
+    if "shared" in ins.parts:
+        return _wr(ins, 0, f"(uint64_t)(uintptr_t)::emu::ptx::saddr({ins.val(1, 'uint64_t')})")
     return _wr(ins, 0, ins.val(1, "uint64_t"))
+
+
+def _cp(ins: Ins) -> str:
+    """cp.async.{ca,cg}.shared.global [dst], [src], size[, src-size]: a synchronous copy, so
+    the group instructions wait for nothing. Bulk (TMA) copies and mbarrier completion are not
+    emulated."""
+    if ins.parts[:2] != ["cp", "async"] or "bulk" in ins.parts:
+        raise Unsupported(f"PTX instruction '{ins.opcode}'")
+    if ins.parts[2] in ("commit_group", "wait_group", "wait_all"):
+        return ";"
+    if "mbarrier" in ins.opcode or len(ins.args) not in (3, 4) or not {"shared", "global"} <= set(ins.parts):
+        raise Unsupported(f"PTX instruction '{ins.opcode}'")
+    dst = _address(ins.args[0], ins.env, ins.opcode, shared=True)
+    src = _address(ins.args[1], ins.env, ins.opcode)
+    size = ins.val(2, "uint32_t")
+    src_size = ins.val(3, "uint32_t") if len(ins.args) == 4 else size
+    return f"::emu::ptx::cp_async({dst}, {src}, {size}, {src_size});"
+
+
+def _video(ins: Ins) -> str:
+    """The video instructions met in real programs: vabsdiff4 and vshr with .add, on u32."""
+    if ins.parts[1:4] != ["u32", "u32", "u32"] or "add" not in ins.parts or len(ins.args) != 4:
+        raise Unsupported(f"PTX instruction '{ins.opcode}'")
+    a, b, c = (ins.val(i, "uint32_t") for i in (1, 2, 3))
+    if ins.base == "vabsdiff4" and len(ins.parts) == 5:
+        return _wr(ins, 0, f"::emu::ptx::vabsdiff4_add({a}, {b}, {c})")
+    if ins.base == "vshr" and len(ins.parts) == 6 and ins.parts[4] in ("clamp", "wrap"):
+        return _wr(ins, 0, f"::emu::ptx::vshr_add({a}, {b}, {c}, {str(ins.parts[4] == 'clamp').lower()})")
+    raise Unsupported(f"PTX instruction '{ins.opcode}'")
 
 
 def _nothing(ins: Ins) -> str:
@@ -519,7 +629,8 @@ HANDLERS: dict[str, Callable[[Ins], str]] = {
     "bar": _bar, "barrier": _bar, "membar": _fence, "fence": _fence, "setp": _setp, "selp": _selp,
     "ex2": _math("std::exp2"), "lg2": _math("std::log2"), "rsqrt": _math("1 / std::sqrt"),
     "rcp": _math("1 / "), "sqrt": _math("std::sqrt"), "sin": _math("std::sin"), "cos": _math("std::cos"),
-    "tanh": _math("std::tanh"), "fma": _fma, "cvta": _cvta, "nanosleep": _nothing, "prefetch": _nothing,
+    "tanh": _math("std::tanh"), "fma": _fma, "cvta": _cvta, "cp": _cp,
+    "vabsdiff4": _video, "vshr": _video, "nanosleep": _nothing, "prefetch": _nothing,
     "trap": lambda ins: "__trap();", "brkpt": lambda ins: "__brkpt();",
 }
 
@@ -574,7 +685,8 @@ def translate_instruction(piece: str, env: dict[str, str]) -> str:
 
 
 def translate(stmt: AsmStatement) -> str:
-    """The C++ block replacing one asm statement (one line; the caller pads the line count)."""
+    """The C++ block replacing one asm statement (one line, or one per #if branch and directive;
+    the caller pads the line count)."""
     env: dict[str, str] = {}
     lines = ["do { uint32_t emu_cc = 0; (void)emu_cc;"]
     n = 0
@@ -594,16 +706,27 @@ def translate(stmt: AsmStatement) -> str:
             lines.append(f"const auto emu_a{n} = ({expr});")
             env[f"%{n}"] = f"emu_a{n}"
         n += 1
+    if stmt.branches is None:
+        return " ".join([*lines, _body(stmt.template, dict(env)), "} while (0)"])
+    out = [" ".join(lines)]
+    for directive, template in stmt.branches:
+        out.append(directive)
+        if directive != "#endif":
+            out.append(_body(template, dict(env)))
+    return "\n".join(out) + "\n} while (0)"
+
+
+def _body(template: str, env: dict[str, str]) -> str:
     decls: list[str] = []
     body: list[str] = []
-    for piece in _instructions(stmt.template.replace("%%", "%")):
+    for piece in _instructions(template.replace("%%", "%")):
         if not piece:
             continue
         if piece.startswith(".reg"):
             _reg_decl(piece, env, decls)
         else:
             body.append(translate_instruction(piece, env))
-    return " ".join(lines + decls + body + ["} while (0)"])
+    return "{ " + " ".join(decls + body) + " }"
 
 
 def rewrite_edits(text: str) -> list[tuple[int, int, str]]:
@@ -611,7 +734,10 @@ def rewrite_edits(text: str) -> list[tuple[int, int, str]]:
     edits = []
     for stmt in find(text):
         new = translate(stmt)
-        edits.append((stmt.start, stmt.end, new + "\n" * text.count("\n", stmt.start, stmt.end)))
+        pad = text.count("\n", stmt.start, stmt.end) - new.count("\n")
+        if pad < 0:
+            raise Unsupported("an asm statement with more #if branches than its lines can hold")
+        edits.append((stmt.start, stmt.end, new + "\n" * pad))
     return edits
 
 

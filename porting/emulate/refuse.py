@@ -37,6 +37,12 @@ def _have_cccl() -> bool:
     return cccl_dir() is not None
 
 
+CUSPARSE_SUBSET = (
+    "Create", "Destroy", "SetStream", "GetStream", "GetErrorString", "GetErrorName", "CreateCsr", "CreateCoo",
+    "DestroySpMat", "SpMatGetSize", "SpMatSetAttribute", "CreateDnVec", "DestroyDnVec", "CreateDnMat",
+    "DestroyDnMat", "SpMV_bufferSize", "SpMV", "SpMM_bufferSize", "SpMM", "SparseToDense_bufferSize",
+    "SparseToDense")
+
 FEATURES: tuple[Feature, ...] = (
     # cuBLAS's common routines are computed on the CPU (runtime/emu_cublas.h, <cublas_v2.h>); a
     # routine outside that subset fails the compile, named. cuBLASLt, cuBLASXt and the legacy
@@ -51,7 +57,10 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses cuRAND's quasi-random, MTGP32 or discrete generators",
        r"\bcurand(?:StateSobol\w*|StateScrambledSobol\w*|StateMtgp32\w*|MakeMTGP32\w*|_poisson|_discrete\w*"
        r"|CreatePoissonDistribution)\b|\bCURAND_RNG_QUASI_\w+|\bcurandDirectionVectors\w*", r"^curand_mtgp32"),
-    _f("uses cuSPARSE", None, r"^cusparse"),
+    # cuSPARSE's generic SpMV, SpMM and SparseToDense on CSR/COO are computed on the CPU
+    # (runtime/emu_cusparse.h); any other cusparse function is refused by this scan, named
+    _f("uses cuSPARSE beyond SpMV/SpMM/SparseToDense on CSR/COO",
+       r"\bcusparse(?!(?:" + "|".join(CUSPARSE_SUBSET) + r")\s*\()[A-Z]\w*\s*\("),
     _f("uses cuSOLVER", None, r"^cusolver"),
     _f("uses cuDNN", None, r"^cudnn"),
     _f("uses NCCL/RCCL", None, r"^(?:nccl|rccl)"),
@@ -75,7 +84,10 @@ FEATURES: tuple[Feature, ...] = (
     _f("cooperative groups grid sync", r"\b(?:cuda|hip)LaunchCooperativeKernel\w*|\bthis_multi_grid\s*\("),
     _f("cooperative groups labeled/binary partitions or clusters",
        r"\b(?:labeled_partition|binary_partition|cluster_group|this_cluster)\s*[(<]"),
-    _f("tensor-core WMMA", r"\bwmma::|\b__hmma\w*", r"^mma\.h$"),
+    # nvcuda::wmma's fragments, loads, stores and mma_sync are emulated (runtime/emu_wmma.h); the
+    # sub-byte experimental types (u4, s4, b1: bmma_sync) and the __hmma builtins are not
+    _f("tensor-core WMMA sub-byte types or __hmma builtins",
+       r"\bwmma::experimental::|\bbmma_sync\s*\(|\b__(?:hmma|imma|bmma|dmma)\w*"),
     _f("asynchronous copy pipelines", r"\b__pipeline_\w+\s*\(|\bmemcpy_async\s*\(", r"^cuda_pipeline"),
     # graphs built by stream capture and from kernel, host, memcpy, memset, empty and child-graph
     # nodes are emulated (runtime/emu_graph.h, emu_kernels.h); the generic cudaGraphAddNode and

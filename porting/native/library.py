@@ -256,7 +256,7 @@ def is_available(path: str | None = None, build_dir: str | os.PathLike[str] | No
 def ensure_built(path: str = "cpu", build_dir: str | os.PathLike[str] | None = None, jobs: int = 0) -> Library:
     """Build ``native/`` for ``path`` into build_dir (incremental; a no-op when up to date),
     then load it. For test fixtures: serialise concurrent callers with a file lock."""
-    from ..build import build
+    from ..builder import build
 
     out = _build_dir(build_dir)
     record = build(path, build_dir=out, jobs=jobs)

@@ -99,11 +99,11 @@ def test_cuda_backend_compiles_with_nvcc(nvcc: str, hip_aliases_dir: Path, table
 
 
 def _rocm7_compile_head(tmp_path: Path) -> list[str]:
-    """The ROCm 7 build's own compile flags (porting.build.hip_toolchains: clang++-22 against the
+    """The ROCm 7 build's own compile flags (porting.builder.hip_toolchains: clang++-22 against the
     ROCm 7.1 SDK headers, gfx942 + gfx950, -Werror)."""
-    from porting.build import _toolchain_here
-    from porting.build.backends import BuildContext
-    from porting.build.hip_toolchains import ROCM7_SDK
+    from porting.builder import _toolchain_here
+    from porting.builder.backends import BuildContext
+    from porting.builder.hip_toolchains import ROCM7_SDK
     from porting.probe.rocm_sdk import probe_rocm_sdk
 
     tc = _toolchain_here("native-hip")

@@ -4,9 +4,11 @@ replaced, on random texts made of the characters that matter (seeded, so a failu
 from __future__ import annotations
 
 import random
+import re
 
-from porting.audit import model, warp
+from porting.audit import checks, model, warp
 from porting.audit.mask import Masked, mask
+from porting.walk import read_regular
 
 
 def _split_args_by_char(args: str) -> list[str]:
@@ -75,3 +77,95 @@ def test_comments_are_still_listed_when_asked() -> None:
     text = 'int a; // one\nchar* s = "/* no */"; /* two\n lines */ int b;\n'
     assert [(c.start, c.text) for c in mask(text, "c").comments] == [(7, "// one"), (36, "/* two\n lines */")]
     assert [c.text for c in mask("let a = 1; // r\n/* n /* e */ */", "rust").comments] == ["// r", "/* n /* e */ */"]
+
+
+# The second cost pass (after round 8): each rewritten search against the whole-file pattern it
+# replaced, kept here as it was.
+_OLD_MASK_DEF = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$"
+                           r"|const(?:expr)?\s+(?:const\s+)?(?:" + warp._INT32 + r")\s+(\w+)\s*=\s*"
+                           r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1)\s*;", re.MULTILINE)
+_OLD_WIDTH_DEFAULT = re.compile(r"\bint\s+width\s*=\s*([A-Za-z_]\w*)")
+_OLD_IDENT = re.compile(r"(?:cu(?:da[A-Z]|[A-Z]|blas|sparse|rand|fft|solver|dnn)|CU[a-zA-Z_]|nv(?:rtc|tx|ml|shmemx?_)"
+                        r"|NVRTC_|nccl|NCCL_|__nv_)\w*")
+
+
+def _texts(rng: random.Random, atoms: list[str], n: int = 20000, most: int = 25):
+    for _ in range(n):
+        yield "".join(rng.choice(atoms) for _ in range(rng.randint(0, most)))
+
+
+def test_lane_call_and_warpsize_checks_agree_with_whole_file_searches() -> None:
+    atoms = ["lane_id()", "LaneId ( )", "__lane_id()", "get_lane_id()", "getLaneId()", "x::lane_id()", "a.lane_id()",
+             "_lane_id()", "laneid", "lane", "Lane_Id(", " ", "\n", ";", "(", ")", "ns::", "GET_LANEID()", "1lane_id()",
+             "lane_ıd()", "assert(warpSize == 32)", "assert( warpSize==W)", "if (warpSize != 32) __trap();",
+             "if(32 != warpSize) return", "warpSize", "{", "}", "assert((W == warpSize) &&", "x.assert(warpSize == 32)"]
+    for code in _texts(random.Random(2611), atoms):
+        assert warp._lane_call_at_lane(code) == (warp._HW_LANE_CALL.search(code) is not None), repr(code)
+        spans = list(warp.statements_with(code, "warpSize"))
+        for pattern in (warp._WS_ASSERT, warp._WS_GUARD):
+            assert [m.span() for lo, hi in spans for m in pattern.finditer(code, lo, hi)] == [
+                m.span() for m in pattern.finditer(code)], repr(code)
+
+
+def test_mask_defines_and_width_defaults_agree_with_the_old_patterns() -> None:
+    atoms = ["int width = W", "xint width = int width = K", "int", " width", "=", " K2", "\n", "_", "é",
+             "uint  width=W3", "#define M 0xffffffff", "#define const 0xffffffff", "const int M2 = -1;",
+             "constexpr unsigned M3 = ~0u;", "  ", "\t", "#", "define", "const", " x", ";", "0xFFFFFFFF", "(", ")"]
+    for code in _texts(random.Random(2612), atoms):
+        assert [m.group(1) for m in warp.word_start_matches(warp._WIDTH_DEFAULT, code)] == \
+            _OLD_WIDTH_DEFAULT.findall(code), repr(code)
+        old = [(m.group(1) or m.group(2), m.start(1) if m.group(1) else m.start(2))
+               for m in _OLD_MASK_DEF.finditer(code)]
+        assert [(m.group(1), m.start(1)) for m in warp.merged(warp._MASK_DEFS, code)] == old, repr(code)
+
+
+def test_warp_op_words_and_cuda_names_agree_with_the_old_searches() -> None:
+    atoms = ["__shfl", "__ballot", "__any", "__all", "__uni", "__syncwarp", "__reduce_", "__match_", ".shfl", "_", "__",
+             "x", "shfl", " ", "a.", "cudaMalloc", "cuInit", "CUresult", "nvtxRange", "NVRTC_X", "ncclAllReduce",
+             "NCCL_OK", "__nv_bfloat16", "$", "->", "cu", "nv", "CU_", "é", "1", "::", "cudnnX", "nvshmemx_y"]
+
+    def word_start(code: str, m: re.Match[str]) -> bool:  # checks._identifiers skips the others
+        return not (m.start() and (code[m.start() - 1].isalnum() or code[m.start() - 1] in "_$"))
+
+    for code in _texts(random.Random(2613), atoms):
+        assert sorted(model._warp_op_words(code)) == sorted(model._occurrences(code, model._WARP_OP_WORDS)), repr(code)
+        assert [m.span() for m in warp.merged(checks._IDENT_STARTS, code) if word_start(code, m)] == [
+            m.span() for m in _OLD_IDENT.finditer(code) if word_start(code, m)], repr(code)
+
+
+def test_read_regular_reads_past_a_stale_size_and_keeps_the_limit(tmp_path) -> None:
+    status = read_regular("/proc/self/status")  # st_size 0: read on, as when a file grew after fstat
+    assert status is not None and b"Name:" in status
+    f = tmp_path / "a.cu"
+    f.write_bytes(b"x" * 10)
+    assert read_regular(f) == b"x" * 10 and read_regular(f, limit=10) == b"x" * 10
+    assert read_regular(f, limit=9) is None
+    f.write_bytes(b"")
+    assert read_regular(f) == b""
+
+
+def test_last_assignment_agrees_with_finditer() -> None:
+    atoms = ["n", "nn", "x.n", "n =", "n==", "n{", "n(", "= 32 *", "m = n * 32", ";", " ", "\n", "_n", "n1", "(", "="]
+    for code in _texts(random.Random(2614), atoms):
+        for name in ("n", "nn", "n1"):
+            found = list(re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)", code))
+            new = model._last_assignment(code, name)
+            assert (new and (new.span(), new.group(1))) == (found and (found[-1].span(), found[-1].group(1))) \
+                or (new is None and not found), (code, name)
+
+
+def _word_start_by_char(code: str, floor: int, end: int) -> int:
+    """model._name_before_params's walk back over the name as it was: one step per character."""
+    j = end
+    while j > floor and (code[j - 1].isalnum() or code[j - 1] == "_"):
+        j -= 1
+    return j
+
+
+def test_word_start_agrees_with_the_character_loop() -> None:
+    rng = random.Random(2615)
+    for code in _texts(rng, ["a", "Z", "9", "_", " ", "(", "é", "ß", "٣", "·", "-", "\n"], most=30):
+        for _ in range(4):
+            end = rng.randint(0, len(code))
+            floor = rng.randint(0, end)
+            assert model._word_start(code, floor, end) == _word_start_by_char(code, floor, end), (code, floor, end)

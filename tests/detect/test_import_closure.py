@@ -21,7 +21,7 @@ HEAVY = (
     "logging", "email", "importlib.metadata", "xml.etree.ElementTree", "junitparser", "tomllib",
     "asyncio", "concurrent.futures", "hashlib", "secrets", "ipaddress", "urllib.parse",
     "porting.atomic", "porting.hipify", "porting.audit", "porting.report", "porting.matrix",
-    "porting.build", "porting.certify", "porting.aliases",
+    "porting.builder", "porting.certify", "porting.aliases",
     # the argparse command line and what it loads; the signal owner (installed per child instead)
     "argparse", "gettext", "locale", "porting.commands", "porting.commands.detect",
     "porting.process_group", "signal", "threading", "subprocess",

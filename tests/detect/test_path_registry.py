@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from porting import assets, registry
-from porting.build.backends import BACKENDS
-from porting.build.sources import units_for
+from porting.builder.backends import BACKENDS
+from porting.builder.sources import units_for
 from porting.certify import _path_green
 from porting.native.library import PATHS as LOAD_ORDER
 from porting.plan import ASSESS

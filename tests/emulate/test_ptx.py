@@ -21,7 +21,7 @@ from porting.errors import InputError
 PROGRAMS = Path(__file__).parent / "programs" / "ptx"
 
 
-@pytest.mark.parametrize("name", ["bits", "arith", "warp"])
+@pytest.mark.parametrize("name", ["bits", "arith", "warp", "async_shared"])
 def test_each_instruction_group_matches_its_reference_at_both_widths(emulate_program, name):
     result = emulate_program(PROGRAMS / f"{name}.cu", warps=[32, 64])
     for run in result.runs:
@@ -46,7 +46,7 @@ def test_a_32_bit_lanemask_assumption_diverges_at_64(emulate_program):
 
 
 @pytest.mark.parametrize("name, instruction", [
-    ("refused_cp_async.cu", "'cp.async.ca.shared.global'"),
+    ("refused_ldmatrix.cu", "'ldmatrix.sync.aligned.x4.m8n8.shared.b16'"),
     ("refused_named_barrier.cu", "'bar.sync' (named barriers"),
 ])
 def test_an_instruction_outside_the_subset_is_refused_by_name(name, instruction):
@@ -56,7 +56,7 @@ def test_an_instruction_outside_the_subset_is_refused_by_name(name, instruction)
     assert refusal.where == f"{path}:7"
 
 
-@pytest.mark.parametrize("name", ["bits.cu", "arith.cu", "warp.cu", "lanemask_diverges.cu"])
+@pytest.mark.parametrize("name", ["bits.cu", "arith.cu", "warp.cu", "lanemask_diverges.cu", "async_shared.cu"])
 def test_programs_within_the_subset_are_not_refused(name):
     path = PROGRAMS / name
     assert scan_text(path.read_text(), str(path)) == []
@@ -102,3 +102,35 @@ def test_a_compiler_barrier_and_scoped_registers_translate():
                       ' : "=r"(lo), "=r"(hi) : "r"(a), "r"(b));')
     out = ptx.translate(stmt)
     assert "uint64_t emu_r_t{}" in out and "emu_r_t" in out.split("uint64_t emu_r_t{};", 1)[1]
+
+
+def test_operands_written_without_a_comma_are_split():
+    src = _kernel('asm volatile("add.u32 %0, %1, %2;" : "=r"(r) : "r"(a) "r"(a + 1));')
+    assert "const auto emu_a1 = (a);" in rewrite(src, "k.cu").text
+    assert "const auto emu_a2 = (a + 1);" in rewrite(src, "k.cu").text
+
+
+@pytest.mark.parametrize("body, message", [
+    ('asm("cvta.to.local.u64 %0, %1;" : "=l"(r) : "l"(o));', "'cvta.to.local.u64' (local/const windows"),
+    ('asm("cp.async.bulk.shared::cluster.global [%0], [%1], 16;" :: "r"(a), "l"(o));',
+     "PTX instruction 'cp.async.bulk.shared::cluster.global'"),
+    ('asm("vadd.u32.u32.u32.add %0, %1, %1, %1;" : "=r"(r) : "r"(a));', "PTX instruction 'vadd.u32.u32.u32.add'"),
+    ('asm("vshr.s32.u32.u32.clamp %0, %1, %1, %1;" : "=r"(r) : "r"(a));', "PTX instruction 'vshr.s32.u32.u32.clamp'"),
+])
+def test_the_new_groups_refuse_the_forms_they_do_not_model(body, message):
+    found = ptx.first_unsupported(_kernel(body))
+    assert found is not None and message in found[1]
+
+
+def test_an_if_group_in_a_template_becomes_one_block_per_branch_with_the_lines_kept():
+    src = _kernel('asm("mov.u32 %0, 1;"\n#if X\n    "add.u32 %0, %0, 1;"\n#else\n    "add.u32 %0, %0, 2;"\n'
+                  '#endif\n    : "=r"(r));')
+    out = rewrite(src, "k.cu").text
+    assert out.count("\n") == src.count("\n")
+    assert "\n#if X\n" in out and "\n#else\n" in out and "\n#endif\n" in out
+
+
+def test_nested_if_groups_in_a_template_are_refused():
+    body = 'asm("mov.u32 %0, 1;"\n#if X\n#if Y\n    "add.u32 %0, %0, 1;"\n#endif\n#endif\n    : "=r"(r));'
+    found = ptx.first_unsupported(_kernel(body))
+    assert found is not None and "nested or repeated #if groups" in found[1]

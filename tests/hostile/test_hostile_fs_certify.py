@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from porting.build import build
+from porting.builder import build
 from porting.certify import Progress, certify
 from porting.paths import PathRefused
 

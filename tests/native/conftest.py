@@ -1,7 +1,7 @@
 """Fixtures for the native layer: build the cpu library once per test session.
 
 Under pytest-xdist all workers share one build directory (the parent of their base temp
-dirs); ``porting.build.build`` serialises on a file lock, so the first worker compiles and
+dirs); ``porting.builder.build`` serialises on a file lock, so the first worker compiles and
 the others find every step up to date.
 """
 
@@ -42,9 +42,9 @@ def emulated_lib(build_dir: Path):
     import shutil
 
     from porting import assets
-    from porting.build import _locked
-    from porting.build.sources import header_files
-    from porting.build.steps import Command, run_commands
+    from porting.builder import _locked
+    from porting.builder.sources import header_files
+    from porting.builder.steps import Command, run_commands
     from porting.native import Library
     from porting.paths import OutputDir
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from porting.build import BuildRecord, build, read_record
+from porting.builder import BuildRecord, build, read_record
 from porting import assets
 from porting.cli import main
 
@@ -53,8 +53,8 @@ def test_incremental_rebuild(tmp_path):
     third = build("cpu", out, source_dir=src)
     rebuilt = {Path(s.source).name for s in third.steps if not s.cached}
     assert rebuilt == {"shard_cpu.cpp", "objects"}
-    from porting.build.backends import BACKENDS, BuildContext
-    from porting.build.sources import header_files
+    from porting.builder.backends import BACKENDS, BuildContext
+    from porting.builder.sources import header_files
 
     ctx = BuildContext(path="cpu", source_dir=src, out_dir=out / "cpu", compiler="c++", gpu_archs=[],
                        alias_include=tmp_path, jobs=1, headers=header_files(src))
@@ -65,7 +65,7 @@ def test_incremental_rebuild(tmp_path):
 
 
 def test_steps_rerun_exactly_when_an_input_or_the_command_changes(tmp_path):
-    from porting.build.steps import Command, run_commands
+    from porting.builder.steps import Command, run_commands
 
     src, header, out = tmp_path / "a.txt", tmp_path / "h.txt", tmp_path / "out" / "a.copy"
     src.write_text("a")
@@ -223,7 +223,7 @@ def test_cuda_build_succeeds(build_dir):
 
 @pytest.mark.skipif(not have("nvcc"), reason="nvcc not installed")
 def test_cuda_archs_the_compiler_cannot_target_are_dropped_with_a_note(tmp_path):
-    from porting.build.backends import BACKENDS, BuildContext, find_compiler
+    from porting.builder.backends import BACKENDS, BuildContext, find_compiler
 
     backend = BACKENDS["cuda"]
 

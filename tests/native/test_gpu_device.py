@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.component("native"), pytest.mark.slow]
 
 @pytest.fixture(scope="session")
 def gpu_lib(build_dir):
-    from porting.build import build
+    from porting.builder import build
     from porting.config import load_config
     from porting.plan import make_plan
     from porting.probe import probe_machine

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from porting import assets
-from porting.build import BuildRecord, build
-from porting.build.codeobj import bundle_entries, code_object, library_code_objects
-from porting.build.hip_toolchains import oclc_control_source
+from porting.builder import BuildRecord, build
+from porting.builder.codeobj import bundle_entries, code_object, library_code_objects
+from porting.builder.hip_toolchains import oclc_control_source
 from porting.errors import InputError
 
 pytestmark = pytest.mark.component("native")
@@ -27,7 +27,7 @@ BUNDLER = "clang-offload-bundler-22"
 
 
 def _toolchain(path: str):
-    from porting.build import _toolchain_here
+    from porting.builder import _toolchain_here
 
     tc = _toolchain_here(path)
     if tc.toolchain != "rocm7-sdk" or not tc.can_compile:
@@ -115,8 +115,8 @@ def test_default_load_skips_the_rocm_builds_for_cpu(rocm7_build, lib):
 
 
 def _unit_command(tmp_path: Path, source_dir: Path, unit: str):
-    from porting.build.backends import BACKENDS, BuildContext
-    from porting.build.sources import header_files
+    from porting.builder.backends import BACKENDS, BuildContext
+    from porting.builder.sources import header_files
     from porting.probe.rocm_sdk import probe_rocm_sdk
     import os
 

@@ -178,5 +178,68 @@ EMU_INL bool vote_uni(int synced, uint64_t mask, bool p, EMU_SITE) {
   const bool all = vote_all(synced, mask, p, EMU_SITE_ARGS);
   return all || !vote_any(synced, mask, p, EMU_SITE_ARGS);
 }
+
+// ---- the shared window --------------------------------------------------------------------------
+// PTX's .shared addresses are offsets in a 32-bit window (cvta.to.shared, __cvta_generic_to_shared).
+// Here every block's shared memory is a static of the program (and the runtime's dynamic_shared
+// buffer), all in one executable image, so a window address is the signed distance from
+// dynamic_shared: it fits in 32 bits, survives the program's own offset arithmetic, and maps
+// back exactly. A .shared access whose address is 2^32 or more is a generic pointer used as is
+// (the form `"l"(smem_ptr)` that compiles to the same access on NVIDIA's toolchain).
+EMU_INL uint64_t to_shared(const void* p) {
+  const int64_t d = (const unsigned char*)p - ::emu::dynamic_shared;
+  if (d < INT32_MIN || d > INT32_MAX) ::emu::fault("cvta.to.shared: the address is not in shared memory");
+  return (uint64_t)(uint32_t)(int32_t)d;
+}
+template <class A> EMU_INL void* saddr(const A& a) {
+  if constexpr (std::is_pointer<A>::value) {
+    return (void*)a;
+  } else {
+    const uint64_t v = (uint64_t)a;
+    if (v >> 32) return (void*)(uintptr_t)v;
+    return (void*)(::emu::dynamic_shared + (int32_t)(uint32_t)v);
+  }
+}
+// cp.async as a synchronous copy: the data is in place when the instruction returns, so
+// commit_group / wait_group / wait_all have nothing left to wait for. A source size below the
+// copy size zero-fills the rest, as the ISA says.
+EMU_INL void cp_async(void* dst, const void* src, uint32_t size, uint32_t src_size) {
+  const uint32_t n = src_size < size ? src_size : size;
+  std::memcpy(dst, src, n);
+  std::memset((char*)dst + n, 0, size - n);
+}
+
+// ---- .f16 / .f16x2 math (ex2, tanh, ...: computed in float, rounded to half) ---------------------
+template <class Fn> EMU_INL uint16_t f16(uint16_t h, Fn fn) {
+  _Float16 x;
+  std::memcpy(&x, &h, 2);
+  const _Float16 r = (_Float16)fn((float)x);
+  uint16_t out;
+  std::memcpy(&out, &r, 2);
+  return out;
+}
+template <class Fn> EMU_INL uint32_t f16x2(uint32_t v, Fn fn) {
+  return (uint32_t)f16((uint16_t)(v & 0xffff), fn) | ((uint32_t)f16((uint16_t)(v >> 16), fn) << 16);
+}
+
+// ---- video instructions (the forms met in real programs) ----------------------------------------
+// vabsdiff4.u32.u32.u32.add d, a, b, c: the four byte-wise |a - b| summed, plus c
+EMU_INL uint32_t vabsdiff4_add(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t sum = c;
+  for (int i = 0; i < 32; i += 8) {
+    const int x = (int)((a >> i) & 0xff), y = (int)((b >> i) & 0xff);
+    sum += (uint32_t)(x > y ? x - y : y - x);
+  }
+  return sum;
+}
+// vshr.u32.u32.u32.{clamp,wrap}.add d, a, b, c: (a >> b) + c, the shift clamped to 32 or wrapped mod 32
+EMU_INL uint32_t vshr_add(uint32_t a, uint32_t b, uint32_t c, bool clamp) {
+  const uint32_t n = clamp ? (b > 32 ? 32 : b) : (b & 31);
+  return (n >= 32 ? 0u : a >> n) + c;
+}
 }  // namespace ptx
 }  // namespace emu
+
+// CUDA's address-space conversions, on the window above
+EMU_INL size_t __cvta_generic_to_shared(const void* p) { return (size_t)::emu::ptx::to_shared(p); }
+EMU_INL void* __cvta_shared_to_generic(size_t a) { return ::emu::ptx::saddr((uint64_t)a); }

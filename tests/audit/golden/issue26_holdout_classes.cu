@@ -100,11 +100,12 @@ __global__ void rows2d(const float* b, float* out) {
   out[threadIdx.x] = block[0][k] + __shfl_xor_sync(~0ull, out[0], 1);
 }
 
-// a vote spans the wavefront: two 32-lane logical warps vote together, so no "consistent" note
+// a vote spans the wavefront: two 32-lane logical warps vote together, so no "consistent" note;
+// the vote itself is named (round 9): each logical warp's answer takes in the other half's lanes
 __global__ void walk(const float* d, int* out) {
   int lane = threadIdx.x % 32;
   float v = d[threadIdx.x];
-  if (__all_sync(~0ull, v > 0.f)) out[threadIdx.x / 32] = lane;
+  if (__all_sync(~0ull, v > 0.f)) out[threadIdx.x / 32] = lane;  // expect: warp-width-mixed
 }
 
 // a lane bit for lanes counted by warpSize, in a helper with no warp operation of its own

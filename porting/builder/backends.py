@@ -3,7 +3,7 @@
 Which backend flavour a path uses is declared in ``porting.registry`` (``BuildPath.backend``).
 
 Each backend turns a ``BuildContext`` into compile commands (one per translation unit) and
-one link command. ``porting.build.build`` runs them incrementally and writes the record.
+one link command. ``porting.builder.build`` runs them incrementally and writes the record.
 """
 
 from __future__ import annotations

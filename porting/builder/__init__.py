@@ -1,6 +1,6 @@
 """`port build`: build ``native/`` for one path into ``<build_dir>/<path>/``.
 
-    from porting.build import build
+    from porting.builder import build
     record = build("cpu", build_dir="build/port")   # BuildRecord; record.ok, record.library
 
 Incremental (content-hash stamps), parallel (``jobs``), serialised per path by a file lock

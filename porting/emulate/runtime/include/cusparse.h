@@ -1,0 +1,3 @@
+// port emulate: cusparse.h on the CPU (emu_cusparse.h)
+#pragma once
+#include "emu_cusparse.h"
