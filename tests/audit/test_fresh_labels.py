@@ -86,3 +86,28 @@ def test_the_fifth_corpus_split_and_holdout_labels(name: str) -> None:
         assert d["rule"] in RULES and isinstance(d["real"], bool) and len(d["why"]) > 10, d
         keys.add((d["source"], d["file"], d["line"], d["rule"]))
     assert len(keys) == len(data["finding"])
+
+
+@pytest.mark.parametrize("name", ["labels_sixth.toml", "labels_seventh.toml", "labels_eighth.toml"])
+def test_later_corpora_split_before_the_run_and_every_finding_labelled(name: str) -> None:
+    """Rounds 5-9's untouched hold-outs (corpora 6-8): split by the sha1 rule in the header, every
+    hazard of both halves listed by reading before the audit ran on it, every finding of a half's
+    run labelled with a reason and in its own half, each key once."""
+    data = _load_toml(FRESH / name)
+    for s in data["source"]:
+        assert re.fullmatch(r"[0-9a-f]{40}", s["commit"]), s
+    split = {half: set(files) for half, files in data["split"].items()}
+    assert split["tune"] and split["holdout"] and not split["tune"] & split["holdout"]
+    for path in split["tune"] | split["holdout"]:
+        assert (hashlib.sha1(path.encode()).digest()[0] % 2 == 0) == (path in split["tune"]), path
+    sources = {s["name"] for s in data["source"]}
+    for h in data["hazard"]:
+        assert h["listed"] == "before" and f"{h['source']}/{h['file']}" in split[h["half"]], h
+        assert h["line"] > 0 and len(h["why"]) > 10, h
+    keys = set()
+    for d in data["finding"]:
+        assert d["rule"] in RULES and isinstance(d["real"], bool) and len(d["why"]) > 10, d
+        assert d["source"] in sources and f"{d['source']}/{d['file']}" in split[d["half"]], d
+        keys.add((d["source"], d["file"], d["line"], d["rule"]))
+    assert len(keys) == len(data["finding"]) >= 300
+    assert len({(d["source"], d["file"]) for d in data["finding"]}) >= 30  # the issue's 30 files, 300 findings
