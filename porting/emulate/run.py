@@ -32,6 +32,8 @@ _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 # HeCBench's rle), "0.64 avg ms"
 _RATE = (r"(?:(?:thousand|million|billion|trillion)\s+)?(?:[A-Za-z]+\s+)?(?:[A-Za-z]+)?\s*(?:/\s*|\bper\s+)"
          r"s(?:ec|econd)?\b")
+_TIMING_WORD = (r"(?i)\b(?:time|timing|elapsed|duration|throughput|bandwidth|[kmgt]?flops|speed ?up|latency|runtime"
+                r"|perf|clocks?|cycles?|ticks)")
 _TIME_WORD = r"(?:(?:avg|average|mean|median|total|wall|cpu|gpu|kernel)\s+)?"
 DEFAULT_MASKS: tuple[str, ...] = (
     _NUM + r"\s*\(?\s*" + _TIME_WORD + r"(?:ns|nsec|nanoseconds?|us|usec|µs|microseconds?|ms|msec|milliseconds?|s|sec"
@@ -41,9 +43,10 @@ DEFAULT_MASKS: tuple[str, ...] = (
     # "0.41 (Gop/s)" (HeCBench's norm2): the unit may stand in parentheses, as time units may
     _NUM + r"\s*(?:\(\s*" + _RATE + r"\s*\)|" + _RATE + ")",
     _NUM + r"\s*[kKMGTP](?:FLOPS|[Ff]lops|IPS|B/s)\b",
-    r"(?i)\b(?:time|timing|elapsed|duration|throughput|bandwidth|[kmgt]?flops|speed ?up|latency|runtime|perf|"
-    r"clocks?|cycles?|ticks)"
-    r"\b[^0-9\n<,;]{0,40}?" + _NUM,
+    # a timing word's label may hold digits ("Speedup (CPU vs GPU 1D): 0.48x", the fifth suite's
+    # eval half): when a ':' or '=' ends the label, the number after it is the value
+    _TIMING_WORD + r"\b[^\n<;:=]{0,40}?[:=]\s*" + _NUM,
+    _TIMING_WORD + r"\b[^0-9\n<,;]{0,40}?" + _NUM,
 )
 _EMU_LINE = re.compile(r"^emu: (error|unsupported): (.*)$", re.M)
 _FINDING = re.compile(r"^emu: finding: (.*?)(?: \[warp \d+[^\]]*\])?$", re.M)
