@@ -1,0 +1,101 @@
+"""Issue 26, round 10 (classes generalised from corpus 8's TUNE half; own programs, not its code).
+Each class: the program that shows it, a correct variant that stays quiet, and the input that
+breaks the rule.
+
+- (1) A width-less shuffle whose source lane is the thread index folded below 32 by a mask
+  (``threadIdx.x & 0x1c``, ``(threadIdx.x & 0x1c) + (((threadIdx.x & 3) + 1) & 3)``): lanes 32-63
+  compute the same source lanes as lanes 0-31, so on a 64-lane wavefront they read the lower half.
+  Round 8's "absolute lane" exemption (``threadIdx.x ^ 1``: the same lane at 64) took any value
+  computed from the thread index; a value whose every thread term is masked below 32 is a 32-lane
+  logical lane. Followed through an object-like alias (``#define __shfl2 __shfl``), a function that
+  forwards its parameter to such an alias (``shfl4(bx, lane)``), and a chain of callers passing
+  the lane as a parameter (kernel -> ``step(b, x1)`` -> ``rotate(b, x1)``); a ``{`` on a ``#define``
+  line before the function no longer names the function after the macro. Quiet: ``threadIdx.x &
+  0xfc`` (keeps bit 5: the same lane at 64). Breaks on: a mask below 32 whose sum with a literal
+  reaches past 31 is still named (``(tid & 0x1c) + 4``; at 32 lanes CUDA wraps it, at 64 it reads
+  lane 32 of the lower wavefront's half, also wrong), and a lane masked in another function and
+  passed through a struct or an array is not followed (quiet)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from porting.audit.scan import audit_paths
+
+
+def found(tmp_path: Path, name: str, text: str) -> list[tuple[int, str]]:
+    (tmp_path / name).write_text(text)
+    return sorted((f.line, f.rule) for f in audit_paths([tmp_path / name], jobs=1).findings
+                  if f.rule != "warp-mask-32bit")
+
+
+QUAD = """#if CUDA_VERSION >= 9000
+#define __shfl2(v, l) __shfl_sync(0xFFFFFFFFu, v, l)
+#else
+#define __shfl2 __shfl
+#endif
+#define MIX(d, a, n) { unsigned t = a + d; d ^= (t << n) | (t >> (32 - n)); }
+static __device__ uint4 shfl4(const uint4 bx, int target) {
+  return make_uint4(__shfl2((int)bx.x, target), __shfl2((int)bx.y, target),
+                    __shfl2((int)bx.z, target), __shfl2((int)bx.w, target));
+}
+__device__ void rotate(uint4 &b, const int x1, const int x2) {
+  MIX(b.x, b.y, 7);
+  b.y = __shfl2((int)b.y, x1);
+  b.z = __shfl2((int)b.z, x2);
+}
+__device__ void step(uint4 &b, const int x1, const int x2) {
+  rotate(b, x1, x2);
+}
+__global__ void quad(uint4 *out, int n) {
+  uint4 b = out[threadIdx.x];
+  int x1 = (threadIdx.x & 0x1c) + (((threadIdx.x & 0x03) + 1) & 0x3);
+  int x2 = (threadIdx.x & 0x1c) + (((threadIdx.x & 0x03) + 2) & 0x3);
+  step(b, x1, x2);
+  int j = __shfl2((int)b.x, (threadIdx.x & 0x1c)) & (n - 1);
+  b = shfl4(b, (threadIdx.x + 28) & 31);
+  out[j] = b;
+}
+"""
+
+ABSOLUTE = """#define __shfl2 __shfl
+__device__ void rotate_abs(uint4 &b) {
+  int y1 = (threadIdx.x & 0xfc) + (((threadIdx.x & 3) + 1) & 3);
+  b.w = __shfl2((int)b.w, y1);
+}
+__global__ void quad_abs(uint4 *out, int n) {
+  uint4 b = out[threadIdx.x];
+  rotate_abs(b);
+  int k = __shfl2((int)b.x, (threadIdx.x & 0xfc)) & (n - 1);
+  int m = __shfl((int)b.y, threadIdx.x ^ 1);
+  out[k + m] = b;
+}
+"""
+
+
+def test_masked_below_32_lanes_through_alias_wrapper_and_callers(tmp_path: Path) -> None:
+    got = found(tmp_path, "quad.cu", QUAD)
+    fixed = {line for line, rule in got if rule == "shfl-fixed-lane"}
+    # the shuffles of the quad rotation (through two callers), the direct one, the wrapper's call
+    assert {13, 14, 24, 25} <= fixed, got
+    assert 17 in fixed  # step() hands the 0-31 lane to rotate(), which shuffles without a width
+    assert not any(rule == "warp32-logical" for _, rule in got), got
+
+
+def test_lane_keeping_bit_5_is_the_same_lane_at_64(tmp_path: Path) -> None:
+    assert found(tmp_path, "abs.cu", ABSOLUTE) == []
+
+
+def test_rule_breaks_past_31_and_stops_at_data(tmp_path: Path) -> None:
+    text = """#define __shfl2 __shfl
+struct Lanes { int x1; };
+__device__ int far(int v, Lanes l) { return __shfl2(v, l.x1); }
+__global__ void k(int *out) {
+  int a = __shfl2(out[threadIdx.x], (threadIdx.x & 0x1c) + 4);
+  Lanes l = {(int)(threadIdx.x & 0x1c)};
+  out[threadIdx.x] = a + far(a, l);
+}
+"""
+    fixed = {line for line, rule in found(tmp_path, "edge.cu", text) if rule == "shfl-fixed-lane"}
+    assert 5 in fixed  # (tid & 0x1c) + 4 drops bit 5 too: named, though lane 32 is reached
+    assert 3 not in fixed  # the member of a struct is not followed (documented miss)
