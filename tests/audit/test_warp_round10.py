@@ -14,7 +14,14 @@ breaks the rule.
   0xfc`` (keeps bit 5: the same lane at 64). Breaks on: a mask below 32 whose sum with a literal
   reaches past 31 is still named (``(tid & 0x1c) + 4``; at 32 lanes CUDA wraps it, at 64 it reads
   lane 32 of the lower wavefront's half, also wrong), and a lane masked in another function and
-  passed through a struct or an array is not followed (quiet)."""
+  passed through a struct or an array is not followed (quiet).
+- (3) Inline assembly that is not PTX: the name a ``#define asm(x)`` IntelliSense stub defines (its
+  own line; the file's real ``asm`` uses stay judged, the stub being under ``#ifdef
+  __INTELLISENSE__``), and an ``asm`` whose template holds no instruction, only whitespace and
+  comments (``asm("// EXECUTION BEGIN")``, ``asm volatile("" ::: "memory")``): clang-22 assembles
+  both for gfx942 (checked here, ``--cuda-device-only -c``; ``mov.u32 %0, %%laneid`` fails there).
+  Breaks on: a template built by a macro or a raw string (not read: still an error), and a comment
+  that a later PTX line follows in the same template (still an error, rightly)."""
 
 from __future__ import annotations
 
@@ -99,3 +106,28 @@ __global__ void k(int *out) {
     fixed = {line for line, rule in found(tmp_path, "edge.cu", text) if rule == "shfl-fixed-lane"}
     assert 5 in fixed  # (tid & 0x1c) + 4 drops bit 5 too: named, though lane 32 is reached
     assert 3 not in fixed  # the member of a struct is not followed (documented miss)
+
+
+ASM = """#ifdef __INTELLISENSE__
+#define asm(x)
+#define __asm__(x, y)
+#endif
+__device__ unsigned lane() {
+  unsigned r;
+  asm("mov.u32 %0, %%laneid;" : "=r"(r));
+  asm("// EXECUTION BEGIN");
+  asm volatile("" ::: "memory");
+  asm volatile("/* marker */\\n\\t"
+               "  ");
+  asm("// note\\n\\tmov.u32 %0, 1;" : "=r"(r));
+  #define TEMPLATE "// looks empty"
+  asm(TEMPLATE);
+  return r;
+}
+"""
+
+
+def test_asm_stub_and_instruction_free_templates_are_not_ptx(tmp_path: Path) -> None:
+    got = [(line, rule) for line, rule in found(tmp_path, "asm.cu", ASM) if rule == "inline-ptx"]
+    # the laneid read, the comment followed by an instruction, the macro-built template
+    assert got == [(7, "inline-ptx"), (12, "inline-ptx"), (14, "inline-ptx")], got
