@@ -731,7 +731,7 @@ def _one_warp_blocks(model: WarpModel, s: Scope) -> bool:
 
 
 def _find_one_warp(model: WarpModel, s: Scope, depth: int) -> bool:
-    if _asserts_one_warp(model, s):
+    if _asserts_one_warp(model, s) or _barrier_under_warp_test(model, s):
         return True
     code = model.code
     blocks = [(start, args) for start, name, args in launch_sites(model) if name == s.name] if "<<<" in code else []
@@ -759,6 +759,55 @@ def _asserts_one_warp(model: WarpModel, s: Scope) -> bool:
         if value is not None and 0 < value <= 32:
             return True
     return False
+
+
+def _barrier_under_warp_test(model: WarpModel, s: Scope) -> bool:
+    """Does ``s`` call ``__syncthreads()`` inside ``if (warp > 0) { ... }``, ``warp`` being the thread
+    index divided by 32 (``idx >> 5``, ``threadIdx.x / 32``)? CUDA requires a barrier's condition to
+    be the same for the whole block, so the code is right on CUDA only where the warp index is
+    uniform over the block: one warp of at most 32 threads per block (cuSZp's kernels, whose
+    ``tblock_size = 32`` sits in a header the unit does not include). A second block dimension
+    (``threadIdx.y``) leaves it unjudged, as for an assert."""
+    code = s.src or model.code
+    if s.body < 0 or "__syncthreads" not in code[s.body:s.hi] or re.search(
+            r"\b(?:threadIdx|blockDim)\.[yz]\b", code[s.lo:s.hi]):
+        return False
+    for w in _WARP_OF_THREAD.finditer(code, s.body, s.hi):
+        if not _thread_rooted(code, s, w.group(2)):
+            continue
+        test = re.compile(r"\bif\s*\(\s*" + re.escape(w.group(1)) + r"\s*(?:[<>]=?|[!=]=)\s*[\w.]+\s*\)\s*\{")
+        for m in test.finditer(code, w.end(), s.hi):
+            end = _brace_end(code, m.end() - 1, s.hi)
+            if "__syncthreads" in code[m.end():end]:
+                return True
+    return False
+
+
+# `warp = idx >> 5;`, `const int warp_id = threadIdx.x / 32;`: a warp index of 32 lanes
+_WARP_OF_THREAD = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*\(?\s*([A-Za-z_][\w.]*)\s*\)?\s*(?:>>\s*5|/\s*32)\s*;")
+
+
+def _thread_rooted(code: str, s: Scope, name: str, depth: int = 0) -> bool:
+    """Is ``name`` the thread index, or assigned from an expression holding ``threadIdx.x`` or such a
+    name (``idx = bid * blockDim.x + tid``, ``tid = threadIdx.x``), followed three steps?"""
+    if name == "threadIdx.x":
+        return True
+    m = re.search(r"(?<![\w.])" + re.escape(name) + r"\s*=(?!=)\s*([^;]*);", code[s.lo:s.hi])
+    if m is None or depth >= 3:
+        return False
+    value = m.group(1)
+    return "threadIdx.x" in value or any(
+        _thread_rooted(code, s, w, depth + 1) for w in dict.fromkeys(warp._WORDS.findall(value))
+        if w != name and w not in warp._KEYWORDS and w not in ("blockIdx", "blockDim", "x"))
+
+
+def _brace_end(code: str, brace: int, hi: int) -> int:
+    depth = 0
+    for i in range(brace, hi):
+        depth += (code[i] == "{") - (code[i] == "}")
+        if depth == 0:
+            return i
+    return hi
 
 
 # `#define NAME value`, `[static] const[expr] T NAME = value;` / `{value}`, `enum { NAME = value }`:

@@ -15,6 +15,14 @@ breaks the rule.
   reaches past 31 is still named (``(tid & 0x1c) + 4``; at 32 lanes CUDA wraps it, at 64 it reads
   lane 32 of the lower wavefront's half, also wrong), and a lane masked in another function and
   passed through a struct or an array is not followed (quiet).
+- (2) Blocks of one warp read from the kernel itself: a ``__syncthreads()`` inside ``if (warp > 0)
+  { ... }`` with ``warp = idx >> 5`` (``idx`` from ``threadIdx.x``) is right on CUDA only where the
+  warp index is the same for the whole block (CUDA requires a barrier's condition to be uniform over
+  the block), so every block is one warp of at most 32 threads and a width-less shuffle from lane 31
+  reads the block's own lanes at 64 (cuSZp, whose ``tblock_size = 32`` is in a header outside the
+  unit). Quiet there; named where the barrier is outside the warp test. Breaks on: multi-warp code
+  that puts a barrier under a warp test anyway (undefined on CUDA, and taken here as one-warp: its
+  fixed-lane shuffles go quiet), and a second block dimension (not judged, as for asserts).
 - (3) Inline assembly that is not PTX: the name a ``#define asm(x)`` IntelliSense stub defines (its
   own line; the file's real ``asm`` uses stay judged, the stub being under ``#ifdef
   __INTELLISENSE__``), and an ``asm`` whose template holds no instruction, only whitespace and
@@ -131,3 +139,44 @@ def test_asm_stub_and_instruction_free_templates_are_not_ptx(tmp_path: Path) -> 
     got = [(line, rule) for line, rule in found(tmp_path, "asm.cu", ASM) if rule == "inline-ptx"]
     # the laneid read, the comment followed by an instruction, the macro-built template
     assert got == [(7, "inline-ptx"), (12, "inline-ptx"), (14, "inline-ptx")], got
+
+
+SCAN = """__global__ void scan_one_warp(int *cnt, int *off) {
+  __shared__ int excl;
+  const int tid = threadIdx.x;
+  const int idx = blockIdx.x * blockDim.x + tid;
+  const int lane = idx & 0x1f;
+  const int warp = idx >> 5;
+  int v = cnt[idx];
+  for (int i = 1; i < 32; i <<= 1) {
+    int t = __shfl_up_sync(0xffffffff, v, i);
+    if (lane >= i) v += t;
+  }
+  if (warp > 0) {
+    if (!lane) excl = off[warp - 1];
+    __syncthreads();
+  }
+  off[idx] = excl + __shfl_sync(0xffffffff, v, 31);
+}
+__global__ void scan_many(int *cnt, int *off) {
+  const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  const int lane = idx & 0x1f;
+  const int warp = idx >> 5;
+  int v = cnt[idx];
+  for (int i = 1; i < 32; i <<= 1) {
+    int t = __shfl_up_sync(0xffffffff, v, i);
+    if (lane >= i) v += t;
+  }
+  if (warp > 0) off[warp] = v;
+  __syncthreads();
+  off[idx] = __shfl_sync(0xffffffff, v, 31);
+}
+"""
+
+
+def test_barrier_under_a_warp_test_means_one_warp_blocks(tmp_path: Path) -> None:
+    fixed = {line for line, rule in found(tmp_path, "scan.cu", SCAN) if rule == "shfl-fixed-lane"}
+    assert fixed == {29}, fixed  # scan_many's lane-31 broadcast; scan_one_warp's (16) is quiet
+    two_d = SCAN.replace("const int tid = threadIdx.x;", "const int tid = threadIdx.x + threadIdx.y;")
+    fixed = {line for line, rule in found(tmp_path, "scan2.cu", two_d) if rule == "shfl-fixed-lane"}
+    assert fixed == {16, 29}, fixed  # a second block dimension: not judged one-warp
