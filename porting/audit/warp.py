@@ -41,7 +41,7 @@ _ASSIGN_AT = re.compile(r"\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)([^;{}]*)")
 _SCALED = re.compile(r"(?<![\w.])\d+[uUlL]*\s*\*(?!\*)|\*\s*\d+[uUlL]*(?![\w.])")
 _SUBSCRIPT = re.compile(r"\[[^\[\]]*\]")
 _CALL_ARGS = re.compile(r"(?<=[\w>])\s*\([^()]*\)")  # the arguments of f(...) / tpl<T>(...)
-_TARGET = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)[^=]*\Z")
+_TARGET = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\]\s*){0,3}[-+*/%&|^]?=(?!=)[^=]*\Z")
 # `words_per_warp`, `bytesPerWarp`: an amount per warp, not a number of warps
 _WARP_COUNT_NAME = re.compile(r"(?i)(?<!per_)(?<!per)warps?(?:_?(?:num|count|cnt|per\w*))?$|num_?warps|n_?warps|nwarps")
 # two regexes, each starting with a literal, are several times faster than their alternation
@@ -690,7 +690,7 @@ def _declared_int32(code: str, name: str, before: int) -> bool:
     judges those."""
     stmt = max(code.rfind(c, 0, before) for c in ";{}") + 1
     typed = (r"\b(" + _INT32 + r"|u?int64_t|(?:unsigned\s+)?long\s+long|size_t|auto|bool)\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*"
-             + re.escape(name) + r"\s*[;,=)]")
+             + re.escape(name) + r"\s*[;,=)\[]")  # `[`: an array of 32-bit words (FZ-GPU's dataChunk[32][33])
     if re.search(typed, code[stmt:before]):
         return False
     decls = list(re.finditer(typed, code[:stmt]))

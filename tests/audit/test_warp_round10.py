@@ -23,6 +23,12 @@ breaks the rule.
   unit). Quiet there; named where the barrier is outside the warp test. Breaks on: multi-warp code
   that puts a barrier under a warp test anyway (undefined on CUDA, and taken here as one-warp: its
   fixed-lane shuffles go quiet), and a second block dimension (not judged, as for asserts).
+- (4) A ballot stored into an element of a 32-bit array (``__shared__ uint32_t chunk[32][33]``,
+  ``chunk[threadIdx.y][i] = __ballot_sync(...)``, FZ-GPU's 32 x 32 bit shuffle) is ``ballot-32bit``:
+  a 64-lane wavefront holds rows y and y + 1 and the store keeps lanes 0-31 only. Quiet: a 64-bit
+  array. Breaks on: an array declared in another translation unit (``extern``; not seen) or through a
+  pointer to 32-bit words (``uint32_t *p; p[i] = __ballot(...)``: the pointer's element type is not
+  read, a miss).
 - (3) Inline assembly that is not PTX: the name a ``#define asm(x)`` IntelliSense stub defines (its
   own line; the file's real ``asm`` uses stay judged, the stub being under ``#ifdef
   __INTELLISENSE__``), and an ``asm`` whose template holds no instruction, only whitespace and
@@ -180,3 +186,25 @@ def test_barrier_under_a_warp_test_means_one_warp_blocks(tmp_path: Path) -> None
     two_d = SCAN.replace("const int tid = threadIdx.x;", "const int tid = threadIdx.x + threadIdx.y;")
     fixed = {line for line, rule in found(tmp_path, "scan2.cu", two_d) if rule == "shfl-fixed-lane"}
     assert fixed == {16, 29}, fixed  # a second block dimension: not judged one-warp
+
+
+BITS = """__global__ void bitshuffle(const unsigned *in, unsigned *out, unsigned long long *wide_out) {
+  __shared__ uint32_t chunk[32][33];
+  __shared__ uint32_t flags[8];
+  __shared__ unsigned long long wide[32][33];
+  unsigned v = in[threadIdx.y * 32 + threadIdx.x];
+  for (int i = 0; i < 32; i++) {
+    chunk[threadIdx.y][i] = __ballot_sync(0xFFFFFFFFU, v & (1U << i));
+    wide[threadIdx.y][i] = __ballot_sync(0xFFFFFFFFU, v & (1U << i));
+  }
+  if (threadIdx.y < 8) flags[threadIdx.y] = __ballot_sync(0xFFFFFFFFU, v);
+  __syncthreads();
+  out[threadIdx.y * 32 + threadIdx.x] = chunk[threadIdx.y][threadIdx.x] + flags[threadIdx.y % 8];
+  wide_out[threadIdx.x] = wide[threadIdx.y][threadIdx.x];
+}
+"""
+
+
+def test_ballot_into_a_32bit_array_element(tmp_path: Path) -> None:
+    got = [line for line, rule in found(tmp_path, "bits.cu", BITS) if rule == "ballot-32bit"]
+    assert got == [7, 10], got  # the uint32_t rows and flags; the 64-bit array (8) stays quiet
