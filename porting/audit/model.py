@@ -1194,16 +1194,19 @@ def shuffle_wrappers(model: WarpModel) -> dict[str, Wrapper]:
     out: dict[str, Wrapper] = {}
     xors: set[str] = set()
     texts = {id(model.code): model.code}
+    aliased: dict[int, bool] = {}  # per text: has it macro wrappers or aliases (asked once, not per scope)
     for s in model.by_name.values():
         code = s.src or model.code
         texts.setdefault(id(code), code)
+        if id(code) not in aliased:
+            aliased[id(code)] = "define" in code and "shfl" in code and bool(_macro_wrappers(code)[0])
         if s.name and s.body >= 0 and s.name not in _SHUFFLE_NAMES and (s.warp_op or s.wrapper is not None or (
-                "define" in code and _macro_wrappers(code)[0] and "shfl" in code[s.body:s.hi])):
+                aliased[id(code)] and "shfl" in code[s.body:s.hi])):
             # (a function calling only an alias or a macro wrapper, ``__shfl2``, has no warp_op of its own)
             if s.wrapper is None:  # a header's scope keeps its answer for every file including it
                 body = code[s.body:s.hi]
                 params = _param_names(code, s)
-                s.wrapper = (_wrapper_of(body, params) or _wrapper_via(body, params, code)
+                s.wrapper = (_wrapper_of(body, params) or aliased[id(code)] and _wrapper_via(body, params, code)
                              if "shfl" in body else None) or (), "__shfl_xor" in body
             if s.wrapper[0]:
                 out.setdefault(s.name, s.wrapper[0])
@@ -1222,8 +1225,6 @@ def shuffle_wrappers(model: WarpModel) -> dict[str, Wrapper]:
 def _wrapper_via(body: str, params: list[str], code: str) -> Wrapper | None:
     """How ``body`` forwards its ``params`` to a macro wrapper or an alias of ``code``
     (ccminer's ``shfl4(bx, lane)`` calling ``__shfl2(bx.x, lane)``, ``#define __shfl2 __shfl``)."""
-    if "define" not in code:
-        return None
     for name, (count, _value_at, src_at) in _macro_wrappers(code)[0]:
         for at in _word_sites(body, name):
             m = _CALL_AFTER.match(body, at + len(name))
@@ -1538,8 +1539,8 @@ def _function_name(code: str, lo: int, hi: int) -> tuple[str, int]:
     for _ in range(16):
         if brace < 0:
             return "", -1
-        name = "" if _in_directive(code, brace) else _name_before_params(code, lo, brace)
-        if name:
+        name = _name_before_params(code, lo, brace)
+        if name and not _in_directive(code, brace):
             return name, brace
         brace = code.find("{", brace + 1, hi)
     return "", -1
