@@ -29,6 +29,11 @@ breaks the rule.
   array. Breaks on: an array declared in another translation unit (``extern``; not seen) or through a
   pointer to 32-bit words (``uint32_t *p; p[i] = __ballot(...)``: the pointer's element type is not
   read, a miss).
+- (4b) ``unsigned mask = __activemask()`` (or a ballot) inside ``if (threadIdx.x < 32) { ... }`` in a
+  file with one block dimension: only lanes 0-31 run there, so 32 bits hold the whole mask (ParaFROST's
+  warp reduction). Named still: outside the test, under ``threadIdx.x < 64``. Breaks on: a file using
+  ``threadIdx.y`` (a wavefront may hold two rows below x = 32: judged as before, possibly a false
+  positive), and a guard spelled otherwise (``if (lane_of_block < 32)``, ``if (warp == 0)``: named).
 - (3) Inline assembly that is not PTX: the name a ``#define asm(x)`` IntelliSense stub defines (its
   own line; the file's real ``asm`` uses stay judged, the stub being under ``#ifdef
   __INTELLISENSE__``), and an ``asm`` whose template holds no instruction, only whitespace and
@@ -208,3 +213,26 @@ BITS = """__global__ void bitshuffle(const unsigned *in, unsigned *out, unsigned
 def test_ballot_into_a_32bit_array_element(tmp_path: Path) -> None:
     got = [line for line, rule in found(tmp_path, "bits.cu", BITS) if rule == "ballot-32bit"]
     assert got == [7, 10], got  # the uint32_t rows and flags; the 64-bit array (8) stays quiet
+
+
+ACTIVE = """__device__ void reduce(volatile int *smem, int &val) {
+  if (threadIdx.x < 32) {
+    val += smem[threadIdx.x + 32];
+    unsigned mask = __activemask();
+    val += __shfl_down_sync(mask, val, 16);
+  }
+  unsigned all = __activemask();
+  if (threadIdx.x < 64) {
+    unsigned wide = __ballot_sync(0xffffffff, val > 0);
+    smem[threadIdx.x] = wide + all;
+  }
+}
+"""
+
+
+def test_mask_of_the_lower_32_lanes_fits_32_bits(tmp_path: Path) -> None:
+    got = [line for line, rule in found(tmp_path, "act.cu", ACTIVE) if rule == "ballot-32bit"]
+    assert got == [7, 9], got  # inside threadIdx.x < 32 (4) quiet; outside it and under < 64 named
+    two_d = ACTIVE.replace("smem[threadIdx.x] = wide + all;", "smem[threadIdx.y] = wide + all;")
+    got = [line for line, rule in found(tmp_path, "act2.cu", two_d) if rule == "ballot-32bit"]
+    assert got == [4, 7, 9], got  # a second dimension: a wavefront holds rows whose x is below 32
