@@ -257,6 +257,8 @@ def _asm(m: Masked, path: str, code: str) -> Iterator[Finding]:
         never = never if never is not None else branches.never_compiled(code, m.text)
         if never[m.position(a.start())[0]]:
             continue  # a branch ROCm never compiles: the PTX cannot reach a ROCm build
+        if _asm_macro_defined(m, a.start()) or _empty_template(m.text, a.end()):
+            continue
         stmt_end = code.find(";", a.end())
         follow = m.text[a.end():stmt_end if stmt_end >= 0 else a.end() + 400]
         if ext in (".cu", ".cuh") or _PTX_HINT.search(follow) or _DEVICE_HINT.search(code):
@@ -264,6 +266,40 @@ def _asm(m: Masked, path: str, code: str) -> Iterator[Finding]:
                            "inline assembly in GPU code (PTX does not exist on AMD GPUs)",
                            "replace with a HIP/clang builtin (e.g. __lane_id(), __builtin_amdgcn_*) or guard it "
                            "with #if defined(__CUDA_ARCH__) and add a HIP path")
+
+
+def _asm_macro_defined(m: Masked, at: int) -> bool:
+    """Is the ``asm`` at ``at`` the name a ``#define asm(x)`` defines (an IntelliSense stub: ccminer,
+    ethminer, xmrig-cuda), not assembly? The uses elsewhere in the file stay judged: such stubs sit
+    under ``#ifdef __INTELLISENSE__``, a macro a real build does not define."""
+    line = m.text.rfind("\n", 0, at) + 1
+    return _DEFINE_PREFIX.fullmatch(m.text, line, at) is not None
+
+
+_DEFINE_PREFIX = re.compile(r"[ \t]*#[ \t]*define[ \t]+")
+
+
+def _empty_template(text: str, at: int) -> bool:
+    """Does the asm statement whose ``(`` ends at ``at`` hold no instruction: its template string(s)
+    only whitespace and comments (``asm("// EXECUTION BEGIN")``, ``asm volatile("" ::: "memory")``)?
+    clang assembles those for AMDGPU too (checked with clang-22 for gfx942), so they are not PTX."""
+    parts, i = [], at
+    while True:
+        while i < len(text) and text[i] in " \t\r\n":
+            i += 1
+        if i >= len(text) or text[i] != '"':
+            break
+        end = i + 1
+        while end < len(text) and text[end] != '"':
+            end += 2 if text[end] == "\\" else 1
+        parts.append(text[i + 1:end])
+        i = end + 1
+    if not parts or i >= len(text) or text[i] not in ":)":
+        return False  # no literal template (a macro's parameter, a raw string): not judged
+    body = "".join(parts).replace("\\n", "\n").replace("\\t", " ").replace("\\r", " ")
+    body = re.sub(r"/\*.*?\*/", " ", body, flags=re.S)
+    body = re.sub(r"//[^\n]*", " ", body)
+    return not body.strip()
 
 
 def _hip_names(m: Masked, path: str, code: str, sets: SymbolSets) -> Iterator[Finding]:

@@ -731,7 +731,7 @@ def _one_warp_blocks(model: WarpModel, s: Scope) -> bool:
 
 
 def _find_one_warp(model: WarpModel, s: Scope, depth: int) -> bool:
-    if _asserts_one_warp(model, s):
+    if _asserts_one_warp(model, s) or _barrier_under_warp_test(model, s):
         return True
     code = model.code
     blocks = [(start, args) for start, name, args in launch_sites(model) if name == s.name] if "<<<" in code else []
@@ -759,6 +759,55 @@ def _asserts_one_warp(model: WarpModel, s: Scope) -> bool:
         if value is not None and 0 < value <= 32:
             return True
     return False
+
+
+def _barrier_under_warp_test(model: WarpModel, s: Scope) -> bool:
+    """Does ``s`` call ``__syncthreads()`` inside ``if (warp > 0) { ... }``, ``warp`` being the thread
+    index divided by 32 (``idx >> 5``, ``threadIdx.x / 32``)? CUDA requires a barrier's condition to
+    be the same for the whole block, so the code is right on CUDA only where the warp index is
+    uniform over the block: one warp of at most 32 threads per block (cuSZp's kernels, whose
+    ``tblock_size = 32`` sits in a header the unit does not include). A second block dimension
+    (``threadIdx.y``) leaves it unjudged, as for an assert."""
+    code = s.src or model.code
+    if s.body < 0 or "__syncthreads" not in code[s.body:s.hi] or re.search(
+            r"\b(?:threadIdx|blockDim)\.[yz]\b", code[s.lo:s.hi]):
+        return False
+    for w in _WARP_OF_THREAD.finditer(code, s.body, s.hi):
+        if not _thread_rooted(code, s, w.group(2)):
+            continue
+        test = re.compile(r"\bif\s*\(\s*" + re.escape(w.group(1)) + r"\s*(?:[<>]=?|[!=]=)\s*[\w.]+\s*\)\s*\{")
+        for m in test.finditer(code, w.end(), s.hi):
+            end = _brace_end(code, m.end() - 1, s.hi)
+            if "__syncthreads" in code[m.end():end]:
+                return True
+    return False
+
+
+# `warp = idx >> 5;`, `const int warp_id = threadIdx.x / 32;`: a warp index of 32 lanes
+_WARP_OF_THREAD = re.compile(r"\b([A-Za-z_]\w*)\s*=\s*\(?\s*([A-Za-z_][\w.]*)\s*\)?\s*(?:>>\s*5|/\s*32)\s*;")
+
+
+def _thread_rooted(code: str, s: Scope, name: str, depth: int = 0) -> bool:
+    """Is ``name`` the thread index, or assigned from an expression holding ``threadIdx.x`` or such a
+    name (``idx = bid * blockDim.x + tid``, ``tid = threadIdx.x``), followed three steps?"""
+    if name == "threadIdx.x":
+        return True
+    m = re.search(r"(?<![\w.])" + re.escape(name) + r"\s*=(?!=)\s*([^;]*);", code[s.lo:s.hi])
+    if m is None or depth >= 3:
+        return False
+    value = m.group(1)
+    return "threadIdx.x" in value or any(
+        _thread_rooted(code, s, w, depth + 1) for w in dict.fromkeys(warp._WORDS.findall(value))
+        if w != name and w not in warp._KEYWORDS and w not in ("blockIdx", "blockDim", "x"))
+
+
+def _brace_end(code: str, brace: int, hi: int) -> int:
+    depth = 0
+    for i in range(brace, hi):
+        depth += (code[i] == "{") - (code[i] == "}")
+        if depth == 0:
+            return i
+    return hi
 
 
 # `#define NAME value`, `[static] const[expr] T NAME = value;` / `{value}`, `enum { NAME = value }`:
@@ -1145,14 +1194,20 @@ def shuffle_wrappers(model: WarpModel) -> dict[str, Wrapper]:
     out: dict[str, Wrapper] = {}
     xors: set[str] = set()
     texts = {id(model.code): model.code}
+    aliased: dict[int, bool] = {}  # per text: has it macro wrappers or aliases (asked once, not per scope)
     for s in model.by_name.values():
         code = s.src or model.code
         texts.setdefault(id(code), code)
-        if s.warp_op and s.name and s.body >= 0 and s.name not in _SHUFFLE_NAMES:
+        if id(code) not in aliased:
+            aliased[id(code)] = "define" in code and "shfl" in code and bool(_macro_wrappers(code)[0])
+        if s.name and s.body >= 0 and s.name not in _SHUFFLE_NAMES and (s.warp_op or s.wrapper is not None or (
+                aliased[id(code)] and "shfl" in code[s.body:s.hi])):
+            # (a function calling only an alias or a macro wrapper, ``__shfl2``, has no warp_op of its own)
             if s.wrapper is None:  # a header's scope keeps its answer for every file including it
                 body = code[s.body:s.hi]
-                s.wrapper = (_wrapper_of(body, _param_names(code, s)) if "shfl" in body else None) or (), \
-                    "__shfl_xor" in body
+                params = _param_names(code, s)
+                s.wrapper = (_wrapper_of(body, params) or aliased[id(code)] and _wrapper_via(body, params, code)
+                             if "shfl" in body else None) or (), "__shfl_xor" in body
             if s.wrapper[0]:
                 out.setdefault(s.name, s.wrapper[0])
             if s.wrapper[1]:
@@ -1167,12 +1222,30 @@ def shuffle_wrappers(model: WarpModel) -> dict[str, Wrapper]:
     return out
 
 
+def _wrapper_via(body: str, params: list[str], code: str) -> Wrapper | None:
+    """How ``body`` forwards its ``params`` to a macro wrapper or an alias of ``code``
+    (ccminer's ``shfl4(bx, lane)`` calling ``__shfl2(bx.x, lane)``, ``#define __shfl2 __shfl``)."""
+    for name, (count, _value_at, src_at) in _macro_wrappers(code)[0]:
+        for at in _word_sites(body, name):
+            m = _CALL_AFTER.match(body, at + len(name))
+            if m is None:
+                continue
+            args = _split_args(warp._call_args(body, m.end() - 1))
+            src = _bare(args[src_at]) if src_at < len(args) == count else ""
+            if src in params:
+                return len(params), -1, params.index(src)
+    return None
+
+
 @lru_cache(maxsize=1024)
 def _macro_wrappers(code: str) -> tuple[tuple[tuple[str, Wrapper], ...], tuple[str, ...]]:
     """The function-like macros of ``code`` that wrap a width-less shuffle, and those around
     ``__shfl_xor`` (cached: a header's text is asked once per including file)."""
     out: list[tuple[str, Wrapper]] = []
     xors: list[str] = []
+    for m in _SHFL_ALIAS.finditer(code):
+        # ``#define __shfl2 __shfl``: an object-like alias is the intrinsic under another name
+        out.append((m.group(1), (3, 1, 2) if m.group(2) == "__shfl_sync" else (2, 0, 1)))
     for m in _MACRO_FN.finditer(code):
         params = [p.strip() for p in m.group(2).split(",")]
         found = _wrapper_of(m.group(3), params) if m.group(1) not in _SHUFFLE_NAMES else None
@@ -1183,6 +1256,7 @@ def _macro_wrappers(code: str) -> tuple[tuple[tuple[str, Wrapper], ...], tuple[s
     return tuple(out), tuple(xors)
 
 
+_SHFL_ALIAS = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+(__shfl_sync|__shfl)[ \t]*$", re.M)
 _SHUFFLE_NAMES = frozenset({"__shfl", "__shfl_sync", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_up_sync",
                             "__shfl_down_sync", "__shfl_xor_sync", "WARP_SHFL"})
 
@@ -1215,6 +1289,8 @@ def _lane_below_32(model: WarpModel, s: Scope, src: str, at: int, depth: int = 0
         return False
     if _BELOW_32.search(src) or model.const32 and _below_named(model.const32).search(src):
         return not _WARP_BASE.search(src) and not (model.const32 and _base_named(model.const32).search(src))
+    if _folded_below_32(src):
+        return True
     code = model.code
     for name in dict.fromkeys(warp._WORDS.findall(src)):
         if name in warp._KEYWORDS or name in model.const32:
@@ -1223,6 +1299,66 @@ def _lane_below_32(model: WarpModel, s: Scope, src: str, at: int, depth: int = 0
             if s.lo + a.start() != at and _lane_below_32(model, s, a.group(1), at, depth + 1):
                 return True
     return False
+
+
+def _folded_below_32(expr: str, depth: int = 0) -> bool:
+    """Is ``expr`` a lane that a mask below 32 folds into 0-31, each of its terms either such a mask
+    or a small literal: ``(threadIdx.x & 0x1c) + (((threadIdx.x & 3) + 1) & 3)``, ``tid & 7``,
+    ``(t + 1) % 16``? Lanes 32-63 then compute the same source lanes as lanes 0-31 (the thread
+    index's bit 5 is dropped), so a shuffle with no width makes them read the lower half: the value is
+    a 32-lane logical lane, not the hardware lane. ``threadIdx.x & 0xfc`` keeps bit 5 (the same
+    lane at 64); names are followed by the caller (``_lane_below_32``)."""
+    expr = _strip_parens(expr)
+    if depth > 6 or not expr:
+        return False
+    terms = _top_split(expr, "+-|^")
+    if len(terms) > 1:
+        folded = [_folded_below_32(x, depth + 1) for x in terms]
+        return any(folded) and all(f or _small_literal(x, 32) for f, x in zip(folded, terms))
+    parts = _top_split(expr, "&")
+    if len(parts) > 1:
+        return any(_small_literal(x, 32) or _folded_below_32(x, depth + 1) for x in parts)
+    parts = _top_split(expr, "%")
+    return len(parts) == 2 and _small_literal(parts[1], 33)
+
+
+def _strip_parens(expr: str) -> str:
+    expr = re.sub(r"^\s*\((?:unsigned\s+)?(?:int|uint32_t|unsigned|int32_t)\)\s*", "", expr.strip()).strip()
+    while expr.startswith("(") and expr.endswith(")") and _closing(expr) == len(expr) - 1:
+        expr = expr[1:-1].strip()
+    return expr
+
+
+def _closing(expr: str) -> int:
+    depth = 0
+    for i, c in enumerate(expr):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return i
+    return -1
+
+
+def _top_split(expr: str, ops: str) -> list[str]:
+    """``expr`` split at the binary operators ``ops`` outside parentheses (``&&``, ``||``, ``->``
+    and a leading sign are not split)."""
+    out, depth, last = [], 0, 0
+    for i, c in enumerate(expr):
+        depth += (c == "(") - (c == ")")
+        if depth or c not in ops or i == 0:
+            continue
+        if expr[i - 1] == c or (i + 1 < len(expr) and expr[i + 1] in c + ">="):
+            continue
+        if expr[i - 1] in "+-*/%&|^<>=!(" and c in "+-":
+            continue  # a sign, not a binary operator
+        out.append(expr[last:i])
+        last = i + 1
+    out.append(expr[last:])
+    return [x.strip() for x in out]
+
+
+def _small_literal(expr: str, limit: int) -> bool:
+    m = re.fullmatch(r"\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?", expr.strip())
+    return m is not None and int(m.group(1), 0) < limit
 
 
 _BELOW_32 = re.compile(r"%\s*\(?\s*32\b|&\s*\(?\s*(?:31|0[xX]1[fF])\b|^\s*31[uU]?\s*$")
@@ -1243,7 +1379,7 @@ def _base_named(names: frozenset[str]) -> re.Pattern[str]:
     return re.compile(r"[/*]\s*\(?\s*(?:\w+::)?" + w + r"\b|(?<![\w.])" + w + r"\s*\*")
 
 
-def _callers_pass_lane32(model: WarpModel, s: Scope, src: str) -> bool:
+def _callers_pass_lane32(model: WarpModel, s: Scope, src: str, depth: int = 0) -> bool:
     """Is the source lane ``src`` a parameter of ``s`` that a call in this file passes as a lane
     modulo 32 (``(my_id + i) % THREADS_PER_WARP``, ``(lane + 1) & 31``)? The helper then reads a
     logical lane of a 32-lane warp with a shuffle that has no width: on a 64-lane wavefront lanes
@@ -1261,7 +1397,18 @@ def _callers_pass_lane32(model: WarpModel, s: Scope, src: str) -> bool:
         if s.lo <= m.start() < s.body:
             continue  # the definition itself
         args = _split_args(warp._call_args(model.code, m.end() - 1))
-        if k < len(args) and mod32.search(args[k]):
+        if k >= len(args):
+            continue
+        if mod32.search(args[k]):
+            return True
+        # ``salsa_xor_core(b, bx, x1, x2, x3)`` in a helper whose x1 its kernels compute as
+        # ``(threadIdx.x & 0x1c) + ...``: the lane below 32 is followed through the callers' names
+        caller = model.at(m.start())
+        arg = args[k].strip()
+        if depth < 3 and caller.name and warp._IDENT.fullmatch(arg) and arg in _param_names(model.code, caller):
+            if _callers_pass_lane32(model, caller, arg, depth + 1):
+                return True
+        elif caller.name and _lane_below_32(model, caller, arg, m.start()):
             return True
     return False
 
@@ -1393,10 +1540,25 @@ def _function_name(code: str, lo: int, hi: int) -> tuple[str, int]:
         if brace < 0:
             return "", -1
         name = _name_before_params(code, lo, brace)
-        if name:
+        if name and not _in_directive(code, brace):
             return name, brace
         brace = code.find("{", brace + 1, hi)
     return "", -1
+
+
+def _in_directive(code: str, at: int) -> bool:
+    """Is ``at`` on a preprocessor line (or its continuation)? ``#define XOR_ROTATE_ADD(d, a, b, n)
+    { ... }`` before a function in the same top-level scope is a macro, not the function (ccminer's
+    salsa_xor_core was taken for XOR_ROTATE_ADD)."""
+    start = code.rfind("\n", 0, at) + 1
+    for _ in range(64):
+        if code[start:at].lstrip().startswith("#"):
+            return True
+        if start < 2 or code[start - 2] != "\\":
+            return False
+        at = start - 1
+        start = code.rfind("\n", 0, at) + 1
+    return False
 
 
 _ASCII_WORD = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"

@@ -41,7 +41,7 @@ _ASSIGN_AT = re.compile(r"\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)([^;{}]*)")
 _SCALED = re.compile(r"(?<![\w.])\d+[uUlL]*\s*\*(?!\*)|\*\s*\d+[uUlL]*(?![\w.])")
 _SUBSCRIPT = re.compile(r"\[[^\[\]]*\]")
 _CALL_ARGS = re.compile(r"(?<=[\w>])\s*\([^()]*\)")  # the arguments of f(...) / tpl<T>(...)
-_TARGET = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\])?\s*[-+*/%&|^]?=(?!=)[^=]*\Z")
+_TARGET = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\]\s*){0,3}[-+*/%&|^]?=(?!=)[^=]*\Z")
 # `words_per_warp`, `bytesPerWarp`: an amount per warp, not a number of warps
 _WARP_COUNT_NAME = re.compile(r"(?i)(?<!per_)(?<!per)warps?(?:_?(?:num|count|cnt|per\w*))?$|num_?warps|n_?warps|nwarps")
 # two regexes, each starting with a literal, are several times faster than their alternation
@@ -690,7 +690,7 @@ def _declared_int32(code: str, name: str, before: int) -> bool:
     judges those."""
     stmt = max(code.rfind(c, 0, before) for c in ";{}") + 1
     typed = (r"\b(" + _INT32 + r"|u?int64_t|(?:unsigned\s+)?long\s+long|size_t|auto|bool)\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*"
-             + re.escape(name) + r"\s*[;,=)]")
+             + re.escape(name) + r"\s*[;,=)\[]")  # `[`: an array of 32-bit words (FZ-GPU's dataChunk[32][33])
     if re.search(typed, code[stmt:before]):
         return False
     decls = list(re.finditer(typed, code[:stmt]))
@@ -799,6 +799,30 @@ def _decl32_before(code: str) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + _INT32_NAMES + "|" + "|".join(map(re.escape, names)) + r")\s+\w+\s*=\s*(?:\(\s*)*\Z")
 
 
+def _lower_lanes_only(code: str, at: int) -> bool:
+    """Is ``at`` inside ``if (threadIdx.x < N) { ... }`` with N at most 32, in a file with one block
+    dimension? Only lanes 0-31 of a wavefront run there, so a ballot or ``__activemask()`` kept in 32
+    bits loses nothing (ParaFROST's ``unsigned mask = __activemask()`` in its warp reduction). With
+    ``threadIdx.y`` in the file a wavefront may hold two rows whose x is below 32: not judged."""
+    if "threadIdx.x" not in code or ".y" in code and _SECOND_DIM.search(code):
+        return False
+    for m in _LOWER_LANES.finditer(code, max(0, at - 4000), at):
+        if int(m.group(1), 0) > 32:
+            continue
+        depth = 0
+        for i in range(m.end() - 1, at):
+            depth += (code[i] == "{") - (code[i] == "}")
+            if depth == 0:
+                break
+        else:
+            return True
+    return False
+
+
+_LOWER_LANES = re.compile(r"\bif\s*\(\s*threadIdx\.x\s*<\s*(\d+)[uU]?\s*\)\s*\{")
+_SECOND_DIM = re.compile(r"\b(?:threadIdx|blockDim)\.[yz]\b")
+
+
 def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
@@ -816,6 +840,8 @@ def ballots(code: str) -> Iterator[Hit]:
             if target and decl is None and not _declared_int32(code, target, m.start()):
                 wide_tile.add(target)  # still 64 bits wide on HIP: __ffs of it does not compile
             continue  # a tile of at most 32 lanes: its ballot has 32 meaningful bits, tile-relative
+        if (decl is not None or target) and _lower_lanes_only(code, m.start()):
+            continue  # only lanes 0-31 can be active: 32 bits hold the whole mask (and __popc counts it)
         if target:
             held.add(target)
         if decl is not None:
