@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from collections.abc import Iterator
@@ -257,7 +258,7 @@ def _asm(m: Masked, path: str, code: str) -> Iterator[Finding]:
         never = never if never is not None else branches.never_compiled(code, m.text)
         if never[m.position(a.start())[0]]:
             continue  # a branch ROCm never compiles: the PTX cannot reach a ROCm build
-        if _asm_macro_defined(m, a.start()) or _empty_template(m.text, a.end()):
+        if _asm_macro_defined(m, a.start()) or _empty_template(m, a.end()):
             continue
         stmt_end = code.find(";", a.end())
         follow = m.text[a.end():stmt_end if stmt_end >= 0 else a.end() + 400]
@@ -277,24 +278,26 @@ def _asm_macro_defined(m: Masked, at: int) -> bool:
 
 
 _DEFINE_PREFIX = re.compile(r"[ \t]*#[ \t]*define[ \t]+")
+_BLANKS = re.compile(r"[ \t\r\n]*")
 
 
-def _empty_template(text: str, at: int) -> bool:
+def _empty_template(m: Masked, at: int) -> bool:
     """Does the asm statement whose ``(`` ends at ``at`` hold no instruction: its template string(s)
     only whitespace and comments (``asm("// EXECUTION BEGIN")``, ``asm volatile("" ::: "memory")``)?
-    clang assembles those for AMDGPU too (checked with clang-22 for gfx942), so they are not PTX."""
-    parts, i = [], at
-    while True:
-        while i < len(text) and text[i] in " \t\r\n":
-            i += 1
-        if i >= len(text) or text[i] != '"':
+    clang assembles those for AMDGPU too (checked with clang-22 for gfx942), so they are not PTX.
+    The literals are the masker's (``m.strings``, in file order): plain ones only, next to each
+    other with only whitespace between, then the operands' ``:`` or the closing ``)``."""
+    parts: list[str] = []
+    i = at
+    for k in range(bisect.bisect_left(m.strings, at, key=lambda lit: lit.start), len(m.strings)):
+        lit = m.strings[k]
+        if _BLANKS.fullmatch(m.text, i, lit.start) is None or not lit.text.startswith('"'):
             break
-        end = i + 1
-        while end < len(text) and text[end] != '"':
-            end += 2 if text[end] == "\\" else 1
-        parts.append(text[i + 1:end])
-        i = end + 1
-    if not parts or i >= len(text) or text[i] not in ":)":
+        parts.append(lit.content)
+        i = lit.end
+    while i < len(m.text) and m.text[i] in " \t\r\n":
+        i += 1
+    if not parts or i >= len(m.text) or m.text[i] not in ":)":
         return False  # no literal template (a macro's parameter, a raw string): not judged
     body = "".join(parts).replace("\\n", "\n").replace("\\t", " ").replace("\\r", " ")
     body = re.sub(r"/\*.*?\*/", " ", body, flags=re.S)
