@@ -57,15 +57,12 @@ def _at_line_start(pattern: re.Pattern[str], code: str) -> Iterator[tuple[int, r
         pos = m.start()
         yield line, m
 
-_DIRECTIVES_LAST: list = [None, []]  # the last text asked and its directives
-
-
-def _directives(code: str) -> list[tuple[int, re.Match[str]]]:
-    """_at_line_start(_DIRECTIVE, code) as a list, kept for the last text: regions, feature_ranges
-    and never_compiled each walk the same file's conditionals (one scan instead of three)."""
-    if _DIRECTIVES_LAST[0] is not code:
-        _DIRECTIVES_LAST[:] = [code, list(_at_line_start(_DIRECTIVE, code))]
-    return _DIRECTIVES_LAST[1]
+@lru_cache(maxsize=1)
+def _directives(code: str) -> tuple[tuple[int, re.Match[str]], ...]:
+    """_at_line_start(_DIRECTIVE, code), kept for the last text: regions, feature_ranges and
+    never_compiled each walk the same file's conditionals (one scan instead of three; a str keeps
+    its hash, and the same object compares equal at once)."""
+    return tuple(_at_line_start(_DIRECTIVE, code))
 
 
 @lru_cache(maxsize=8192)
