@@ -461,7 +461,7 @@ def _fed_to_warpsize(model: WarpModel, s: Scope, at: int) -> str:
         if not (c.by_warpsize or not c.logical32 and "warpSize" in (c.src or model.code)[c.lo:c.hi]):
             continue
         for m in re.finditer(r"(?<![\w.])" + re.escape(callee) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code[s.lo:s.hi]):
-            args = _split_args(warp._call_args(model.code, s.lo + m.end() - 1))
+            args = warp.split_args(warp._call_args(model.code, s.lo + m.end() - 1))
             if any(name in warp._WORDS.findall(a) for a in args):
                 return callee
     return ""
@@ -583,7 +583,7 @@ def launches(model: WarpModel) -> Iterator[Hit]:
         if kernel is None or not kernel.by_warpsize or kernel.logical32 or kernel.tile32:
             continue
         host = model.at(start)
-        for arg in _split_args(args)[:2]:
+        for arg in warp.split_args(args)[:2]:
             at = _count32(code, arg, host.lo, start)
             if at is not None:
                 yield (at, "launch-warp32", f"the launch of {name} counts 32 threads per warp ({arg.strip()}), "
@@ -615,7 +615,7 @@ def work_counts(model: WarpModel) -> Iterator[Hit]:
         open_at = code.find("(", code.find(">>>", start))
         if open_at < 0 or code[code.find(">>>", start) + 3:open_at].strip():
             continue
-        args = _split_args(warp._call_args(code, open_at))
+        args = warp.split_args(warp._call_args(code, open_at))
         for param, arg in zip(_param_names(code, kernel), args):
             if not re.fullmatch(r"[A-Za-z_]\w*", arg) or not _scales_warp_index(model, kernel, param):
                 continue
@@ -654,7 +654,7 @@ def _scales(model: WarpModel, fn: Scope, param: str, depth: int) -> bool:
         if callee is None or callee is fn:
             continue
         for call in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:<[^<>;{}()]*>)?\s*\(", body):
-            args = _split_args(warp._call_args(body, call.end() - 1))
+            args = warp.split_args(warp._call_args(body, call.end() - 1))
             names = _param_names(code, callee)
             if any(a == param and _scales_warp_index(model, callee, p, depth + 1) for a, p in zip(args, names)):
                 return True
@@ -671,7 +671,7 @@ def _param_names(code: str, s: Scope) -> list[str]:
             break
         i -= 1
     out = []
-    for p in _split_args(code[i + 1:close]):
+    for p in warp.split_args(code[i + 1:close]):
         words = warp._WORDS.findall(p.split("=")[0])
         out.append(words[-1] if words else "")
     return out
@@ -777,7 +777,7 @@ def _barrier_under_warp_test(model: WarpModel, s: Scope) -> bool:
             continue
         test = re.compile(r"\bif\s*\(\s*" + re.escape(w.group(1)) + r"\s*(?:[<>]=?|[!=]=)\s*[\w.]+\s*\)\s*\{")
         for m in test.finditer(code, w.end(), s.hi):
-            end = _brace_end(code, m.end() - 1, s.hi)
+            end = warp.brace_end(code, m.end() - 1, s.hi)
             if "__syncthreads" in code[m.end():end]:
                 return True
     return False
@@ -799,15 +799,6 @@ def _thread_rooted(code: str, s: Scope, name: str, depth: int = 0) -> bool:
     return "threadIdx.x" in value or any(
         _thread_rooted(code, s, w, depth + 1) for w in dict.fromkeys(warp._WORDS.findall(value))
         if w != name and w not in warp._KEYWORDS and w not in ("blockIdx", "blockDim", "x"))
-
-
-def _brace_end(code: str, brace: int, hi: int) -> int:
-    depth = 0
-    for i in range(brace, hi):
-        depth += (code[i] == "{") - (code[i] == "}")
-        if depth == 0:
-            return i
-    return hi
 
 
 # `#define NAME value`, `[static] const[expr] T NAME = value;` / `{value}`, `enum { NAME = value }`:
@@ -877,7 +868,7 @@ def _small_block(model: WarpModel, start: int, args: str) -> bool:
 
 def _find_small_block(model: WarpModel, start: int, args: str) -> bool:
     code = model.code
-    block = _split_args(args)[1:2]
+    block = warp.split_args(args)[1:2]
     value = block[0] if block else ""
     if _SMALL_BLOCK.fullmatch(value) is None and re.fullmatch(r"[A-Za-z_]\w*", value) is None:
         return False
@@ -907,7 +898,7 @@ def _small_dims(model: WarpModel, value: str) -> bool:
         return (unit_value(model, value) or 99) <= 32
     if len(value) < 2 or value[0] + value[-1] not in ("()", "{}"):
         return False
-    dims = _split_args(value[1:-1])
+    dims = warp.split_args(value[1:-1])
     return bool(dims) and all(d in ("1", "1u", "1U") for d in dims[1:]) and (unit_value(model, dims[0]) or 99) <= 32
 
 
@@ -1090,7 +1081,7 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
         m = _SHFL_FIXED.match(code, at)
         if m is None:
             continue
-        args = _split_args(warp._call_args(code, m.end() - 1))
+        args = warp.split_args(warp._call_args(code, m.end() - 1))
         if len(args) == (3 if m.group(1) == "__shfl_sync" else 2) and not (
                 "define" in code and _macro_around(code, m.start()) in shuffle_wrappers(model)):
             # (mask,) value, source lane: no width; a wrapper macro's own shuffle is judged at its calls
@@ -1175,7 +1166,7 @@ def _wrapper_of(body: str, params: list[str]) -> Wrapper | None:
     """How ``body`` (a function's or a macro's) forwards its ``params`` to a shuffle with no width
     whose source lane is one of them (``return __shfl_sync(mask, v, lane);``), else None."""
     for m in _SHFL_FIXED.finditer(body) if "__shfl" in body or "WARP_SHFL" in body else ():
-        args = _split_args(warp._call_args(body, m.end() - 1))
+        args = warp.split_args(warp._call_args(body, m.end() - 1))
         if not _widthless(args, m.group(1)):
             continue
         src, value = _bare(args[-1]), _bare(args[-2])
@@ -1230,7 +1221,7 @@ def _wrapper_via(body: str, params: list[str], code: str) -> Wrapper | None:
             m = _CALL_AFTER.match(body, at + len(name))
             if m is None:
                 continue
-            args = _split_args(warp._call_args(body, m.end() - 1))
+            args = warp.split_args(warp._call_args(body, m.end() - 1))
             src = _bare(args[src_at]) if src_at < len(args) == count else ""
             if src in params:
                 return len(params), -1, params.index(src)
@@ -1272,7 +1263,7 @@ def _wrapper_sites(code: str, model: WarpModel) -> Iterator[tuple[int, int, str,
             s = model.at(at)
             if s.name == name and at < s.body or code[max(0, at - 20):at].rstrip().endswith("define"):
                 continue  # the wrapper's own definition (a function's or a macro's)
-            args = _split_args(warp._call_args(code, m.end() - 1))
+            args = warp.split_args(warp._call_args(code, m.end() - 1))
             if src_at < len(args) <= count:
                 yield at, m.end() - 1, name, args[value_at] if 0 <= value_at < len(args) else "", args[src_at]
 
@@ -1396,7 +1387,7 @@ def _callers_pass_lane32(model: WarpModel, s: Scope, src: str, depth: int = 0) -
     for m in re.finditer(r"(?<![\w.])" + re.escape(s.name) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code):
         if s.lo <= m.start() < s.body:
             continue  # the definition itself
-        args = _split_args(warp._call_args(model.code, m.end() - 1))
+        args = warp.split_args(warp._call_args(model.code, m.end() - 1))
         if k >= len(args):
             continue
         if mod32.search(args[k]):
@@ -1509,26 +1500,6 @@ def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[st
     return False
 
 
-def _split_args(args: str) -> list[str]:
-    """A call's arguments split at the commas outside brackets, each stripped ([] for none). Only
-    brackets and commas are visited (a regex jumps to each), not every character."""
-    if not args.strip():
-        return []
-    out: list[str] = []
-    depth = last = 0
-    for m in _ARG_PUNCT.finditer(args):
-        ch = m.group()
-        if ch == ",":
-            if depth == 0:
-                out.append(args[last:m.start()].strip())
-                last = m.end()
-        else:
-            depth += 1 if ch in "([{" else -1
-    out.append(args[last:].strip())
-    return out
-
-
-_ARG_PUNCT = re.compile(r"[()\[\]{},]")
 
 
 def _function_name(code: str, lo: int, hi: int) -> tuple[str, int]:

@@ -535,17 +535,37 @@ _STEP32 = re.compile(r"__shfl_(?:down|xor)(?:_sync)?\s*\([^;]*,\s*32[uU]?\s*\)")
 UNROLLED = "unrolled shuffle: "  # how an unrolled step's hit begins (judged only where widths mix)
 
 
-def _top_commas(args: str) -> int:
-    """The commas of a call's arguments outside nested brackets."""
-    depth = count = 0
-    for ch in args:
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            count += 1
-    return count
+def split_args(args: str) -> list[str]:
+    """A call's arguments split at the commas outside brackets, each stripped ([] for none). Only
+    brackets and commas are visited (a regex jumps to each), not every character."""
+    if not args.strip():
+        return []
+    out: list[str] = []
+    depth = last = 0
+    for m in _ARG_PUNCT.finditer(args):
+        ch = m.group()
+        if ch == ",":
+            if depth == 0:
+                out.append(args[last:m.start()].strip())
+                last = m.end()
+        else:
+            depth += 1 if ch in "([{" else -1
+    out.append(args[last:].strip())
+    return out
+
+
+_ARG_PUNCT = re.compile(r"[()\[\]{},]")
+
+
+def brace_end(code: str, brace: int, hi: int) -> int:
+    """The index of the `}` that closes the `{` at ``brace``, searched below ``hi``; ``hi`` when it
+    stays open there."""
+    depth = 0
+    for i in range(brace, hi):
+        depth += (code[i] == "{") - (code[i] == "}")
+        if depth == 0:
+            return i
+    return hi
 
 
 def shuffle_widths(code: str) -> Iterator[Hit]:
@@ -556,7 +576,7 @@ def shuffle_widths(code: str) -> Iterator[Hit]:
         args = _call_args(code, m.end() - 1)
         # the arguments before the width: (mask,) value, lane or offset; `__shfl_down_sync(m, v, 32)`
         # has no width: its 32 is an offset (a 64-lane reduction's first step)
-        given = _top_commas(args) - (1 if m.group(1).endswith("_sync") else 0)
+        given = len(split_args(args)) - 1 - (1 if m.group(1).endswith("_sync") else 0)
         if given >= 2 and _WIDTH32.search(args):
             yield (m.start(), "warp-size-literal", f"{m.group(1)} with width 32: on a 64-lane wavefront it shuffles "
                    "within halves, so a 'whole warp' reduction covers 32 of 64 lanes",
@@ -809,12 +829,7 @@ def _lower_lanes_only(code: str, at: int) -> bool:
     for m in _LOWER_LANES.finditer(code, max(0, at - 4000), at):
         if int(m.group(1), 0) > 32:
             continue
-        depth = 0
-        for i in range(m.end() - 1, at):
-            depth += (code[i] == "{") - (code[i] == "}")
-            if depth == 0:
-                break
-        else:
+        if brace_end(code, m.end() - 1, at) == at:  # the block is still open at the call
             return True
     return False
 

@@ -12,7 +12,7 @@ from porting.walk import read_regular
 
 
 def _split_args_by_char(args: str) -> list[str]:
-    """model._split_args as it was: one step per character."""
+    """warp.split_args (model._split_args before) as it was: one step per character."""
     out: list[str] = []
     cur: list[str] = []
     depth = 0
@@ -43,7 +43,7 @@ def test_split_args_and_call_args_agree_with_the_character_loops() -> None:
     rng = random.Random(26)
     for _ in range(20000):
         text = "".join(rng.choice("ab ,()[]{}\n") for _ in range(rng.randint(0, 30)))
-        assert model._split_args(text) == _split_args_by_char(text), repr(text)
+        assert warp.split_args(text) == _split_args_by_char(text), repr(text)
         at = rng.randint(0, len(text) + 1)
         assert warp._call_args(text, at) == _call_args_by_char(text, at), (repr(text), at)
 
