@@ -495,7 +495,8 @@ def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
     # warp's answer takes in the other half's lanes (the code reads it as its own warp's vote)
     for at in model.votes:
         s = model.at(at)
-        if _counts_in_32(model, s) and not s.tile32 and not _one_warp_blocks(model, s):
+        if _counts_in_32(model, s) and not s.tile32 and not _one_warp_blocks(model, s) and not _voted_again(
+                code, s, at):
             name = code[at:code.find("(", at)].strip()
             yield (at, "warp-width-mixed", f"{name} votes over the whole 64-lane wavefront on gfx942/gfx950, "
                    "but this function gives each 32 lanes their own warp (lane % 32, / 32 slots): each "
@@ -510,6 +511,24 @@ def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
                    "their own warp (/ 32 slots, lane % 32 leaders): at 64 two logical warps reduce together",
                    "pass the logical width as the second template argument (cub::WarpReduce<T, 32>), or count "
                    f"warps by warpSize; {warp.EMULATE}", "cub::WarpReduce")
+
+
+_VOTE_INTO = re.compile(r"([A-Za-z_]\w*)\s*=\s*__(any|all)(?:_sync)?\s*\(")
+
+
+def _voted_again(code: str, s: Scope, at: int) -> bool:
+    """Is the vote at ``at`` (``x = __any(...)``) one stage of a block-wide vote: its answer stored
+    per warp (``shared[warp] = x``) and voted again by the same kind (``x = __any(x)`` over the
+    stored answers)? An OR of ORs (an AND of ANDs) over the block is the block's OR whatever
+    lanes each stage took in, so a wavefront-wide first stage gives the same answer at 64."""
+    head = code.rfind("\n", s.lo, at) + 1
+    m = _VOTE_INTO.match(code, head + len(code[head:at]) - len(code[head:at].lstrip()))
+    if m is None:
+        return False
+    var, kind = m.group(1), m.group(2)
+    body = code[max(s.body, s.lo):s.hi]
+    again = [v for v in _VOTE_INTO.finditer(body) if v.group(1) == var and v.group(2) == kind]
+    return len(again) >= 2 and re.search(rf"\w\s*\[[^\]]*\]\s*=\s*{re.escape(var)}\s*;", body) is not None
 
 
 def _counts_in_32(model: WarpModel, s: Scope) -> bool:

@@ -114,3 +114,105 @@ def test_table_rule_breaks_on_another_unit(tmp_path: Path) -> None:
     other = TABLE.replace("HOST_WIDTH", "cudaDeviceProp p; cudaGetDeviceProperties(&p, 0); "
                                         "int seen = p.warpSize; (void)seen;")
     assert (11, "warp-width-mixed") not in found(tmp_path, "o.cu", other)
+
+
+# ---- (4) false classes and the host refusal ----------------------------------------------------
+
+ANY_TWICE = """__device__ bool block_any(const int *v, int n, int key)
+{
+    int warp = threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    static __shared__ bool shared[32];
+    bool hit = false;
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+        hit = hit || v[i] == key;
+    hit = __any(hit);
+    if (lane == 0) shared[warp] = hit;
+    __syncthreads();
+    hit = (threadIdx.x < blockDim.x / 32) ? shared[lane] : false;
+    if (warp == 0) {
+        SECOND
+        if (threadIdx.x == 0) shared[0] = hit;
+    }
+    __syncthreads();
+    return shared[0];
+}
+"""
+
+
+def test_vote_ored_again_over_the_block_is_right_at_64(tmp_path: Path) -> None:
+    """An OR of per-warp ORs is the block's OR whatever lanes the first stage took in."""
+    got = found(tmp_path, "any.cu", ANY_TWICE.replace("SECOND", "hit = __any(hit);"))
+    assert not [g for g in got if g[1] == "warp-width-mixed"]
+    # the per-warp answers combined otherwise (a count of warps that saw it): the first vote
+    # is read as one 32-lane warp's, wrong at 64
+    counted = found(tmp_path, "cnt.cu", ANY_TWICE.replace("SECOND", "hit = __popc(__ballot(hit)) > 1;"))
+    assert (9, "warp-width-mixed") in counted
+    # breaks on: a vote of another kind in the second stage (AND of ORs) is not the rule's case: named
+    mixed = found(tmp_path, "all.cu", ANY_TWICE.replace("SECOND", "hit = __all(hit);"))
+    assert (9, "warp-width-mixed") in mixed
+    # breaks on: the first stage's per-warp answer also used on its own (a count of the warps that
+    # hit) before the block's OR: wrong at 64, but the rule sees the OR of ORs and stays quiet (a miss)
+    per_warp = ANY_TWICE.replace("SECOND", "hit = __any(hit);").replace(
+        "if (lane == 0) shared[warp] = hit;",
+        "if (lane == 0) { shared[warp] = hit; if (hit) atomicAdd(&warps_hit, 1); }")
+    assert (9, "warp-width-mixed") not in found(tmp_path, "pw.cu", per_warp + "__device__ int warps_hit;\n")
+
+
+BALLOT_WALK = """__global__ void walk(const int *keys, int len, int *out)
+{
+    unsigned mask = 0;
+    int cached = 0;
+    for (int k = 0; k < len || mask;) {
+        if (!mask) {
+            int idx = k + (LANE);
+            cached = idx < len ? keys[idx] : -1;
+            mask = __ballot_sync(0xffffffff, cached != -1);
+            k += 32;
+            continue;
+        }
+        int first = __ffs(mask) - 1;
+        mask ^= 1u << first;
+        out[threadIdx.x] += __shfl_sync(0xffffffff, cached, first);
+    }
+}
+"""
+
+
+def test_ballot_of_values_both_halves_load_alike(tmp_path: Path) -> None:
+    """idx = k + threadIdx.x % 32: lanes l and l + 32 vote alike, so 32 bits hold the whole answer."""
+    got = found(tmp_path, "w.cu", BALLOT_WALK.replace("LANE", "threadIdx.x % 32"))
+    assert not [g for g in got if g[1] == "ballot-32bit"]
+    # each lane its own key: lanes 32-63's votes are lost in 32 bits
+    own = found(tmp_path, "o.cu", BALLOT_WALK.replace("LANE", "threadIdx.x"))
+    assert (9, "ballot-32bit") in own and (13, "ballot-32bit") in own
+    # breaks on: a second block dimension (rows y and y + 1 may share a wavefront): judged as before
+    rows = found(tmp_path, "y.cu", BALLOT_WALK.replace("LANE", "threadIdx.x % 32").replace(
+        "out[threadIdx.x]", "out[threadIdx.y * 32 + threadIdx.x]"))
+    assert (9, "ballot-32bit") in rows
+
+
+REFUSAL = """#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+int pick_device()
+{
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    CHECK
+    return 0;
+}
+"""
+
+
+def test_host_refusing_a_64_lane_device(tmp_path: Path) -> None:
+    one_line = found(tmp_path, "a.cpp", REFUSAL.replace("CHECK", 'if (prop.warpSize != 32) LOGERROR("warp size");'))
+    assert (8, "warp-size-literal") in one_line
+    block = found(tmp_path, "b.cpp", REFUSAL.replace(
+        "CHECK", 'if (32 != prop.warpSize) {\n        fprintf(stderr, "no");\n        exit(1);\n    }'))
+    assert (8, "warp-size-literal") in block
+    # accepting 64 too, or only reporting the width: quiet
+    both = REFUSAL.replace("CHECK", "if (prop.warpSize != 32 && prop.warpSize != 64) exit(1);")
+    assert not [g for g in found(tmp_path, "c.cpp", both) if g[1] == "warp-size-literal"]
+    note = REFUSAL.replace("CHECK", 'if (prop.warpSize != 32) printf("wide warps\\\\n");')
+    assert not [g for g in found(tmp_path, "d.cpp", note) if g[1] == "warp-size-literal"]
