@@ -166,3 +166,41 @@ def host_tables(model: WarpModel) -> Iterator[Hit]:
                    "unused and each region gets twice the lanes it was sized for",
                    "size the table from hipDeviceProp_t::warpSize on the host, or index it by "
                    f"{m.group(2).strip()} / 32; {warp.EMULATE}", m.group(1))
+
+
+# a function whose body (no nested braces) reads PTX's %laneid: `int getLaneId() { asm("mov.u32 %0, %%laneid;" ...) }`
+_LANEID_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{[^{}]*%%?laneid\b")
+_HW_LANE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\(\s*\)")
+
+
+def hardware_lane_names(model: WarpModel, raw: str) -> frozenset[str]:
+    """The unit's functions that return the hardware lane: the file's (``raw``, its unmasked text)
+    and its quoted headers' whose body reads PTX %laneid."""
+    names: set[str] = set()
+    for text in (raw, *model.header_texts()):
+        if "laneid" in text:
+            names.update(_LANEID_FN.findall(text))
+    return frozenset(names)
+
+
+def hardware_lanes(model: WarpModel, raw: str) -> Iterator[Hit]:
+    """warp-width-mixed at ``lane = getLaneId()`` (a function reading PTX %laneid) in a function
+    that counts its lanes and warps in 32 (``tid / kWarpSize``, ``% 32``): once ported the hardware
+    lane runs 0-63, so lane 32 is no leader of warp tid / 32, and an index by it runs past the
+    32-lane warp's data. Named on its own line, where the lane is taken."""
+    from .model import _counts_in_32  # the per-function test the other wave64 rules use
+
+    code = model.code
+    if "(" not in code or "laneid" not in raw and not any("laneid" in t for t in model.header_texts()):
+        return
+    names = hardware_lane_names(model, raw)
+    for m in _HW_LANE_CALL.finditer(code) if names else ():
+        if m.group(2) not in names:
+            continue
+        s = model.at(m.start())
+        if s.name and not s.src and s.body <= m.start() and _counts_in_32(model, s):
+            yield (m.start(), "warp-width-mixed", f"{m.group(1)} = {m.group(2)}() is the hardware lane (PTX %laneid, "
+                   "0-63 on a 64-lane gfx942/gfx950 wavefront once ported), but this function counts its warps and "
+                   "lanes in 32: lanes 32-63 index past a 32-lane warp's data and lane 32 is no leader of its warp",
+                   f"take the lane as threadIdx.x % 32 (the function's own warps), or count warps by warpSize; "
+                   f"{warp.EMULATE}", m.group(2))

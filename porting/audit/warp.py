@@ -851,6 +851,12 @@ def _lower_lanes_only(code: str, at: int) -> bool:
     return False
 
 
+def halves_alike_at(code: str, at: int) -> bool:
+    """_halves_alike for the ballot call that starts at ``at``."""
+    m = _BALLOT.match(code, at)
+    return m is not None and _halves_alike(code, m)
+
+
 def _halves_alike(code: str, m: re.Match[str]) -> bool:
     """Does the ballot at ``m`` vote a predicate that lane l and lane l + 32 compute alike? Its
     thread terms all folded below 32 (``idx = k + threadIdx.x % 32``, ``& 31``), followed through

@@ -216,3 +216,144 @@ def test_host_refusing_a_64_lane_device(tmp_path: Path) -> None:
     assert not [g for g in found(tmp_path, "c.cpp", both) if g[1] == "warp-size-literal"]
     note = REFUSAL.replace("CHECK", 'if (prop.warpSize != 32) printf("wide warps\\\\n");')
     assert not [g for g in found(tmp_path, "d.cpp", note) if g[1] == "warp-size-literal"]
+
+
+# ---- (2) finding placement ---------------------------------------------------------------------
+
+WRAPPER = """static __device__ uint4 shfl4(const uint4 v, int src) {
+    return make_uint4(__shfl((int)v.x, src), __shfl((int)v.y, src),
+                      __shfl((int)v.z, src), __shfl((int)v.w, src));
+}
+__global__ void rotate(uint4 *io)
+{
+    uint4 b = io[blockIdx.x * blockDim.x + threadIdx.x];
+    b = shfl4(b, LANE);
+    io[blockIdx.x * blockDim.x + threadIdx.x] = b;
+}
+"""
+
+
+def test_forwarding_wrapper_is_named_at_its_calls(tmp_path: Path) -> None:
+    """The wrapper only forwards the lane: the hazard is the 0-31 lane a caller passes."""
+    got = [g for g in found(tmp_path, "w.cu", WRAPPER.replace("LANE", "(threadIdx.x + 4) % 32"))
+           if g[1] == "shfl-fixed-lane"]
+    assert got == [(8, "shfl-fixed-lane")]
+    # a caller passing its own half's lane (keeps bit 5): nothing to name, at the call or inside
+    quiet = found(tmp_path, "q.cu", WRAPPER.replace("LANE", "(threadIdx.x & ~31) + ((threadIdx.x + 4) & 31)"))
+    assert not [g for g in quiet if g[1] == "shfl-fixed-lane"]
+    # breaks on: a wrapper with no caller in its unit (a header audited alone) keeps its body
+    # findings only where round 10's rules name it; a wrapper body of more than one statement is
+    # not a forwarding wrapper and stays named where its lanes are used (salsa cores)
+    busy = WRAPPER.replace("    return make_uint4(", "    int s2 = src;\n    return make_uint4(").replace(
+        "src)", "s2)")
+    assert [g for g in found(tmp_path, "b.cu", busy.replace("LANE", "(threadIdx.x + 4) % 32"))
+            if g[1] == "shfl-fixed-lane"]
+
+
+HW_LANE = """__device__ __forceinline__ int getLaneId() {
+  int laneId;
+  asm("mov.u32 %0, %%laneid;" : "=r"(laneId));
+  return laneId;
+}
+#include "consts.h"
+__global__ void stats(const int *in, int *out)
+{
+  int tid = threadIdx.x;
+  int warpId = tid / kWarpSize;
+  int laneId = LANE;
+  __shared__ int smem[32];
+  int v = in[blockIdx.x * blockDim.x + tid];
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);
+  if (laneId == 0) smem[warpId] = v;
+  __syncthreads();
+  if (tid == 0) out[blockIdx.x] = smem[0] + smem[1];
+}
+"""
+
+
+CONSTS = "#pragma once\nconstexpr int kWarpSize = 32;\n"
+
+
+def test_hardware_lane_is_named_on_its_own_line(tmp_path: Path) -> None:
+    (tmp_path / "consts.h").write_text(CONSTS)
+    got = found(tmp_path, "h.cu", HW_LANE.replace("LANE", "getLaneId()"))
+    assert (11, "warp-width-mixed") in got
+    # the lane of the function's own 32-lane warps: consistent
+    own = found(tmp_path, "o.cu", HW_LANE.replace("LANE", "tid % kWarpSize"))
+    assert (11, "warp-width-mixed") not in own
+    # breaks on: warps counted by warpSize beside the hardware lane: the two agree at 64 (quiet),
+    # and a lane function defined in another unit (not seen: quiet, a miss)
+    wide = found(tmp_path, "w.cu", HW_LANE.replace("LANE", "getLaneId()").replace("tid / kWarpSize", "tid / warpSize"))
+    assert (11, "warp-width-mixed") not in wide
+    elsewhere = HW_LANE.replace("LANE", "getLaneId()").split("#include", 1)[1]
+    assert (7, "warp-width-mixed") not in found(tmp_path, "e.cu", "int getLaneId();\n#include" + elsewhere)
+
+
+# ---- (3) wavefront-wide ballots over two 32-lane coders; fixed-lane legacy shuffles --------------
+
+CODERS = """__device__ __forceinline__ unsigned getLaneMaskLt() {
+  unsigned mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
+}
+#include "consts.h"
+__device__ unsigned encodeOne(unsigned &state, unsigned sym, unsigned *out)
+{
+  bool write = state > sym;
+  KEEP vote = __ballot_sync(0xffffffff, write);
+  auto prefix = __popc(vote & getLaneMaskLt());
+  if (write) out[prefix] = state;
+  return __popc(vote);
+}
+__global__ void encodeBlocks(const unsigned *in, unsigned *out)
+{
+  int tid = threadIdx.x;
+  int block = (blockIdx.x * blockDim.x + tid) / kWarpSize;
+  unsigned state = in[tid % kWarpSize];
+  state += __shfl_xor_sync(0xffffffff, state, 16);
+  out[block] = encodeOne(state, in[block], out + block * kWarpSize);
+}
+"""
+
+
+def test_whole_ballot_ranked_inside_32_lane_coders(tmp_path: Path) -> None:
+    """A 64-bit ballot spans both 32-lane coders of a wavefront: the rank taken from it mixes them."""
+    (tmp_path / "consts.h").write_text(CONSTS)
+    got = found(tmp_path, "c.cu", CODERS.replace("KEEP", "auto"))
+    assert (10, "warp-width-mixed") in got
+    # kept in 32 bits the same line is ballot-32bit's (named once, not twice)
+    narrow = found(tmp_path, "n.cu", CODERS.replace("KEEP", "unsigned"))
+    assert (10, "warp-width-mixed") not in narrow and (10, "ballot-32bit") in narrow
+    # coders counted by warpSize: one coder per wavefront, the rank is right
+    wide = found(tmp_path, "w.cu", CODERS.replace("KEEP", "auto").replace("/ kWarpSize", "/ warpSize").replace(
+        "tid % kWarpSize", "tid % warpSize").replace("block * kWarpSize", "block * warpSize"))
+    assert (10, "warp-width-mixed") not in wide
+
+
+LEGACY = """__global__ void sols(unsigned *count, unsigned *out)
+{
+  unsigned lane = threadIdx.x % 32;
+  unsigned soli;
+  if (lane == 0) soli = atomicAdd(count, 1);
+OPEN
+  soli = __shfl(soli, 0);
+ELSE
+  __syncthreads();
+  soli = *count;
+CLOSE
+  out[soli * 32 + lane] = lane;
+}
+"""
+
+
+def test_fixed_lane_legacy_shuffle_and_cuda_arch_branches(tmp_path: Path) -> None:
+    """Decided: code under ``#if __CUDA_ARCH__ >= 300`` is not ROCm's (hipcc defines no
+    __CUDA_ARCH__ and hipify keeps both branches, so ROCm compiles the ``#else``): quiet there;
+    the same shuffle unconditional (nheqminer) is named."""
+    plain = LEGACY.replace("OPEN\n", "").replace("ELSE\n  __syncthreads();\n  soli = *count;\nCLOSE\n", "")
+    assert (6, "shfl-fixed-lane") in found(tmp_path, "p.cu", plain)
+    guarded = LEGACY.replace("OPEN", "#if __CUDA_ARCH__ >= 300").replace("ELSE", "#else").replace("CLOSE", "#endif")
+    assert not [g for g in found(tmp_path, "g.cu", guarded) if g[1] == "shfl-fixed-lane"]
+    # breaks on: a branch ROCm does compile (`#if defined(__HIP_PLATFORM_AMD__) || __CUDA_ARCH__ >= 300`)
+    hip = guarded.replace("#if __CUDA_ARCH__ >= 300", "#if defined(__HIP_PLATFORM_AMD__) || __CUDA_ARCH__ >= 300")
+    assert (7, "shfl-fixed-lane") in found(tmp_path, "h.cu", hip)
