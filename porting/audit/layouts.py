@@ -104,19 +104,21 @@ def per_warp_rows(model: WarpModel) -> Iterator[Hit]:
     code = model.code
     if "warpSize" not in code:
         return
-    for s in model.scopes:
-        if not s.name or s.src or s.body < 0:
+    # only the `;`-stretches holding warpSize are searched (the pattern opens with a lookbehind,
+    # tried at every offset of a whole function otherwise)
+    for lo, hi in warp.statements_with(code, "warpSize"):
+        m = _BY_WARPSIZE_DEF.search(code, lo, hi)
+        s = model.at(m.start()) if m is not None else None
+        if m is None or s is None or not s.name or s.src or s.body < 0 or m.start() < s.body:
             continue
-        for m in _BY_WARPSIZE_DEF.finditer(code, s.body, s.hi):
-            name, op = m.group(1), m.group(2)
-            body = code[s.body:s.hi]
-            why = _warp_scaled(model, body, name) if op == "/" else _lane_rows(model, code, s.lo, s.hi, name)
-            if not why:
-                continue
-            kind, harm = ("warps", "two 64-lane warps' rows overlap and half the rows are never computed") \
-                if op == "/" else ("lanes", "lanes 32-63 index past the warp's rows, into the next warp's")
-            yield (m.start(1), "warp-width-mixed", f"'{name} = threadIdx.x {op} warpSize' counts {kind} of warpSize "
-                   f"(64 on gfx942/gfx950), but {why}: {harm}", FIX_ROWS, "warpSize")
+        name, op = m.group(1), m.group(2)
+        why = _warp_scaled(model, code[s.body:s.hi], name) if op == "/" else _lane_rows(model, code, s.lo, s.hi, name)
+        if not why:
+            continue
+        kind, harm = ("warps", "two 64-lane warps' rows overlap and half the rows are never computed") \
+            if op == "/" else ("lanes", "lanes 32-63 index past the warp's rows, into the next warp's")
+        yield (m.start(1), "warp-width-mixed", f"'{name} = threadIdx.x {op} warpSize' counts {kind} of warpSize "
+               f"(64 on gfx942/gfx950), but {why}: {harm}", FIX_ROWS, "warpSize")
 
 
 def _warp_scaled(model: WarpModel, body: str, name: str) -> str:
