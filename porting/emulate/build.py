@@ -199,9 +199,10 @@ def _make_deps(text: str) -> list[str]:
 
 
 def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], defines: list[str],
-            tool: Toolchain, mirror: Path) -> Program:
+            tool: Toolchain, mirror: Path, register: bool = False) -> Program:
     """Rewrite ``files`` (read_files) into ``mirror`` (same absolute layout below it), each with
-    its own permission bits at most (a 0600 header stays 0600)."""
+    its own permission bits at most (a 0600 header stays 0600); ``register``: the program loads
+    driver-API modules, so its C-linkage kernels and device variables are registered by name."""
     dirs = [d.resolve() for d in include_dirs]
     language = "hip" if any(classify(s) == "hip" for s in sources) else "cuda"
     defines = [*defines, "EMU_HIP=1"] if language == "hip" else list(defines)
@@ -214,7 +215,7 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
     for path, text in texts.items():
         openmp = openmp or bool(_OPENMP.search(text))
         thrust = thrust or bool(_THRUST_INCLUDE.search(text))
-        result = rewrite(text, str(path), kernels)
+        result = rewrite(text, str(path), kernels, register)
         launches += result.launches
         data = result.text.encode("utf-8")
         target = _mirrored(mirror, path)

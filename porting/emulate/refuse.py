@@ -99,10 +99,12 @@ FEATURES: tuple[Feature, ...] = (
        r"\b(?:cuda|hip)Graph(?:AddNode|\w*Conditional\w*|AddMem(?:Alloc|Free)Node|AddEvent\w*Node|\w*External\w*"
        r"|\w*BatchMemOp\w*)\b|\b(?:cuda|hip)GraphNodeParams\b"),
     # the driver API's devices, contexts, memory, copies, memsets, streams and events are emulated
-    # (runtime/emu_driver.h, <cuda.h>); loading code and launching it are not: there is no cubin
-    # or PTX to load here. A driver call outside both fails the compile, named
-    _f("the CUDA driver API's modules and launches (cuModule*, cuLaunchKernel, cuLink*)",
-       r"\bcu(?:Module\w+|Launch\w*|Link\w+|Func\w+|Library\w+|Kernel(?:Get|Set)\w+)\s*\("),
+    # (runtime/emu_driver.h, <cuda.h>), and so are modules built from a .cu of the program's tree,
+    # with cuModuleGetFunction/GetGlobal and the launches (porting/emulate/modules.py); the linker,
+    # libraries and kernel handles of CUDA 12 are not. A driver call outside all of these fails
+    # the compile, named
+    _f("the CUDA driver API's linker or libraries (cuLink*, cuLibrary*, cuKernel*)",
+       r"\bcu(?:Link\w+|Library\w+|Kernel(?:Get|Set)\w+)\s*\("),
     _f("the driver API's virtual memory management (cuMemCreate, cuMemMap, ...)",
        r"\bcuMem(?:Create|Release|Map|MapArrayAsync|Unmap|AddressReserve|AddressFree|SetAccess|GetAccess"
        r"|GetAllocation\w+|ExportToShareableHandle|ImportFromShareableHandle|RetainAllocationHandle)\s*\("),

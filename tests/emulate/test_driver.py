@@ -3,6 +3,7 @@ on the one emulated device."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from porting.emulate import Unsupported
 from porting.emulate.refuse import scan_text
 
 DRIVER = Path(__file__).parent / "programs" / "driver"
+MODULES = DRIVER / "modules"
 
 
 def test_devices_contexts_memory_streams_and_events(emulate_program):
@@ -39,9 +41,78 @@ def test_devices_contexts_memory_streams_and_events(emulate_program):
         ]
 
 
-def test_loading_a_module_is_refused_by_name(emulate_program):
-    with pytest.raises(Unsupported, match=r"module_launch\.cu:12: the CUDA driver API's modules and launches"):
+def test_a_module_is_built_from_the_tree_and_launched_three_ways(emulate_program):
+    """cuModuleLoad of "warp_sum.ptx" runs warp_sum.cu's extern "C" kernel (added to the build:
+    only main_same.cpp is named) through kernelParams, `extra` and cuParamSet*/cuLaunchGrid, and
+    reads its __device__ variable through cuModuleGetGlobal; the sum of 3 * (i % 7 + 1), i < 1000."""
+    result = emulate_program(MODULES / "main_same.cpp")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert any(f.name == "warp_sum.cu" for f in result.files)
+    for run in result.runs:
+        assert run.stdout.splitlines() == ["unknown kernel: CUDA_ERROR_NOT_FOUND", "global 'scale': 4 bytes",
+                                           "kernelParams: 11991", "extra: 11991", "cuLaunchGrid: 11991"]
+
+
+def test_a_module_kernel_with_a_32_lane_assumption_diverges(emulate_program):
+    """"warp_sum_bad64.fatbin" resolves to warp_sum_bad.cu (the stem less its bitness), whose
+    `(threadIdx.x & 31) == 0` adds lane 32's partial sum a second time at 64 lanes."""
+    result = emulate_program(MODULES / "main_bad.cpp")
+    assert result.verdict == "diverged"
+    assert any(f.name == "warp_sum_bad.cu" for f in result.files)
+    assert result.runs[0].stdout.splitlines()[2] == "kernelParams: 11991"
+    assert result.runs[1].stdout.splitlines()[2] != "kernelParams: 11991"
+
+
+def test_a_module_no_cu_of_the_tree_builds_is_refused_by_name(emulate_program):
+    with pytest.raises(Unsupported, match=r"module_launch\.cu:13: a driver-API module that no \.cu of the source "
+                                          r"tree builds \('kernel\.cubin': no \.cu named kernel\.cu"):
         emulate_program(DRIVER / "module_launch.cu")
+
+
+@pytest.mark.parametrize("literal, why", [("/tmp/k.ptx", "a path outside the run directory"),
+                                          ("../k.ptx", "a path outside the run directory")])
+def test_a_module_path_outside_the_run_directory_is_refused(emulate_program, tmp_path: Path, literal, why):
+    (tmp_path / "k.cu").write_text('extern "C" __global__ void k() {}\n')
+    src = tmp_path / "load.cpp"
+    src.write_text(f'#include <cuda.h>\nint main() {{ CUmodule m; cuInit(0);\n'
+                   f'  return cuModuleLoad(&m, "{literal}"); }}\n')
+    with pytest.raises(Unsupported, match=rf"load\.cpp:3: .*'{re.escape(literal)}': {why}"):
+        emulate_program(src)
+
+
+def test_an_image_the_tree_did_not_build_stops_the_run_named(emulate_program, tmp_path: Path):
+    """PTX embedded in the program (cuda-samples' ptxjit) has no .cu here to run."""
+    src = tmp_path / "embedded.cpp"
+    src.write_text('#include <cuda.h>\nstatic const char ptx[] = ".version 7.0\\n.target sm_80\\n";\n'
+                   "int main() { CUdevice d; CUcontext c; CUmodule m; cuInit(0); cuDeviceGet(&d, 0);\n"
+                   "  cuCtxCreate(&c, 0, d); return cuModuleLoadData(&m, ptx); }\n")
+    with pytest.raises(Unsupported, match="cuModuleLoadData of an image port emulate did not build"):
+        emulate_program(src)
+
+
+def test_a_mangled_kernel_name_stops_the_run_named(emulate_program, tmp_path: Path):
+    """Only C-linkage kernels are registered by name; a C++ kernel's mangled name is named as such."""
+    (tmp_path / "k.cu").write_text("__global__ void k(int* p) { *p = 1; }\n")
+    src = tmp_path / "mangled.cpp"
+    src.write_text('#include <cuda.h>\nint main() { CUdevice d; CUcontext c; CUmodule m; CUfunction f; cuInit(0);\n'
+                   '  cuDeviceGet(&d, 0); cuCtxCreate(&c, 0, d); cuModuleLoad(&m, "k.ptx");\n'
+                   '  return cuModuleGetFunction(&f, m, "_Z1kPi"); }\n')
+    with pytest.raises(Unsupported, match="cuModuleGetFunction of '_Z1kPi', a C\\+\\+ \\(mangled\\) kernel name"):
+        emulate_program(src)
+
+
+def test_registrations_follow_c_linkage_definitions_only():
+    from porting.emulate.rewrite import rewrite
+    text = ('__constant__ float c[16];\n__device__ int g = 3;\n'
+            'extern "C" {\n__global__ void a(int* p) { p[0] = 1; }\n}\n'
+            'extern "C" __global__ void b(int);\nextern "C" __global__ void d(int) {}\n__global__ void cpp(int*) {}\n'
+            'template <class T> __device__ T t;\n__device__ int f(int x) { return x; }\nextern __device__ int e;\n'
+            'struct S { __device__ int m(); };\n')
+    out = rewrite(text, "r.cu", None, register=True).text
+    assert out.count("\n") == text.count("\n")
+    assert re.findall(r'register_kernel\("(\w+)"', out) == ["a", "d"]
+    assert re.findall(r'register_global\("(\w+)"', out) == ["c", "g"]
+    assert "register_" not in rewrite(text, "r.cu", None).text
 
 
 def test_a_driver_call_outside_the_subset_is_named(emulate_program, tmp_path: Path):
@@ -53,8 +124,8 @@ def test_a_driver_call_outside_the_subset_is_named(emulate_program, tmp_path: Pa
 
 
 @pytest.mark.parametrize("src, feature", [
-    ("void f() { CUmodule m; cuModuleLoadData(&m, image); }", "the CUDA driver API's modules and launches"),
-    ("void f() { cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, 0, a, 0); }", "the CUDA driver API's modules and launches"),
+    ("void f() { cuLinkCreate(0, 0, 0, &state); }", "the CUDA driver API's linker or libraries"),
+    ("void f() { cuLibraryLoadData(&lib, image, 0, 0, 0, 0, 0, 0); }", "the CUDA driver API's linker or libraries"),
     ("void f() { cuMemCreate(&h, size, &prop, 0); }", "the driver API's virtual memory management"),
     ("void f() { cuMemAddressReserve(&p, size, 0, 0, 0); }", "the driver API's virtual memory management"),
     ("#include <cudaEGL.h>\n", "graphics interop"),
@@ -68,7 +139,8 @@ def test_what_of_the_driver_api_stays_refused(src, feature):
 def test_the_plain_driver_api_is_not_refused():
     src = ("void f() { cuInit(0); cuDeviceGet(&d, 0); cuCtxCreate(&c, 0, d); cuMemAlloc(&p, 64);\n"
            "  cuMemcpyHtoD(p, h, 64); cuMemsetD32(p, 0, 16); cuEventCreate(&e, 0); cuStreamCreate(&s, 0);\n"
-           "  cuMemFree(p); cuCtxDestroy(c); }\n")
+           "  cuMemFree(p); cuCtxDestroy(c); cuModuleGetFunction(&k, m, \"k\");\n"
+           "  cuLaunchKernel(k, 1, 1, 1, 32, 1, 1, 0, 0, a, 0); }\n")
     assert scan_text(src, "d.cu") == []
 
 
