@@ -126,7 +126,7 @@ def emulate(req: Request) -> Result:
     compiled = build.compile_all(program, tool, req.warps, req.cache_dir or req.out_dir / "cache")
     # one epoch for every width: a program seeding from time() gets the same inputs at each
     env = {"EMU_MASK_FAULTS": req.mask_faults, "EMU_SYNC": "strict" if req.strict_sync else "hardware",
-           "EMU_EPOCH": str(int(time.time()))}
+           "EMU_EPOCH": str(int(time.time())), "EMU_NVRTC_SOURCES": modules.nvrtc_env(scanned.loaded)}
     launch = run.Launch(req.program_args, "./" + req.sources[0].stem, tool_bwrap, env)
     runs = [_run_width(req, compiled[w], str(req.out_dir / "src"), launch, scanned.loaded) for w in req.warps]
     _raise_if_unrunnable(runs)
@@ -154,6 +154,7 @@ def scan_program(sources: list[Path], include_dirs: list[Path], defines: list[st
     if extra:
         sources = [*sources, *extra]
         files = build.read_files(sources, include_dirs, defines, tool)
+    found = [modules.unit_of(m, sources) for m in found]
     return Scanned(sources, files, found, refusals + refuse.scan(files))
 
 
@@ -176,8 +177,12 @@ def _run_width(req: Request, compiled: build.Compiled, mirror: str, launch: run.
                        0.0, compiled.seconds, False, fault)
     workdir = req.out_dir / f"run-w{compiled.warp}"
     run.prepare_workdir(workdir, req.cwd)
+    out = OutputDir(workdir)
     for module in loaded:  # what cuModuleLoad* reads in place of the image (modules.MARKER)
-        OutputDir(workdir).write_bytes(module.path, module.marker(), mode=0o644, durable=False)
+        if not module.nvrtc:
+            out.write_bytes(module.path, module.marker(), mode=0o644, durable=False)
+        elif not os.path.lexists(workdir / module.path):  # the source NVRTC is given, read at run time
+            out.write_bytes(module.path, module.source.read_bytes(), mode=0o644, durable=False)
     files = [c for c in req.compare if c not in ("stdout", "exit")]
     result = run.run_binary(compiled.binary, compiled.warp, launch, workdir, req.stdin, req.timeout, files)
     result.compile_seconds, result.compile_cached = compiled.seconds, compiled.cached

@@ -66,7 +66,8 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses cuSOLVER", None, r"^cusolver"),
     _f("uses cuDNN", None, r"^cudnn"),
     _f("uses NCCL/RCCL", None, r"^(?:nccl|rccl)"),
-    _f("uses NVRTC (runtime compilation)", None, r"^nvrtc"),
+    # NVRTC compiles the tree's .cu files it names ahead (porting/emulate/modules.py, emu_nvrtc.h);
+    # a program that names none is refused there, by name
     # Thrust is compiled from CCCL's headers with its CPP device system (build.thrust_flags,
     # runtime/emu_thrust.h); refused only where no CCCL is installed
     _f("uses Thrust (no CCCL headers found: set PORT_EMULATE_CCCL)", r"\bthrust::", r"^thrust/", _have_cccl),

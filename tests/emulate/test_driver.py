@@ -155,3 +155,37 @@ def test_peer_access_on_the_one_emulated_device(emulate_program):
         "copied sum 97920, to device 1: cudaErrorInvalidDevice",
         "one device: single-GPU path",
     ]
+
+
+NVRTC = DRIVER / "nvrtc"
+
+
+def test_nvrtc_runs_the_tree_source_it_names_compiled_ahead(emulate_program):
+    """lane_mod.cu is compiled into the program, copied into each run directory (no --cwd) where
+    the program reads it, and nvrtcCompileProgram accepts exactly its bytes."""
+    result = emulate_program(NVRTC / "main_same.cpp")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert any(f.name == "lane_mod.cu" for f in result.files)
+    for run in result.runs:
+        assert run.stdout.splitlines() == ["compile: NVRTC_SUCCESS, log 1 byte(s)", "256 of 256 elements hold i % 32"]
+        assert (run.workdir / "lane_mod.cu").read_bytes() == (NVRTC / "lane_mod.cu").read_bytes()
+
+
+def test_an_nvrtc_kernel_reading_the_hardware_lane_id_diverges(emulate_program):
+    result = emulate_program(NVRTC / "main_bad.cpp")
+    assert result.verdict == "diverged"
+    assert [r.stdout.splitlines()[1] for r in result.runs] == ["256 of 256 elements hold i % 32",
+                                                               "128 of 256 elements hold i % 32"]
+
+
+def test_an_nvrtc_source_changed_in_memory_stops_the_run_named(emulate_program):
+    with pytest.raises(Unsupported, match="nvrtcCompileProgram of 'lane_mod.cu', a source that is not one of the .cu"):
+        emulate_program(NVRTC / "main_edited.cpp")
+
+
+def test_nvrtc_on_a_string_that_names_no_tree_file_is_refused(emulate_program, tmp_path: Path):
+    src = tmp_path / "inline.cpp"
+    src.write_text('#include <nvrtc.h>\nstatic const char* k = "extern \\"C\\" __global__ void f() {}";\n'
+                   'int main() { nvrtcProgram p; return nvrtcCreateProgram(&p, k, "f", 0, 0, 0); }\n')
+    with pytest.raises(Unsupported, match=r"inline\.cpp:1: NVRTC on a source that is not a \.cu file of the tree"):
+        emulate_program(src)
