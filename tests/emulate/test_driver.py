@@ -53,6 +53,14 @@ def test_a_module_is_built_from_the_tree_and_launched_three_ways(emulate_program
                                            "kernelParams: 11991", "extra: 11991", "cuLaunchGrid: 11991"]
 
 
+def test_driver_api_arrays_and_texture_objects_in_a_module_kernel(emulate_program):
+    """cuArrayCreate, cuMemcpy2D to an array and from pitched device memory, cuTexObjectCreate
+    over the array (point filter, clamp), read by the module's kernel: the array transposed."""
+    result = emulate_program(MODULES / "texture_main.cpp")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout.splitlines() == ["0 10 20", "1 11 21", "2 12 22", "3 13 23"]
+
+
 def test_a_module_kernel_with_a_32_lane_assumption_diverges(emulate_program):
     """"warp_sum_bad64.fatbin" resolves to warp_sum_bad.cu (the stem less its bitness), whose
     `(threadIdx.x & 31) == 0` adds lane 32's partial sum a second time at 64 lanes."""

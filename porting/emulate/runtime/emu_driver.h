@@ -556,6 +556,136 @@ inline CUresult cuLaunchGridAsync(CUfunction f, int w, int h, CUstream s) {
 inline CUresult cuLaunchGrid(CUfunction f, int w, int h) { return cuLaunchGridAsync(f, w, h, nullptr); }
 inline CUresult cuLaunch(CUfunction f) { return cuLaunchGridAsync(f, 1, 1, nullptr); }
 
+// ---- CUDA arrays and texture objects, over the runtime's (emu_texture.h) ------------------------
+typedef cudaArray_t CUarray;
+typedef cudaTextureObject_t CUtexObject;
+typedef enum CUarray_format_enum {
+  CU_AD_FORMAT_UNSIGNED_INT8 = 0x01, CU_AD_FORMAT_UNSIGNED_INT16 = 0x02, CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+  CU_AD_FORMAT_SIGNED_INT8 = 0x08, CU_AD_FORMAT_SIGNED_INT16 = 0x09, CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+  CU_AD_FORMAT_HALF = 0x10, CU_AD_FORMAT_FLOAT = 0x20
+} CUarray_format;
+typedef struct CUDA_ARRAY_DESCRIPTOR_st { size_t Width, Height; CUarray_format Format; unsigned int NumChannels; } CUDA_ARRAY_DESCRIPTOR;
+typedef enum CUmemorytype_enum {
+  CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_DEVICE = 2, CU_MEMORYTYPE_ARRAY = 3, CU_MEMORYTYPE_UNIFIED = 4
+} CUmemorytype;
+typedef struct CUDA_MEMCPY2D_st {
+  size_t srcXInBytes, srcY;
+  CUmemorytype srcMemoryType;
+  const void* srcHost;
+  CUdeviceptr srcDevice;
+  CUarray srcArray;
+  size_t srcPitch;
+  size_t dstXInBytes, dstY;
+  CUmemorytype dstMemoryType;
+  void* dstHost;
+  CUdeviceptr dstDevice;
+  CUarray dstArray;
+  size_t dstPitch;
+  size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D;
+typedef enum CUresourcetype_enum {
+  CU_RESOURCE_TYPE_ARRAY = 0, CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 1, CU_RESOURCE_TYPE_LINEAR = 2, CU_RESOURCE_TYPE_PITCH2D = 3
+} CUresourcetype;
+typedef enum CUaddress_mode_enum {
+  CU_TR_ADDRESS_MODE_WRAP = 0, CU_TR_ADDRESS_MODE_CLAMP = 1, CU_TR_ADDRESS_MODE_MIRROR = 2, CU_TR_ADDRESS_MODE_BORDER = 3
+} CUaddress_mode;
+typedef enum CUfilter_mode_enum { CU_TR_FILTER_MODE_POINT = 0, CU_TR_FILTER_MODE_LINEAR = 1 } CUfilter_mode;
+#define CU_TRSF_READ_AS_INTEGER 0x01
+#define CU_TRSF_NORMALIZED_COORDINATES 0x02
+typedef struct CUDA_RESOURCE_DESC_st {
+  CUresourcetype resType;
+  union {
+    struct { CUarray hArray; } array;
+    struct { CUdeviceptr devPtr; CUarray_format format; unsigned int numChannels; size_t sizeInBytes; } linear;
+    struct { CUdeviceptr devPtr; CUarray_format format; unsigned int numChannels; size_t width, height, pitchInBytes; } pitch2D;
+    struct { int reserved[32]; } reserved;
+  } res;
+  unsigned int flags;
+} CUDA_RESOURCE_DESC;
+typedef struct CUDA_TEXTURE_DESC_st {
+  CUaddress_mode addressMode[3];
+  CUfilter_mode filterMode;
+  unsigned int flags, maxAnisotropy;
+  CUfilter_mode mipmapFilterMode;
+  float mipmapLevelBias, minMipmapLevelClamp, maxMipmapLevelClamp;
+  float borderColor[4];
+  int reserved[12];
+} CUDA_TEXTURE_DESC;
+typedef struct CUDA_RESOURCE_VIEW_DESC_st CUDA_RESOURCE_VIEW_DESC;
+
+namespace emu { namespace driver {
+inline cudaChannelFormatDesc channels(CUarray_format f, unsigned int n) {
+  int bits = (f == CU_AD_FORMAT_UNSIGNED_INT8 || f == CU_AD_FORMAT_SIGNED_INT8) ? 8
+           : (f == CU_AD_FORMAT_UNSIGNED_INT16 || f == CU_AD_FORMAT_SIGNED_INT16 || f == CU_AD_FORMAT_HALF) ? 16 : 32;
+  cudaChannelFormatKind k = f == CU_AD_FORMAT_FLOAT || f == CU_AD_FORMAT_HALF ? cudaChannelFormatKindFloat
+                          : f >= CU_AD_FORMAT_SIGNED_INT8 ? cudaChannelFormatKindSigned : cudaChannelFormatKindUnsigned;
+  return cudaCreateChannelDesc(bits, n > 1 ? bits : 0, n > 2 ? bits : 0, n > 3 ? bits : 0, k);
+}
+}}  // namespace emu::driver
+inline CUresult cuArrayCreate(CUarray* a, const CUDA_ARRAY_DESCRIPTOR* d) {
+  EMU_CU_TRY(emu::driver::context());
+  if (!a || !d || d->NumChannels < 1 || d->NumChannels > 4) return CUDA_ERROR_INVALID_VALUE;
+  cudaChannelFormatDesc c = emu::driver::channels(d->Format, d->NumChannels);
+  return emu::driver::from(cudaMallocArray(a, &c, d->Width, d->Height));
+}
+inline CUresult cuArrayDestroy(CUarray a) { EMU_CU_TRY(emu::driver::context()); return emu::driver::from(cudaFreeArray(a)); }
+inline CUresult cuMemcpy2D(const CUDA_MEMCPY2D* p) {
+  EMU_CU_TRY(emu::driver::context());
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  auto src = [&]() -> const char* {
+    const char* base = p->srcMemoryType == CU_MEMORYTYPE_HOST ? static_cast<const char*>(p->srcHost)
+                                                              : static_cast<const char*>(emu::driver::ptr(p->srcDevice));
+    return base + p->srcY * p->srcPitch + p->srcXInBytes;
+  };
+  auto dst = [&]() -> char* {
+    char* base = p->dstMemoryType == CU_MEMORYTYPE_HOST ? static_cast<char*>(p->dstHost)
+                                                        : static_cast<char*>(emu::driver::ptr(p->dstDevice));
+    return base + p->dstY * p->dstPitch + p->dstXInBytes;
+  };
+  bool from_array = p->srcMemoryType == CU_MEMORYTYPE_ARRAY, to_array = p->dstMemoryType == CU_MEMORYTYPE_ARRAY;
+  if (from_array && to_array) return CUDA_ERROR_NOT_SUPPORTED;
+  if (to_array)
+    return emu::driver::from(cudaMemcpy2DToArray(p->dstArray, p->dstXInBytes, p->dstY, src(), p->srcPitch,
+                                                 p->WidthInBytes, p->Height, cudaMemcpyDefault));
+  if (from_array)
+    return emu::driver::from(cudaMemcpy2DFromArray(dst(), p->dstPitch, p->srcArray, p->srcXInBytes, p->srcY,
+                                                   p->WidthInBytes, p->Height, cudaMemcpyDefault));
+  return emu::driver::from(cudaMemcpy2D(dst(), p->dstPitch, src(), p->srcPitch, p->WidthInBytes, p->Height, cudaMemcpyDefault));
+}
+inline CUresult cuTexObjectCreate(CUtexObject* t, const CUDA_RESOURCE_DESC* r, const CUDA_TEXTURE_DESC* d,
+                                  const CUDA_RESOURCE_VIEW_DESC* view) {
+  EMU_CU_TRY(emu::driver::context());
+  if (!t || !r || !d || view) return view ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
+  cudaResourceDesc rd;
+  std::memset(&rd, 0, sizeof rd);
+  rd.resType = static_cast<cudaResourceType>(r->resType);
+  if (r->resType == CU_RESOURCE_TYPE_ARRAY) {
+    rd.res.array.array = r->res.array.hArray;
+  } else if (r->resType == CU_RESOURCE_TYPE_LINEAR) {
+    rd.res.linear.devPtr = emu::driver::ptr(r->res.linear.devPtr);
+    rd.res.linear.desc = emu::driver::channels(r->res.linear.format, r->res.linear.numChannels);
+    rd.res.linear.sizeInBytes = r->res.linear.sizeInBytes;
+  } else if (r->resType == CU_RESOURCE_TYPE_PITCH2D) {
+    rd.res.pitch2D.devPtr = emu::driver::ptr(r->res.pitch2D.devPtr);
+    rd.res.pitch2D.desc = emu::driver::channels(r->res.pitch2D.format, r->res.pitch2D.numChannels);
+    rd.res.pitch2D.width = r->res.pitch2D.width;
+    rd.res.pitch2D.height = r->res.pitch2D.height;
+    rd.res.pitch2D.pitchInBytes = r->res.pitch2D.pitchInBytes;
+  } else {
+    return CUDA_ERROR_NOT_SUPPORTED;  // mipmapped arrays are not emulated
+  }
+  cudaTextureDesc td;
+  std::memset(&td, 0, sizeof td);
+  for (int i = 0; i < 3; ++i) td.addressMode[i] = static_cast<cudaTextureAddressMode>(d->addressMode[i]);
+  td.filterMode = static_cast<cudaTextureFilterMode>(d->filterMode);
+  // the driver reads integers as normalised floats unless CU_TRSF_READ_AS_INTEGER
+  td.readMode = (d->flags & CU_TRSF_READ_AS_INTEGER) ? cudaReadModeElementType : cudaReadModeNormalizedFloat;
+  td.normalizedCoords = (d->flags & CU_TRSF_NORMALIZED_COORDINATES) ? 1 : 0;
+  for (int i = 0; i < 4; ++i) td.borderColor[i] = d->borderColor[i];
+  return emu::driver::from(cudaCreateTextureObject(t, &rd, &td, nullptr));
+}
+inline CUresult cuTexObjectDestroy(CUtexObject t) { EMU_CU_TRY(emu::driver::context()); return emu::driver::from(cudaDestroyTextureObject(t)); }
+
 // cuda.h maps these names onto their `_v2` entry points; a program may use either spelling
 #define cuDeviceTotalMem_v2 cuDeviceTotalMem
 #define cuCtxCreate_v2 cuCtxCreate
@@ -563,6 +693,8 @@ inline CUresult cuLaunch(CUfunction f) { return cuLaunchGridAsync(f, 1, 1, nullp
 #define cuCtxPushCurrent_v2 cuCtxPushCurrent
 #define cuCtxPopCurrent_v2 cuCtxPopCurrent
 #define cuMemAlloc_v2 cuMemAlloc
+#define cuArrayCreate_v2 cuArrayCreate
+#define cuMemcpy2D_v2 cuMemcpy2D
 #define cuModuleGetGlobal_v2 cuModuleGetGlobal
 #define cuMemFree_v2 cuMemFree
 #define cuMemAllocHost_v2 cuMemAllocHost
