@@ -110,8 +110,14 @@ def _stems(name: PurePosixPath) -> str:
 
 
 def _candidate_stems(stem: str) -> list[str]:
-    base = re.sub(r"_?(?:32|64)$", "", stem)
-    return [stem] if base in ("", stem) else [stem, base]
+    """The module's stem, then less an architecture (``kernel.sm_10``, the CUDA 2 SDK's cubins)
+    and less a bitness (``vectorAdd_kernel64``, the samples' fatbins)."""
+    stems = [stem]
+    for suffix in (r"[._](?:sm|compute)_?\d+$", r"_?(?:32|64)$"):
+        base = re.sub(suffix, "", stems[-1])
+        if base and base != stems[-1]:
+            stems.append(base)
+    return stems
 
 
 def _resolve(name: PurePosixPath, roots: list[Path]) -> Path | None:

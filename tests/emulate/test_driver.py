@@ -197,3 +197,24 @@ def test_nvrtc_on_a_string_that_names_no_tree_file_is_refused(emulate_program, t
                    'int main() { nvrtcProgram p; return nvrtcCreateProgram(&p, k, "f", 0, 0, 0); }\n')
     with pytest.raises(Unsupported, match=r"inline\.cpp:1: NVRTC on a source that is not a \.cu file of the tree"):
         emulate_program(src)
+
+
+@pytest.mark.parametrize("literal, found", [
+    ("vectorAdd_kernel64.fatbin", "vectorAdd_kernel.cu"),   # the samples' bitness suffix
+    ("data/asyncAPIDrv.sm_10.cubin", "asyncAPIDrv.cu"),      # the CUDA 2 SDK's architecture suffix
+    ("k.ptx", "k.cu"),
+    ("sub/k.ptx", "sub/k.cu"),                               # the literal's own subdirectory first
+    ("other.ptx", None),
+])
+def test_a_module_name_resolves_to_the_cu_with_its_stem(tmp_path: Path, literal, found):
+    from porting.emulate import modules
+    for name in ("vectorAdd_kernel.cu", "asyncAPIDrv.cu", "k.cu", "sub/k.cu"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text('extern "C" __global__ void k() {}\n')
+    main = tmp_path / "main.cpp"
+    main.write_text(f'#include <cuda.h>\nvoid f(CUmodule* m) {{ cuModuleLoad(m, "{literal}"); }}\n')
+    loaded, refused = modules.find([main], [tmp_path])
+    if found is None:
+        assert not loaded and "'other.ptx': no .cu named other.cu" in refused[0].feature
+    else:
+        assert [m.source for m in loaded] == [(tmp_path / found).resolve()] and not refused
