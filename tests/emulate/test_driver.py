@@ -218,3 +218,33 @@ def test_a_module_name_resolves_to_the_cu_with_its_stem(tmp_path: Path, literal,
         assert not loaded and "'other.ptx': no .cu named other.cu" in refused[0].feature
     else:
         assert [m.source for m in loaded] == [(tmp_path / found).resolve()] and not refused
+
+
+def test_the_cuda_2_driver_forms_and_cutil_macros(emulate_program, tmp_path: Path):
+    """CUT_DEVICE_INIT_DRV, CU_SAFE_CALL, cuDeviceGetProperties (SIMDWidth is the run's warp
+    width), cuCtxDetach, and a module named as the CUDA 2 SDK did (data/inc.sm_10.cubin) launched
+    with cuParamSet*/cuFuncSetBlockShape/cuLaunchGrid."""
+    (tmp_path / "inc.cu").write_text('extern "C" __global__ void inc(int* a, int n) {\n'
+                                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) a[i] += i;\n}\n")
+    src = tmp_path / "old.cpp"
+    src.write_text(
+        "#include <cuda.h>\n#include <cutil.h>\n#include <cstdio>\n"
+        "int main(int argc, char** argv) {\n  CUdevice dev;\n  CUT_DEVICE_INIT_DRV(dev, argc, argv);\n"
+        "  CUdevprop p; CU_SAFE_CALL(cuDeviceGetProperties(&p, dev));\n"
+        "  CUcontext ctx; CU_SAFE_CALL(cuCtxCreate(&ctx, 0, dev));\n"
+        '  CUmodule m; CU_SAFE_CALL(cuModuleLoad(&m, "data/inc.sm_10.cubin"));\n'
+        '  CUfunction f; CU_SAFE_CALL(cuModuleGetFunction(&f, m, "inc"));\n'
+        "  int n = 1000; CUdeviceptr d; CU_SAFE_CALL(cuMemAlloc(&d, n * sizeof(int)));\n"
+        "  CU_SAFE_CALL(cuMemsetD32(d, 1, n));\n  void* ptr = (void*)(size_t)d;\n"
+        "  CU_SAFE_CALL(cuParamSetv(f, 0, &ptr, sizeof ptr)); CU_SAFE_CALL(cuParamSeti(f, sizeof ptr, n));\n"
+        "  CU_SAFE_CALL(cuParamSetSize(f, sizeof ptr + sizeof(int)));\n"
+        "  CU_SAFE_CALL(cuFuncSetBlockShape(f, 128, 1, 1));\n"
+        "  CU_SAFE_CALL(cuLaunchGrid(f, (n + 127) / 128, 1));\n"
+        "  int h[1000]; CU_SAFE_CALL(cuMemcpyDtoH(h, d, sizeof h));\n"
+        "  long s = 0; for (int i = 0; i < n; ++i) s += h[i];\n"
+        '  printf("sum %ld, simd width is warpSize-wide %d\\n", s, p.SIMDWidth >= 32);\n'
+        "  CU_SAFE_CALL(cuCtxDetach(ctx));\n  return 0;\n}\n")
+    result = emulate_program(src)
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == f"sum {1000 + sum(range(1000))}, simd width is warpSize-wide 1\n"
+    assert "Using device 0:" in result.runs[0].stderr

@@ -201,6 +201,23 @@ inline CUresult cuCtxDestroy(CUcontext c) {
   delete c;
   return CUDA_SUCCESS;
 }
+// the CUDA 2-3 names: cuCtxDetach ends a context cuCtxCreate made; cuDeviceGetProperties's
+// record (SIMDWidth is the warp width of this run, as warpSize)
+inline CUresult cuCtxDetach(CUcontext c) { return cuCtxDestroy(c); }
+typedef struct CUdevprop_st {
+  int maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], sharedMemPerBlock, totalConstantMemory, SIMDWidth,
+      memPitch, regsPerBlock, clockRate, textureAlign;
+} CUdevprop;
+inline CUresult cuDeviceGetProperties(CUdevprop* p, CUdevice d) {
+  EMU_CU_TRY(emu::driver::device(d));
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  cudaDeviceProp q;
+  cudaGetDeviceProperties(&q, d);
+  *p = CUdevprop{q.maxThreadsPerBlock, {q.maxThreadsDim[0], q.maxThreadsDim[1], q.maxThreadsDim[2]},
+                 {q.maxGridSize[0], q.maxGridSize[1], q.maxGridSize[2]}, (int)q.sharedMemPerBlock,
+                 (int)q.totalConstMem, q.warpSize, (int)q.memPitch, q.regsPerBlock, q.clockRate, (int)q.textureAlignment};
+  return CUDA_SUCCESS;
+}
 inline CUresult cuCtxGetCurrent(CUcontext* c) {
   EMU_CU_TRY(emu::driver::ready());
   if (!c) return CUDA_ERROR_INVALID_VALUE;

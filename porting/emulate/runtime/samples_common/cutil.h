@@ -183,3 +183,17 @@ inline void emu_cut_check_msg(const char* msg, const char* file, int line) {
   if (!cutCheckCmdLineFlag((argc), (const char**)(argv), "noprompt")) { \
     std::printf("\nPress ENTER to exit...\n"); std::fflush(stdout); std::fflush(stderr); std::getchar(); } \
   std::exit(EXIT_SUCCESS); } while (0)
+
+// the driver API's forms (CUDA 2 SDK); they expand only in a program that includes <cuda.h>
+#define CU_SAFE_CALL_NO_SYNC(call) do { CUresult emu_e_ = (call); if (emu_e_ != CUDA_SUCCESS) { \
+  std::fprintf(stderr, "Cuda driver error %x in file '%s' in line %i.\n", (unsigned)emu_e_, __FILE__, __LINE__); \
+  std::exit(EXIT_FAILURE); } } while (0)
+#define CU_SAFE_CALL(call) CU_SAFE_CALL_NO_SYNC(call)
+#define CUT_DEVICE_INIT_DRV(cuDevice, ARGC, ARGV) do { \
+  int emu_count_ = 0; \
+  if (cuInit(0) == CUDA_SUCCESS) CU_SAFE_CALL_NO_SYNC(cuDeviceGetCount(&emu_count_)); \
+  if (emu_count_ == 0) { std::fprintf(stderr, "cutil error: no devices supporting CUDA\n"); std::exit(EXIT_FAILURE); } \
+  CU_SAFE_CALL_NO_SYNC(cuDeviceGet(&(cuDevice), 0)); \
+  char emu_name_[100]; cuDeviceGetName(emu_name_, 100, (cuDevice)); \
+  if (cutCheckCmdLineFlag((ARGC), (const char**)(ARGV), "quiet") == CUTFalse) \
+    std::fprintf(stderr, "Using device %d: %s\n", 0, emu_name_); } while (0)
