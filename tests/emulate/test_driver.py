@@ -34,7 +34,7 @@ def test_devices_contexts_memory_streams_and_events(emulate_program):
             "kernel over driver memory: ok, sum 7997000",
             "memset d32 deadbeef deadbeef, d16/d8 7f7f 127f 1234",
             "misaligned d32: CUDA_ERROR_INVALID_VALUE",
-            "async copy back 1 2998, event interval nonnegative 1",
+            "async copy back 1 2998, event interval nonnegative 1, queries CUDA_SUCCESS CUDA_SUCCESS",
             "mem info CUDA_SUCCESS 1",
             "error string: invalid argument",
             "after destroy: CUDA_ERROR_INVALID_CONTEXT",

@@ -343,6 +343,9 @@ inline CUresult cuEventCreate(CUevent* e, unsigned int flags) {
   return emu::driver::from(cudaEventCreateWithFlags(e, flags));
 }
 inline CUresult cuEventRecord(CUevent e, CUstream s) { EMU_CU_TRY(emu::driver::context()); return emu::driver::from(cudaEventRecord(e, s)); }
+// launches and copies complete at once here: a recorded event and a stream's work are done
+inline CUresult cuEventQuery(CUevent e) { EMU_CU_TRY(emu::driver::context()); return emu::driver::from(cudaEventQuery(e)); }
+inline CUresult cuStreamQuery(CUstream s) { EMU_CU_TRY(emu::driver::context()); return emu::driver::from(cudaStreamQuery(s)); }
 inline CUresult cuEventSynchronize(CUevent e) { EMU_CU_TRY(emu::driver::context()); return emu::driver::from(cudaEventSynchronize(e)); }
 inline CUresult cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
   EMU_CU_TRY(emu::driver::context());
