@@ -78,7 +78,10 @@ def nvrtc_env(loaded: list[Module]) -> str:
 def find(files: list[Path], roots: list[Path]) -> tuple[list[Module], list[Refusal]]:
     """The modules the program loads (when any file calls cuModuleLoad*), each resolved to a .cu
     of ``roots``; a literal that resolves to none is a Refusal naming it."""
-    masks = {f: mask(f.read_text(encoding="utf-8", errors="replace")) for f in files}
+    texts = {f: f.read_text(encoding="utf-8", errors="replace") for f in files}
+    if not any("cuModuleLoad" in t or "nvrtc" in t for t in texts.values()):
+        return [], []  # the common case, without masking every file a second time
+    masks = {f: mask(t) for f, t in texts.items()}
     nvrtc = [(f, inc) for f, m in masks.items() for inc in m.includes if inc.text.startswith("nvrtc")]
     if nvrtc:
         return _nvrtc_sources(masks, roots, nvrtc[0])

@@ -73,7 +73,15 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses Thrust (no CCCL headers found: set PORT_EMULATE_CCCL)", r"\bthrust::", r"^thrust/", _have_cccl),
     # CUB's warp and block primitives and its common device-wide algorithms are emulated
     # (runtime/emu_cub.h); a CUB name it lacks fails the compile, named (build.explain_compile_error)
-    _f("uses libcu++ (cuda::)", r"\bcuda::(?!std::)", r"^cuda/"),
+    # libcu++'s types, atomics and cuda::std are compiled from CCCL's headers in host mode
+    # (runtime/emu_libcudacxx.h); its synchronization primitives wait by spinning, which no other
+    # fiber of the one OS thread can end, and its PTX wrappers have no CPU meaning: refused
+    _f("libcu++ synchronization or PTX primitives (cuda::barrier, pipeline, latch, semaphores, memcpy_async, ptx)",
+       r"\bcuda::(?:std::)?(?:barrier|pipeline\w*|make_pipeline|latch|counting_semaphore|binary_semaphore"
+       r"|memcpy_async|ptx::|device::|annotated_ptr|access_property|apply_access_property|discard_memory)\b",
+       r"^cuda/(?:barrier|pipeline|latch|semaphore|annotated_ptr|ptx|std/barrier|std/latch|std/semaphore)\b"),
+    _f("uses libcu++ (cuda::; no CCCL headers found: set PORT_EMULATE_CCCL)", r"\bcuda::(?!std::)", r"^cuda/",
+       _have_cccl),
     # half and bfloat16 are emulated (runtime/emu_fp16.h); the 8-bit float formats are not
     _f("fp8 types (cuda_fp8.h)", r"\b__nv_fp8\w*|\b__hip_fp8\w*", r"(?:^|/)(?:cuda_fp8|hip_fp8|amd_hip_fp8)\.h"),
     # inline PTX: a subset is translated to C++ (porting/emulate/ptx.py); an asm statement with an
