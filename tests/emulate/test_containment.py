@@ -203,3 +203,11 @@ def test_a_program_killed_by_a_signal_in_the_sandbox_is_no_verdict(emulate_progr
                    "int main() { std::printf(\"before\\n\"); std::fflush(stdout); std::abort(); }\n")
     with pytest.raises(PortError, match="the program fails at every width.*killed by signal 6"):
         emulate_program(src)
+
+
+def test_a_program_that_returns_128_plus_n_itself_is_judged(emulate_program, tmp_path):
+    """exit(134) is a status, not SIGABRT: only the runtime's "emu: signal: N" line makes it one."""
+    src = tmp_path / "returns.cu"
+    src.write_text("#include <cstdio>\nint main() { std::printf(\"done\\n\"); return 134; }\n")
+    result = emulate_program(src)
+    assert result.verdict == "same" and [r.exit for r in result.runs] == [134, 134]
