@@ -476,6 +476,12 @@ _WIDE_LOOP = re.compile(r"\bwarpSize\s*(?:/\s*2|>>\s*1)\b")
 _CUB_WARP = re.compile(r"\b(?:hip)?cub::Warp(?:Reduce|Scan)\s*<\s*[\w:]+(?:\s*<[^<>;]*>)?\s*>\s*\(")
 
 
+def _cub_start(code: str, at: int) -> tuple[int, ...]:
+    """Where a _CUB_WARP match holding the "cub::Warp" at ``at`` starts: at a "hip" just before it
+    (after a `hip`, `\\b` fails at the `c`), else at the `c`."""
+    return (at - 3,) if at >= 3 and code.startswith("hip", at - 3) else (at,)
+
+
 def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
     """warp-width-mixed in a function that counts its lanes and warps in 32 (``lane = tid % 32``
     leaders, ``tid / 32`` slots) but reduces over the hardware warp: a shuffle loop from
@@ -518,7 +524,7 @@ def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
                    "ballot holds two logical warps' bits, so a prefix or count taken from it mixes them",
                    "mask the ballot to this lane's 32-lane half (>> (lane & 32)), or count warps by warpSize; "
                    f"{warp.EMULATE}", name)
-    for m in _CUB_WARP.finditer(code) if "cub::Warp" in code else ():
+    for m in warp.anchored_matches(_CUB_WARP, code, "cub::Warp", _cub_start):
         s = model.at(m.start())
         if _counts_in_32(model, s):
             yield (m.start(), "warp-width-mixed", "cub::WarpReduce / WarpScan without a logical width spans the "

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 Hit = tuple[int, str, str, str, str]
@@ -93,6 +93,26 @@ def word(name: str) -> str:
     pattern that opens with an assertion has no literal prefix to search for)."""
     escaped = re.escape(name)
     return escaped + r"(?<![\w.]" + escaped + ")"
+
+
+def anchored_matches(pattern: re.Pattern[str], code: str, literal: str,
+                     starts: Callable[[str, int], Iterable[int]]) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(code)`` for a pattern whose every match holds ``literal``, and can start only
+    at one of the offsets ``starts(code, at)`` gives for that literal's occurrence at ``at`` (in
+    increasing order, none past ``at``): each candidate is tried with one ``match`` (which reads the
+    characters before it, as finditer's lookbehinds and ``\\b`` do) instead of the pattern being tried
+    at every offset of the file. A candidate inside the last match is skipped, as finditer skips it."""
+    pos = 0
+    at = code.find(literal)
+    while at >= 0:
+        for start in starts(code, at):
+            if start >= pos:
+                m = pattern.match(code, start)
+                if m is not None:
+                    yield m
+                    pos = m.end()
+                    break
+        at = code.find(literal, at + 1)
 
 
 def _after_word(code: str, at: int) -> bool:

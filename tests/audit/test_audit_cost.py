@@ -190,7 +190,8 @@ def test_word_patterns_agree_with_the_lookbehind_first_ones() -> None:
 
 def test_warpsize_check_patterns_agree_with_the_lookbehind_first_ones() -> None:
     atoms = ["assert(warpSize == 32)", "assert( warpSize==W)", "if (warpSize != 32) __trap();", "x.assert(",
-             "if(32 != warpSize) return", "warpSize", "{", "}", "assert((W == warpSize) &&", "_if (warpSize != 32) exit",
+             "if(32 != warpSize) return", "warpSize", "{", "}", "assert((W == warpSize) &&",
+             "_if (warpSize != 32) exit",
              "if (prop.warpSize != 32) { exit(1); }", "if (32 != p->warpSize) fail();", ".if", "é", " ", "\n", ";"]
     pairs = [(warp._WS_ASSERT, r"(?<![\w.])assert\s*"), (warp._WS_GUARD, r"(?<![\w.])if\s*"),
              (warp._WS_REFUSAL, r"(?<![\w.])if\s*")]
@@ -215,3 +216,14 @@ def test_text_caches_answer_as_the_scans_do() -> None:
         found = warp._const_32(code)
         found.append((0, "X", "32"))
         assert warp._const_32(code) == found[:-1]
+
+
+def test_anchored_matches_agree_with_finditer() -> None:
+    """model._CUB_WARP found from its literal ("cub::Warp") finds what finditer found, overlapping
+    occurrences and a `hip` prefix after a word character included."""
+    atoms = ["1", "1u", "1U", "u", " ", "\t", "\n", "\u2003", "<<", "<<<", "<<=", "(", "lane", "x1", "_", ";",
+             "hip", "xhip", "cub::", "cub::Warp", "WarpReduce", "Scan", "<", ">", "float", "cub::WarpScan<int>",
+             "hipcub::WarpReduce<T>(", "::", "é", "ns"]
+    for code in _texts(random.Random(2617), atoms, n=6000):
+        assert [m.span() for m in warp.anchored_matches(model._CUB_WARP, code, "cub::Warp", model._cub_start)] == [
+            m.span() for m in model._CUB_WARP.finditer(code)], repr(code)
