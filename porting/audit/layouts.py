@@ -140,7 +140,7 @@ def _lane_rows(model: WarpModel, code: str, lo: int, hi: int, name: str) -> str:
                 if not (shift == 0 and e.strip().isdigit()) and unit_int(model, e) == 32]
         if not rows:
             continue
-        for use in re.finditer(rf"(?<![\w.]){re.escape(array)}\s*((?:\[[^\]\[]*\]\s*)+)", code[lo:hi]):
+        for use in re.finditer(warp.word(array) + r"\s*((?:\[[^\]\[]*\]\s*)+)", code[lo:hi]):
             subs = [x.strip() for x in _SUBSCRIPTS.findall(use.group(1))]
             if any(i < len(subs) and subs[i] == name for i in rows):
                 return f"it indexes {array}'s rows of {extents[rows[0] - shift].strip()} = 32 ({use.group(0).strip()})"

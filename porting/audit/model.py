@@ -315,7 +315,7 @@ class WarpModel:
             param, default = ("", "") if callee.logical32 else _width_param(callee.src or self.code, callee)
             if not callee.logical32 and not param:
                 continue
-            for c in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(<[^<>;{}()]*>)?\s*\(",
+            for c in re.finditer(warp.word(name) + r"\s*(<[^<>;{}()]*>)?\s*\(",
                                  self.code[s.lo:s.hi]):
                 # a width template (`template <int LANES = 32>`: loops from LANES / 2) is 32-lane work
                 # only where this call gives it 32 (`wsum<32>(v)`, `wsum<WARP_SZ>(v)`, or the default)
@@ -462,7 +462,7 @@ def _fed_to_warpsize(model: WarpModel, s: Scope, at: int) -> str:
             continue
         if not (c.by_warpsize or not c.logical32 and "warpSize" in (c.src or model.code)[c.lo:c.hi]):
             continue
-        for m in re.finditer(r"(?<![\w.])" + re.escape(callee) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code[s.lo:s.hi]):
+        for m in re.finditer(warp.word(callee) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code[s.lo:s.hi]):
             args = warp.split_args(warp._call_args(model.code, s.lo + m.end() - 1))
             if any(name in warp._WORDS.findall(a) for a in args):
                 return callee
@@ -474,6 +474,12 @@ _WIDE_LOOP = re.compile(r"\bwarpSize\s*(?:/\s*2|>>\s*1)\b")
 # a cub / hipcub warp collective built with no logical width (one template argument): hipCUB's
 # default LOGICAL_WARP_THREADS is the hardware warp, 64 lanes on CDNA
 _CUB_WARP = re.compile(r"\b(?:hip)?cub::Warp(?:Reduce|Scan)\s*<\s*[\w:]+(?:\s*<[^<>;]*>)?\s*>\s*\(")
+
+
+def _cub_start(code: str, at: int) -> tuple[int, ...]:
+    """Where a _CUB_WARP match holding the "cub::Warp" at ``at`` starts: at a "hip" just before it
+    (after a `hip`, `\\b` fails at the `c`), else at the `c`."""
+    return (at - 3,) if at >= 3 and code.startswith("hip", at - 3) else (at,)
 
 
 def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
@@ -518,7 +524,7 @@ def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
                    "ballot holds two logical warps' bits, so a prefix or count taken from it mixes them",
                    "mask the ballot to this lane's 32-lane half (>> (lane & 32)), or count warps by warpSize; "
                    f"{warp.EMULATE}", name)
-    for m in _CUB_WARP.finditer(code) if "cub::Warp" in code else ():
+    for m in warp.anchored_matches(_CUB_WARP, code, "cub::Warp", _cub_start):
         s = model.at(m.start())
         if _counts_in_32(model, s):
             yield (m.start(), "warp-width-mixed", "cub::WarpReduce / WarpScan without a logical width spans the "
@@ -675,7 +681,7 @@ def work_counts(model: WarpModel) -> Iterator[Hit]:
             if not re.fullmatch(r"[A-Za-z_]\w*", arg) or not _scales_warp_index(model, kernel, param):
                 continue
             last = None
-            for a in re.finditer(r"(?<![\w.])" + re.escape(arg) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]):
+            for a in re.finditer(warp.word(arg) + r"\s*=(?!=)\s*([^;]*);", code[host.lo:start]):
                 last = a
             value = last.group(1).strip() if last is not None else ""
             if last is not None and (value == "32" or value in const32):
@@ -708,7 +714,7 @@ def _scales(model: WarpModel, fn: Scope, param: str, depth: int) -> bool:
         callee = model.by_name.get(name)
         if callee is None or callee is fn:
             continue
-        for call in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:<[^<>;{}()]*>)?\s*\(", body):
+        for call in re.finditer(warp.word(name) + r"\s*(?:<[^<>;{}()]*>)?\s*\(", body):
             args = warp.split_args(warp._call_args(body, call.end() - 1))
             names = _param_names(code, callee)
             if any(a == param and _scales_warp_index(model, callee, p, depth + 1) for a, p in zip(args, names)):
@@ -847,7 +853,7 @@ def _thread_rooted(code: str, s: Scope, name: str, depth: int = 0) -> bool:
     name (``idx = bid * blockDim.x + tid``, ``tid = threadIdx.x``), followed three steps?"""
     if name == "threadIdx.x":
         return True
-    m = re.search(r"(?<![\w.])" + re.escape(name) + r"\s*=(?!=)\s*([^;]*);", code[s.lo:s.hi])
+    m = re.search(warp.word(name) + r"\s*=(?!=)\s*([^;]*);", code[s.lo:s.hi])
     if m is None or depth >= 3:
         return False
     value = m.group(1)
@@ -933,7 +939,7 @@ def _find_small_block(model: WarpModel, start: int, args: str) -> bool:
         before = code[host.lo:start]
         # `threads = 32;`, `dim3 threads(warp_size, 1, 1)`, `const dim3 threads{32}`: the last
         # assignment before the launch (a pattern compiled per name: asked only when it occurs)
-        for a in re.finditer(r"(?<![\w.])" + re.escape(value) + r"\s*(?:=(?!=)\s*([^;]*)|([({][^;]*[)}]))\s*;",
+        for a in re.finditer(warp.word(value) + r"\s*(?:=(?!=)\s*([^;]*)|([({][^;]*[)}]))\s*;",
                              before) if value in before else ():
             last = a
         if last is None:
@@ -975,7 +981,7 @@ def _last_assignment(text: str, name: str) -> re.Match[str] | None:
     (lookbehind: not after a word character or `.`), as a finditer over ``text`` would give: tried
     only where the name occurs (the pattern's lookbehind made finditer try every offset), skipping
     occurrences inside the previous match, as finditer does."""
-    pattern = re.compile(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)")
+    pattern = re.compile(warp.word(name) + r"\s*(?:=(?!=)|\{|\()([^;]*)")
     last, pos, at = None, 0, text.find(name)
     while at >= 0:
         m = pattern.match(text, at) if at >= pos else None
@@ -1002,7 +1008,7 @@ def shared_arrays(model: WarpModel) -> Iterator[Hit]:
         lanes = {v.group(1) for v in _LANE_BY_WARPSIZE.finditer(code, lo, hi)}
         lanes |= {v.group(1) for v in _COPY.finditer(code, lo, hi) if v.group(2) in lanes}  # `k = lane;`
         name = m.group(1)
-        for use in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*((?:\[[^\]]*\]\s*)+)", code[m.end():hi]):
+        for use in re.finditer(warp.word(name) + r"\s*((?:\[[^\]]*\]\s*)+)", code[m.end():hi]):
             subs = _SUBSCRIPTS.findall(use.group(1))
             index = next((subs[i] for i in at32 if i < len(subs) and _lane_index(subs[i], lanes)), None)
             if index is not None:
@@ -1202,7 +1208,7 @@ def _thread_valued(code: str, s: Scope, src: str, at: int, depth: int = 0) -> bo
     for name in dict.fromkeys(warp._WORDS.findall(expr)):
         if name in warp._KEYWORDS:
             continue
-        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*[-+*/%&|^]?=(?!=)\s*([^;{}]*)",
+        for a in re.finditer(warp.word(name) + r"\s*[-+*/%&|^]?=(?!=)\s*([^;{}]*)",
                              code[s.lo:s.hi]):
             if s.lo + a.start() != at and not warp._SCALED.search(a.group(1)) and \
                     _thread_valued(code, s, a.group(1), at, depth + 1):
@@ -1357,7 +1363,7 @@ def _lane_below_32(model: WarpModel, s: Scope, src: str, at: int, depth: int = 0
     for name in dict.fromkeys(warp._WORDS.findall(src)):
         if name in warp._KEYWORDS or name in model.const32:
             continue
-        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*(?:=(?!=)|\{)\s*([^;{}]*)", code[s.lo:s.hi]):
+        for a in re.finditer(warp.word(name) + r"\s*(?:=(?!=)|\{)\s*([^;{}]*)", code[s.lo:s.hi]):
             if s.lo + a.start() != at and _lane_below_32(model, s, a.group(1), at, depth + 1):
                 return True
     return False
@@ -1455,7 +1461,7 @@ def _callers_pass_lane32(model: WarpModel, s: Scope, src: str, depth: int = 0) -
     k = params.index(src)
     names = "|".join([re.escape(n) for n in sorted(model.const32)] + ["32"])
     mod32 = re.compile(r"%\s*\(?\s*(?:" + names + r")(?![\w.])|&\s*(?:31|0[xX]1[fF])(?![\w.])")
-    for m in re.finditer(r"(?<![\w.])" + re.escape(s.name) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code):
+    for m in re.finditer(warp.word(s.name) + r"\s*(?:<[^;{}()]*>)?\s*\(", model.code):
         if s.lo <= m.start() < s.body:
             continue  # the definition itself
         args = warp.split_args(warp._call_args(model.code, m.end() - 1))
@@ -1548,7 +1554,7 @@ def _mod_names(names: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]
             re.compile(r"([A-Za-z_]\w*)\s*=\s*[^;=]*?%\s*(?:" + alternatives + r")\b"))
 
 
-_ASSIGN = r"(?<![\w.])%s\s*(=|\+=|-=|\*=)(?!=)([^;]*);"
+_ASSIGN = r"%s\s*(=|\+=|-=|\*=)(?!=)([^;]*);"  # with warp.word(name)
 _AT_LANE = r"(?<![\w.])[A-Za-z_]\w*\s*\[\s*(?:%s)\s*\]"
 
 
@@ -1561,7 +1567,7 @@ def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[st
     if not lanes or not re.fullmatch(r"[A-Za-z_]\w*", value):
         return False
     at_lane = re.compile(_AT_LANE % "|".join(sorted(re.escape(n) for n in lanes)))
-    for m in reversed(list(re.finditer(_ASSIGN % re.escape(value), code[s.lo:at]))):
+    for m in reversed(list(re.finditer(_ASSIGN % warp.word(value), code[s.lo:at]))):
         op, rhs = m.group(1), m.group(2)
         if op == "=" and at_lane.search(rhs) and "__shfl" not in rhs:
             rest = at_lane.sub("", rhs)

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 
 Hit = tuple[int, str, str, str, str]
 
@@ -83,6 +84,35 @@ _POPC = re.compile(r"(__popc|__ffs|__clz|__brev)\s*\(")
 _MASK_DEFS = (re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+\(?(?:0[xX][fF]{8}[uU]?|~0[uU]?)\)?[ \t]*$", re.MULTILINE),
               re.compile(r"const(?:expr)?\s+(?:const\s+)?(?:" + _INT32 + r")\s+(\w+)\s*=\s*"
                          r"(?:0[xX][fF]{8}[uU]?|~0[uU]?|-1)\s*;"))
+
+
+def word(name: str) -> str:
+    r"""``name`` (escaped) where no word character or '.' precedes it, as a pattern that opens with
+    the name's literal: the same matches as ``(?<![\w.])`` + name, but the engine jumps from one
+    occurrence of the name to the next instead of trying the lookbehind at every offset (a
+    pattern that opens with an assertion has no literal prefix to search for)."""
+    escaped = re.escape(name)
+    return escaped + r"(?<![\w.]" + escaped + ")"
+
+
+def anchored_matches(pattern: re.Pattern[str], code: str, literal: str,
+                     starts: Callable[[str, int], Iterable[int]]) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(code)`` for a pattern whose every match holds ``literal``, and can start only
+    at one of the offsets ``starts(code, at)`` gives for that literal's occurrence at ``at`` (in
+    increasing order, none past ``at``): each candidate is tried with one ``match`` (which reads the
+    characters before it, as finditer's lookbehinds and ``\\b`` do) instead of the pattern being tried
+    at every offset of the file. A candidate inside the last match is skipped, as finditer skips it."""
+    pos = 0
+    at = code.find(literal)
+    while at >= 0:
+        for start in starts(code, at):
+            if start >= pos:
+                m = pattern.match(code, start)
+                if m is not None:
+                    yield m
+                    pos = m.end()
+                    break
+        at = code.find(literal, at + 1)
 
 
 def _after_word(code: str, at: int) -> bool:
@@ -417,22 +447,33 @@ def width_names(code: str, derived: Derivation | None = None, candidates: frozen
 
 def constant_names(text: str) -> set[str]:
     """Names a file defines as 32 or 5 (the candidates for warp-width constants)."""
+    return set(_constant_names(text))
+
+
+# Per text, cached by the text itself (as branches._directives): a file's masked code is asked by
+# checks._warp and again by the model it builds, a header's raw text by each file including it.
+# A few entries, not one: a file's own asks interleave with its headers'. The answers depend on
+# the text alone, so a cache hit is the same answer.
+_TEXT_CACHE = 16
+
+
+@lru_cache(maxsize=_TEXT_CACHE)
+def _constant_names(text: str) -> frozenset[str]:
     if "32" not in text and "5" not in text:
-        return set()
-    return set(_DEFINE_32_LOOSE.findall(text)) | {name for _at, name, _value in _const_32(text)}
-
-
-_CONST_32_LAST: list = [None, []]  # the last text asked and its answer: each file asks twice
+        return frozenset()
+    return frozenset(_DEFINE_32_LOOSE.findall(text)) | {name for _at, name, _value in _const_32_found(text)}
 
 
 def _const_32(code: str) -> list[tuple[int, str, str]]:
     """(offset, name, value) of `const[expr] T NAME = 32;` (or 5) definitions."""
-    if _CONST_32_LAST[0] is code:  # the same string object (constant_names, then warp_constants)
-        return list(_CONST_32_LAST[1])
+    return list(_const_32_found(code))
+
+
+@lru_cache(maxsize=_TEXT_CACHE)
+def _const_32_found(code: str) -> tuple[tuple[int, str, str], ...]:
     out: list[tuple[int, str, str]] = []
-    _CONST_32_LAST[:] = [code, out]
     if "const" not in code and "enum" not in code:
-        return out
+        return ()
     for v in merged(_VALUE_32S, code):
         k = v.start() - 1
         # `k > 0`, `k >= 1` here and `k <= 0`, `k < 1` below are equivalent mutants: a value preceded
@@ -447,7 +488,7 @@ def _const_32(code: str) -> list[tuple[int, str, str]]:
             m = _ENUM_BEFORE.search(code, max(0, v.start() - 200), v.start())
         if m is not None:
             out.append((m.start(1), m.group(1), v.group(1)))
-    return out
+    return tuple(out)
 
 
 def warp_constants(code: str) -> list[tuple[Hit, str]]:
@@ -467,10 +508,11 @@ def warp_constants(code: str) -> list[tuple[Hit, str]]:
     return out
 
 
-# `assert(warpSize == 32)`, `assert(W == warpSize)`; `if (warpSize != 32) __trap();` (or abort, exit, return)
-_WS_ASSERT = re.compile(r"(?<![\w.])assert\s*\(\s*\(?\s*(?:warpSize\s*==\s*([A-Za-z_][\w:]*|\d+)[uU]?|"
+# `assert(warpSize == 32)`, `assert(W == warpSize)`; `if (warpSize != 32) __trap();` (or abort, exit, return).
+# The word's literal first, then the lookbehind (see word()): not tried at every offset
+_WS_ASSERT = re.compile(r"assert(?<![\w.]assert)\s*\(\s*\(?\s*(?:warpSize\s*==\s*([A-Za-z_][\w:]*|\d+)[uU]?|"
                         r"([A-Za-z_][\w:]*|\d+)[uU]?\s*==\s*warpSize)\s*\)?\s*[),&]")
-_WS_GUARD = re.compile(r"(?<![\w.])if\s*\(\s*(?:warpSize\s*!=\s*([A-Za-z_][\w:]*|\d+)[uU]?|"
+_WS_GUARD = re.compile(r"if(?<![\w.]if)\s*\(\s*(?:warpSize\s*!=\s*([A-Za-z_][\w:]*|\d+)[uU]?|"
                        r"([A-Za-z_][\w:]*|\d+)[uU]?\s*!=\s*warpSize)\s*\)\s*\{?\s*"
                        r"(?:__trap|__builtin_trap|trap|abort|exit|return|asm|throw)\b")
 
@@ -505,7 +547,7 @@ def statements_with(code: str, word: str) -> Iterator[tuple[int, int]]:
 
 # the host refusing the device: `if (prop.warpSize != 32) LOGERROR(...)` / `{ fprintf(...); exit(1); }`
 # (a device property, so host code; the condition is that test alone: `!= 32 && != 64` accepts 64)
-_WS_REFUSAL = re.compile(r"(?<![\w.])if\s*\(\s*(?:[\w\]\[.>-]+?\s*(?:\.|->)\s*warpSize\s*!=\s*(32)[uU]?|"
+_WS_REFUSAL = re.compile(r"if(?<![\w.]if)\s*\(\s*(?:[\w\]\[.>-]+?\s*(?:\.|->)\s*warpSize\s*!=\s*(32)[uU]?|"
                          r"(32)[uU]?\s*!=\s*[\w\]\[.>-]+?\s*(?:\.|->)\s*warpSize)\s*\)\s*(\{[^{}]*\}|[^;{}]*;)")
 _REFUSES = re.compile(r"(?<![\w.])(?:exit|abort|throw|return|std::exit|_exit|\w*(?:error|Error|ERROR|fatal|Fatal|FATAL"
                       r"|fail|Fail|FAIL|panic|PANIC)\w*)\b")
@@ -524,7 +566,7 @@ def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
         for m in (m for lo, hi in spans for m in pattern.finditer(code, lo, hi)):
             width = (m.group(1) or m.group(2)).split("::")[-1]
             if width != "32" and width not in known and not re.search(
-                    r"(?<![\w.])" + re.escape(width) + r"\s*=\s*32[uU]?\s*;", code):
+                    word(width) + r"\s*=\s*32[uU]?\s*;", code):
                 continue
             fails = ("the assert fails and the kernel traps (in every build where NDEBUG is off)" if what == "assert"
                      else "the check fails and the kernel traps or returns without its work")
@@ -793,7 +835,7 @@ def _open_call(text: str) -> bool:
     return any(opened)
 
 
-_ONE_PARAM = r"(?<![\w.])%s\s*\(\s*(?:const\s+)?([\w:]+(?:\s+(?:int|long))*)\s+[A-Za-z_]\w*\s*\)\s*(?:const\s*)?[{;]"
+_ONE_PARAM = r"%s\s*\(\s*(?:const\s+)?([\w:]+(?:\s+(?:int|long))*)\s+[A-Za-z_]\w*\s*\)\s*(?:const\s*)?[{;]"
 
 
 def _param_32(code: str, name: str) -> bool:
@@ -801,7 +843,7 @@ def _param_32(code: str, name: str) -> bool:
     (``unsigned __msb(unsigned word) {``)? A ballot passed to it is cut to lanes 0-31. A template
     parameter or any 64-bit overload (``__msb(unsigned long long)``) keeps it quiet: overload
     resolution then takes the ballot's 64 bits."""
-    types = re.findall(_ONE_PARAM % re.escape(name), code)
+    types = re.findall(_ONE_PARAM % word(name), code)
     return bool(types) and all(re.fullmatch(_INT32, t.strip()) for t in types)
 
 
@@ -885,7 +927,7 @@ def _mirrored(code: str, lo: int, at: int, expr: str, depth: int, folded: list[b
         return False
     for name in dict.fromkeys(_WORDS.findall(expr)):
         last = None
-        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*=(?!=)\s*([^;]*);", code[lo:at]) \
+        for a in re.finditer(word(name) + r"\s*=(?!=)\s*([^;]*);", code[lo:at]) \
                 if name in code[lo:at] else ():
             last = a
         if last is not None and not _mirrored(code, lo, lo + last.start(), last.group(1), depth + 1, folded):
@@ -968,7 +1010,7 @@ def ballots(code: str) -> Iterator[Hit]:
 # on a 64-lane wavefront. A helper defined elsewhere is not judged (groute's lane_id() is
 # `threadIdx.x & (WARP_SIZE - 1)` with WARP_SIZE 32: a logical lane, 0-31)
 _HW_LANE_CALL = re.compile(r"(?<![\w.])(?:\w+::)?(__lane_id|(?i:get_?lane_?id|lane_?id))\s*\(\s*\)")
-_LANE_DEF = r"(?<![\w.])%s\s*\(\s*\)[^;{}]*\{"
+_LANE_DEF = r"%s\s*\(\s*\)[^;{}]*\{"  # with word(name)
 _WIDE_LEFT = re.compile(r"(?i)\d+u?ll\b|\d+llu\b|uint64_t|long\s+long|size_t|u64|int64_t")
 _WIDE_DECL = r"\b(?:u?int64_t|(?:unsigned\s+)?long\s+long(?:\s+int)?|size_t|u64)\s+(?:const\s+)?%s\b"
 
@@ -989,17 +1031,16 @@ def _right_operand(code: str, at: int) -> str:
     return code[at:at + 200]
 
 
-_LANE_CALL_LAST: list = [None, False]  # the last text asked and its answer: each file asks twice
+# "ane_id", "aneId" or "aneid": a text without any holds no call _lane_call_at_lane looks for (one
+# pass from each "ane" instead of a str.find per spelling)
+_LANE_SPELLINGS = re.compile(r"ane(?:_id|Id|id)")
 
 
+@lru_cache(maxsize=_TEXT_CACHE)
 def has_lane_call(code: str) -> bool:
     """Does ``code`` call ``__lane_id()`` or a lane helper (the only shifts hardware_lane_shifts judges)?
-    (_HW_LANE_CALL starts with a lookbehind and tries every offset: asked once per text.)"""
-    if _LANE_CALL_LAST[0] is code:  # the same string object (checks._warp, then hardware_lane_shifts)
-        return bool(_LANE_CALL_LAST[1])
-    found = ("ane_id" in code or "aneId" in code or "aneid" in code) and _lane_call_at_lane(code)
-    _LANE_CALL_LAST[:] = [code, found]
-    return found
+    (Cached per text: checks._warp asks, then hardware_lane_shifts.)"""
+    return _LANE_SPELLINGS.search(code) is not None and _lane_call_at_lane(code)
 
 
 def _lane_call_at_lane(code: str) -> bool:
@@ -1025,13 +1066,13 @@ def _hardware_helper(code: str, name: str, laneid_at: tuple[int, ...], headers: 
     defines whose body reads the hardware lane?"""
     if name == "__lane_id":
         return True
-    d = re.search(_LANE_DEF % re.escape(name), code)
+    d = re.search(_LANE_DEF % word(name), code)
     if d is not None:
         end = code.find("}", d.end())
         body = code[d.end():end]
         return "__lane_id" in body or "warpSize" in body or any(d.end() <= at < end for at in laneid_at)
     for text in headers:
-        d = re.search(_LANE_DEF % re.escape(name), text) if name in text else None
+        d = re.search(_LANE_DEF % word(name), text) if name in text else None
         if d is not None:
             body = text[d.end():text.find("}", d.end())]
             return "%laneid" in body or "__lane_id" in body or "warpSize" in body

@@ -169,3 +169,61 @@ def test_word_start_agrees_with_the_character_loop() -> None:
             end = rng.randint(0, len(code))
             floor = rng.randint(0, end)
             assert model._word_start(code, floor, end) == _word_start_by_char(code, floor, end), (code, floor, end)
+
+
+def test_word_patterns_agree_with_the_lookbehind_first_ones() -> None:
+    """warp.word(name) + tail finds what ``(?<![\\w.])`` + name + tail found, from any start offset
+    (the lookbehind still reads the character before it), for names with regex metacharacters too."""
+    names = ["block", "b", "x+y", "a.b", "", "é", "WARP_SIZE"]
+    atoms = [*names, ".", "x", "_", "1", "é", " ", "\n", "=", "32", ";", "(", ")", "{", "->", "[", "]", "*"]
+    tails = [r"\s*=(?!=)\s*([^;]*);", r"\s*(?:=(?!=)|\{|\()([^;]*)", r"\s*((?:\[[^\]]*\]\s*)+)", ""]
+    rng = random.Random(2614)
+    for code in _texts(rng, atoms, n=4000):
+        name = rng.choice(names)
+        tail = rng.choice(tails)
+        pos = rng.randint(0, len(code))
+        old = re.compile(r"(?<![\w.])" + re.escape(name) + tail)
+        new = re.compile(warp.word(name) + tail)
+        assert [(m.span(), m.groups()) for m in new.finditer(code, pos)] == [
+            (m.span(), m.groups()) for m in old.finditer(code, pos)], (name, tail, pos, code)
+
+
+def test_warpsize_check_patterns_agree_with_the_lookbehind_first_ones() -> None:
+    atoms = ["assert(warpSize == 32)", "assert( warpSize==W)", "if (warpSize != 32) __trap();", "x.assert(",
+             "if(32 != warpSize) return", "warpSize", "{", "}", "assert((W == warpSize) &&",
+             "_if (warpSize != 32) exit",
+             "if (prop.warpSize != 32) { exit(1); }", "if (32 != p->warpSize) fail();", ".if", "é", " ", "\n", ";"]
+    pairs = [(warp._WS_ASSERT, r"(?<![\w.])assert\s*"), (warp._WS_GUARD, r"(?<![\w.])if\s*"),
+             (warp._WS_REFUSAL, r"(?<![\w.])if\s*")]
+    olds = [(new, re.compile(head + new.pattern.split(r"\s*", 1)[1])) for new, head in pairs]
+    for code in _texts(random.Random(2615), atoms, n=4000):
+        for new, old in olds:
+            assert [(m.span(), m.groups()) for m in new.finditer(code)] == [
+                (m.span(), m.groups()) for m in old.finditer(code)], (old.pattern, code)
+
+
+def test_text_caches_answer_as_the_scans_do() -> None:
+    """has_lane_call, constant_names and _const_32 are cached per text: a cached answer is the
+    scan's, a caller changing the set it got changes no later answer."""
+    atoms = ["lane_id()", "LaneId()", "laneid", "lane_ıd()", "LANE_ID()", "x", " ", "\n", ";", "getLaneId()",
+             "#define W 32\n", "const int K = 32;", "constexpr int L = 5;", "enum { E = 32 };", "32", "5"]
+    for code in _texts(random.Random(2616), atoms, n=3000):
+        gate = "ane_id" in code or "aneId" in code or "aneid" in code
+        assert warp.has_lane_call(code) == (gate and warp._HW_LANE_CALL.search(code) is not None), repr(code)
+        first = warp.constant_names(code)
+        first.add("NOT_A_NAME")
+        assert "NOT_A_NAME" not in warp.constant_names(code)
+        found = warp._const_32(code)
+        found.append((0, "X", "32"))
+        assert warp._const_32(code) == found[:-1]
+
+
+def test_anchored_matches_agree_with_finditer() -> None:
+    """model._CUB_WARP found from its literal ("cub::Warp") finds what finditer found, overlapping
+    occurrences and a `hip` prefix after a word character included."""
+    atoms = ["1", "1u", "1U", "u", " ", "\t", "\n", "\u2003", "<<", "<<<", "<<=", "(", "lane", "x1", "_", ";",
+             "hip", "xhip", "cub::", "cub::Warp", "WarpReduce", "Scan", "<", ">", "float", "cub::WarpScan<int>",
+             "hipcub::WarpReduce<T>(", "::", "é", "ns"]
+    for code in _texts(random.Random(2617), atoms, n=6000):
+        assert [m.span() for m in warp.anchored_matches(model._CUB_WARP, code, "cub::Warp", model._cub_start)] == [
+            m.span() for m in model._CUB_WARP.finditer(code)], repr(code)
