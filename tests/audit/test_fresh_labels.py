@@ -88,9 +88,10 @@ def test_the_fifth_corpus_split_and_holdout_labels(name: str) -> None:
     assert len(keys) == len(data["finding"])
 
 
-@pytest.mark.parametrize("name", ["labels_sixth.toml", "labels_seventh.toml", "labels_eighth.toml"])
+@pytest.mark.parametrize("name", ["labels_sixth.toml", "labels_seventh.toml", "labels_eighth.toml",
+                                  "labels_ninth.toml"])
 def test_later_corpora_split_before_the_run_and_every_finding_labelled(name: str) -> None:
-    """Rounds 5-9's untouched hold-outs (corpora 6-8): split by the sha1 rule in the header, every
+    """Rounds 5-11's untouched hold-outs (corpora 6-9): split by the sha1 rule in the header, every
     hazard of both halves listed by reading before the audit ran on it, every finding of a half's
     run labelled with a reason and in its own half, each key once."""
     data = _load_toml(FRESH / name)
