@@ -76,6 +76,46 @@ nambn007 no snapshot, gokayfem, csc-training/high-level, SinaHkz none, namespace
 Animesh-roy100 no snapshot, mlc-ai, csc-training/portable, KZelab, Wisc-HCI none, LeoYangXY 72:
 warp candidates 21 then (plain 218+), so the search stopped there. FIFTH_REPOS holds the nine
 kept.
+
+--sixth DIR takes the sixth suite. Its rule, written and committed (2026-12-07 17:15 UTC) before any
+repository was searched for it and before any of its programs ran:
+Search. The stored index's find_repos for each of these name fragments, in this order (four kinds
+of public CUDA code none of the earlier suites drew from: university course assignments, book
+examples, benchmark suites, optimisation blogs): "cs344", "ece408", "cs179", "cme213", "15418",
+"15-418", "cs149", "cudahandbook", "pmpp", "massively-parallel", "cuda-programming", "polybench",
+"parboil", "shoc", "mixbench", "microbench", "cuda-bench", "sgemm", "cuda-reduction",
+"parallel-reduction", "softmax", "cuda-kernels". Drop every repository used here before: named
+in README.md, docs/, tests/audit/ or bench/ (as owner/name or owner+name) or mirrored under
+/work/.mirror before this search (102 entries, the list's sha256 45348cad...). Order each
+fragment's remaining repositories by the index's file_versions, most first (ties by name), and
+take them round-robin: the first fragment's first, the second fragment's first, ..., then each
+fragment's second, and so on (a repository already taken under an earlier fragment is skipped).
+Fetch each in that order and keep it when its snapshot holds at least two candidates; stop as
+soon as the kept repositories hold at least 500 candidates, at least 60 of the warp stratum by
+the teaching rule's text reach, and at least ten repositories are kept, or after 40 repositories
+were tried (one with no snapshot counts as tried).
+Candidates. The teaching suite's program rule (a .cu file that defines main(), with the
+.cu/.cpp files of its directory that define no main() and that no file there #includes), with
+one change to the include rule that the fifth suite tripped on: after the -I list of that rule
+(its directory, then common/Common/include/inc beside an ancestor inside the repository), a
+header the preprocessor reports missing (`g++ -MM -MG` with the emulator's own flags, either
+width; quoted or angled, only what an active branch includes) is resolved by a unique match
+inside the same repository: the files whose repository path ends with "/" + the name as
+written; when exactly one exists, the directory that makes DIR/name that file is appended to
+-I, and the scan repeats (at most eight rounds). No match or two or more: left missing, and the
+build names it. A program whose main file is a byte copy (git blob hash) of a .cu/.cuh file of a
+repository mirrored here before this search (--exclude-blobs: `git ls-tree -r` of each, 6,152
+hashes, the list's sha256 ad8eedb2...) is dropped, and so is one whose main file's blob is that
+of an earlier candidate of the suite (kept order, then path order): forks and copies count once.
+(a) Coverage: the refusal scan (--static) of every candidate, with the code of the time of the
+run; stratum "warp" when a file the preprocessor reads for it (either width; not system or
+emulator headers) uses a warp intrinsic (WARP_INTRINSIC), else "plain".
+(b) Verdicts, conditional on (a): from each stratum, walk the candidates in the order of
+sha256("sixth:" + name) and take one when the refusal scan of main at a91fc4b refuses nothing
+and `nvcc -arch=sm_80 -c MAIN -o OBJ` (CUDA 13.0, the program's -I/-D flags, then cuda-samples
+c94ff366's Common/ for the helper headers the emulator provides; 180 s) succeeds; stop at 20.
+Each runs once with no arguments in its own directory, timeout 120 s, both widths in parallel;
+tune/eval by the parity rule. SIXTH_REPOS holds the kept repositories and their commits.
 """
 
 from __future__ import annotations
