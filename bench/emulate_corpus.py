@@ -77,7 +77,7 @@ Animesh-roy100 no snapshot, mlc-ai, csc-training/portable, KZelab, Wisc-HCI none
 warp candidates 21 then (plain 218+), so the search stopped there. FIFTH_REPOS holds the nine
 kept.
 
---sixth DIR takes the sixth suite. Its rule, written and committed (2026-12-07 17:15 UTC) before any
+--sixth DIR takes the sixth suite. Its rule, written and committed (2026-12-07 17:09 UTC, e9a2e5e) before any
 repository was searched for it and before any of its programs ran:
 Search. The stored index's find_repos for each of these name fragments, in this order (four kinds
 of public CUDA code none of the earlier suites drew from: university course assignments, book
@@ -116,6 +116,12 @@ and `nvcc -arch=sm_80 -c MAIN -o OBJ` (CUDA 13.0, the program's -I/-D flags, the
 c94ff366's Common/ for the helper headers the emulator provides; 180 s) succeeds; stop at 20.
 Each runs once with no arguments in its own directory, timeout 120 s, both widths in parallel;
 tune/eval by the parity rule. SIXTH_REPOS holds the kept repositories and their commits.
+Amended at 17:15 UTC, after the search under the rule above ended at its cap and before any
+candidate was scanned or run: the 40 tries held 24 repositories with no .cu file (the fragments
+also name operating-systems courses, game projects, "shock" and "parboiled" repositories), 6
+with no snapshot, and 9 kept with 271 candidates, 14 of the warp stratum, fewer than the 20 (b)
+needs. The cap becomes 200 tries; the round-robin goes on where it stopped, with the same stop
+condition. Ties of file_versions are ordered by name as Python sorts strings (case-sensitive).
 """
 
 from __future__ import annotations
@@ -127,6 +133,8 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -223,6 +231,8 @@ FRESH_REPOS = ("BBuf+how-to-optim-algorithm-in-cuda", "Liu-xiandong+How_to_optim
 FIFTH_REPOS = ("sskhan67+GPGPU-Programming-", "linjunhui+cuda-learning", "skchoe+2012.Functional-GPU-Programming",
                "Aayushongit+cuda-learning", "gau-nernst+learn-cuda", "psmarter+CUDA-Practice", "ENCCS+gpu-programming",
                "namespacemarcus+CUDA-Practice", "LeoYangXY+learn-cuda-cute-triton")
+# the sixth suite's kept repositories, in the order the rule tried them (commits: docs/emulate.md)
+SIXTH_REPOS: tuple[str, ...] = ()
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 _COMMON_DIRS = ("common", "Common", "include", "inc")
 
@@ -271,12 +281,120 @@ def git_blob(path: Path) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def drop_copies(cands: list[Prog], blobs_file: Path | None) -> list[Prog]:
-    """The candidates whose main file is no byte copy of a file in a repository used before."""
-    if blobs_file is None:
-        return cands
-    used = set(blobs_file.read_text().split())
-    return [p for p in cands if git_blob(p.sources[0]) not in used]
+def drop_copies(cands: list[Prog], blobs_file: Path | None, within: bool = False) -> list[Prog]:
+    """The candidates whose main file is no byte copy of a file in a repository used before;
+    with ``within``, nor of an earlier candidate's main file (the order given: forks count once)."""
+    used = set(blobs_file.read_text().split()) if blobs_file is not None else set()
+    kept = []
+    for p in cands:
+        blob = git_blob(p.sources[0])
+        if blob in used:
+            continue
+        if within:
+            used.add(blob)
+        kept.append(p)
+    return kept
+
+
+def missing_headers(p: Prog) -> list[str]:
+    """The headers the emulator's preprocessor cannot find for p at either width, as written
+    (``-M -MG``: quoted and angled, only those an active branch includes; a missing header's own
+    includes appear once it is found)."""
+    from porting.emulate import build
+    tool = build.Toolchain()
+    missing: dict[str, None] = {}
+    for warp in (32, 64):
+        cmd = [tool.cxx, f"-std={tool.std}", f"-DEMU_WARP={warp}", *build._include_flags(p.include_dirs),
+               *[f"-D{d}" for d in p.defines], "-include", "emu_runtime.h", "-x", "c++", "-M", "-MG",
+               *map(str, p.sources)]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd="/")
+        except subprocess.TimeoutExpired:
+            return []
+        # a header found is listed by the absolute path it was found at (sources and -I are absolute)
+        missing.update((n, None) for n in build._make_deps(done.stdout) if not n.startswith("/"))
+    return list(missing)
+
+
+def _header_index(top: Path) -> dict[str, list[str]]:
+    """Every file of a repository by basename, as "/" + its path inside the repository."""
+    index: dict[str, list[str]] = collections.defaultdict(list)
+    for f in top.rglob("*"):
+        if f.is_file():
+            index[f.name].append("/" + f.relative_to(top).as_posix())
+    return index
+
+
+def resolve_includes(p: Prog, top: Path, index: dict[str, list[str]], rounds: int = 8) -> list[str]:
+    """Append to p's -I list the directory that makes each missing header's name, as written,
+    the one file of the repository whose path ends with it; the headers left missing (none or
+    several such files, or a name with "..") are returned."""
+    for _ in range(rounds):
+        left, added = missing_headers(p), False
+        for name in left:
+            rel = name.removeprefix("./")
+            if ".." in Path(rel).parts:
+                continue
+            matches = [m for m in index.get(Path(rel).name, []) if m.endswith("/" + rel)]
+            if len(matches) == 1:
+                d = top / matches[0][1:len(matches[0]) - len(rel) - 1]  # d / rel is that file
+                if d not in p.include_dirs:
+                    p.include_dirs.append(d)
+                    added = True
+        if not added:
+            return left
+    return missing_headers(p)
+
+
+def sixth_candidates(root: Path, blobs_file: Path | None, repos: tuple[str, ...] = SIXTH_REPOS) -> list[Prog]:
+    """The sixth suite's candidates: the teaching rule's programs of ``repos`` less byte copies
+    (of earlier suites' files and of each other), each with its missing headers resolved inside
+    its repository (resolve_includes)."""
+    cands = drop_copies(teaching_candidates(root, repos), blobs_file, within=True)
+    indexes: dict[str, dict[str, list[str]]] = {}
+    for p in cands:
+        repo = p.name.split("/", 1)[0]
+        if repo not in indexes:
+            indexes[repo] = _header_index(root / repo)
+        resolve_includes(p, root / repo, indexes[repo])
+    return cands
+
+
+def nvcc_compiles(p: Prog, samples_common: Path, timeout: int = 180) -> bool:
+    """Whether CUDA's own compiler builds p's main file to an object (host and device code,
+    nothing run): the program's -I/-D flags, then cuda-samples' Common/ for the helper headers
+    the emulator provides to a program that brings none."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = ["nvcc", "-arch=sm_80", "-c", str(p.sources[0]), "-o", str(Path(tmp) / "main.o"),
+               *[a for d in p.include_dirs for a in ("-I", str(d))], *[f"-D{d}" for d in p.defines],
+               "-I", str(samples_common)]
+        try:
+            return subprocess.run(cmd, capture_output=True, cwd=p.cwd, timeout=timeout).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
+
+
+def sixth_select(cands: list[Prog], scan: dict, per_stratum: int, nvcc: dict[str, bool],
+                 compiles: Callable[[Prog], bool]) -> list[Prog]:
+    """Per stratum, in sha256("sixth:" + name) order, the first ``per_stratum`` candidates that
+    the saved scan refuses nothing in and that ``compiles``; ``nvcc`` keeps each answer."""
+    chosen = []
+    for stratum in ("warp", "plain"):
+        group = sorted((p for p in cands if scan["strata"].get(p.name) == stratum),
+                       key=lambda p: hashlib.sha256(("sixth:" + p.name).encode()).hexdigest())
+        taken = 0
+        for p in group:
+            if taken == per_stratum:
+                break
+            if scan["scan"].get(p.name, ["not scanned"]):
+                continue
+            if p.name not in nvcc:
+                nvcc[p.name] = compiles(p)
+            if nvcc[p.name]:
+                p.stratum = stratum
+                chosen.append(p)
+                taken += 1
+    return sorted(chosen, key=lambda p: p.name)
 
 
 def teaching_select(cands: list[Prog], per_stratum: int, salt: str = "teach:") -> list[Prog]:
@@ -429,6 +547,32 @@ def _hecbench(args) -> tuple[list[Prog], dict | None]:
                     "chosen": [p.name for p in chosen]}
 
 
+def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[Prog] | None:
+    """The sixth suite: with --static, scan every candidate (coverage, written to --json) and
+    return None; else the selection from the saved scan (--scan) and the nvcc check."""
+    cands = sixth_candidates(args.sixth, args.exclude_blobs)
+    if args.static:
+        results = static_scan(cands)
+        _print_table(results, cands)
+        for stratum in ("warp", "plain"):
+            group = [p for p in cands if p.stratum == stratum]
+            print(f"  {stratum}: {len(group)} programs, {sum(1 for p in group if not results[p.name])} pass")
+        if args.json:
+            args.json.write_text(json.dumps({"scan": results, "strata": {p.name: p.stratum for p in cands},
+                                             "include_dirs": {p.name: list(map(str, p.include_dirs)) for p in cands}},
+                                            indent=1))
+        return None
+    if not args.scan or not args.samples_common:
+        ap.error("--sixth without --static needs --scan (the --static JSON the selection uses) and --samples-common")
+    saved = json.loads(args.scan.read_text())
+    nvcc = json.loads(args.nvcc_cache.read_text()) if args.nvcc_cache and args.nvcc_cache.exists() else {}
+    chosen = sixth_select(cands, saved, args.per_stratum, nvcc, lambda p: nvcc_compiles(p, args.samples_common))
+    if args.nvcc_cache:
+        args.nvcc_cache.write_text(json.dumps(nvcc, indent=1))
+    print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in chosen))
+    return None if args.list else chosen
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     suite = ap.add_mutually_exclusive_group()
@@ -437,10 +581,16 @@ def main() -> int:
     suite.add_argument("--teaching", type=Path, help="a directory of checkouts of TEACHING_REPOS (owner+name)")
     suite.add_argument("--fresh", type=Path, help="a directory of checkouts of FRESH_REPOS (owner+name)")
     suite.add_argument("--fifth", type=Path, help="a directory of checkouts of FIFTH_REPOS (owner+name)")
+    suite.add_argument("--sixth", type=Path, help="a directory of checkouts of SIXTH_REPOS (owner+name)")
     ap.add_argument("--exclude-blobs", type=Path,
                     help="--fifth: git blob hashes of the .cu/.cuh files of repositories used before")
     ap.add_argument("--static", action="store_true")
-    ap.add_argument("--scan", type=Path, help="HeCBench: the --static run's JSON (the selection, not scanned again)")
+    ap.add_argument("--scan", type=Path, help="HeCBench, --sixth: the --static run's JSON (the selection, not scanned "
+                    "again)")
+    ap.add_argument("--samples-common", type=Path,
+                    help="--sixth: cuda-samples' Common/ directory, the last -I of the nvcc check")
+    ap.add_argument("--nvcc-cache", type=Path, help="--sixth: JSON of the nvcc check's answers, read and updated")
+    ap.add_argument("--list", action="store_true", help="--sixth: print the selection and stop")
     ap.add_argument("--per-stratum", type=int, default=20)
     ap.add_argument("--half", choices=("tune", "eval", "all"), default="all")
     ap.add_argument("--only", action="append", default=[], help="program names (repeatable)")
@@ -453,8 +603,8 @@ def main() -> int:
     if args.summarize:
         summarize([r for f in args.summarize for r in json.loads(f.read_text())])
         return 0
-    if not (args.samples or args.hecbench or args.teaching or args.fresh or args.fifth):
-        ap.error("one of --samples, --hecbench, --teaching, --fresh, --fifth or --summarize is required")
+    if not (args.samples or args.hecbench or args.teaching or args.fresh or args.fifth or args.sixth):
+        ap.error("one of --samples, --hecbench, --teaching, --fresh, --fifth, --sixth or --summarize is required")
     payload: object
     if args.hecbench:
         chosen, payload = _hecbench(args)
@@ -473,6 +623,11 @@ def main() -> int:
         cands = drop_copies(teaching_candidates(args.fifth, FIFTH_REPOS), args.exclude_blobs)
         progs = teaching_select(cands, args.per_stratum, "fifth:")
         print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in progs))
+    elif args.sixth:
+        picked = _sixth(args, ap)
+        if picked is None:
+            return 0
+        progs = picked
     else:
         progs = programs(args.samples)
     progs = [p for p in progs if (args.half == "all" or half(p.name) == args.half)
