@@ -232,7 +232,24 @@ FIFTH_REPOS = ("sskhan67+GPGPU-Programming-", "linjunhui+cuda-learning", "skchoe
                "Aayushongit+cuda-learning", "gau-nernst+learn-cuda", "psmarter+CUDA-Practice", "ENCCS+gpu-programming",
                "namespacemarcus+CUDA-Practice", "LeoYangXY+learn-cuda-cute-triton")
 # the sixth suite's kept repositories, in the order the rule tried them (commits: docs/emulate.md)
-SIXTH_REPOS: tuple[str, ...] = ()
+SIXTH_REPOS: tuple[str, ...] = ("eedalong+ECE408", "ArchaeaSoftware+cudahandbook",
+               "leoda1+the-notes-of-cuda-programming", "jarnesino+cuda-reduction-optimization",
+               "p4tare+parallel-reduction-benchmark", "prince71753+CME213-Final-Project", "kx0318+cudahandbook",
+               "R100001+Programming-Massively-Parallel-Processors", "adsc-hls+fcuda-benchmarks",
+               "maxxfuu+CUDA-Kernels", "Sondringsen+cme213-project", "AdamAdli+cuda-benchmarks",
+               "LessUp+sgemm-optimization", "umfranzw+cuda-reduction-example", "xinfangwu+CME213",
+               "tycho+cudahandbook", "ahmet-f-gumustas+Cuda-Programming", "Jumperkables+cuda-benchmarking",
+               "lmzuccarelli+cuda-kernels", "galv+cudahandbook", "IlyaNyrkov+CUDA-programming-examples-TUM-HPC",
+               "abduld+Parboil", "manishmeganathan+cuda-benchcraft",
+               "amanfc7+CUDA-reduction_benchmarking_and_performance_optimization", "ViperEkura+cuda-kernels",
+               "EricDarve+cme213-spring-2021", "amapara27+cuda-reductions", "chongchen1999+cuda-kernels",
+               "chizhang529+cme213", "marcusalenius+15-418-project",
+               "rkaunismaa+Programming-Massively-Parallel-Processors",
+               "ronnierahman1+absolute-beginners-guide-to-cuda-programming", "tosi2504+cuda-reductions",
+               "mehulgoel873+15418-final-project", "rkaunismaa+Programming-Massively-Parallel-Processors-2",
+               "gmaher+stanford-cme213.github.io", "manishklach+pmpp-cuda-study",
+               "arielkantorovich+Programming-Massively-Parallel-Processors", "MaxMLang+cuda-programming-notes",
+               "hello-hello-0+parallel-reduction", "pboribal+ece408proj", "qyz96+CME213")
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 _COMMON_DIRS = ("common", "Common", "include", "inc")
 
