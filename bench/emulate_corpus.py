@@ -391,14 +391,17 @@ def nvcc_compiles(p: Prog, samples_common: Path, timeout: int = 180) -> bool:
             return False
 
 
+def _sixth_key(name: str) -> str:
+    return hashlib.sha256(("sixth:" + name).encode()).hexdigest()
+
+
 def sixth_select(cands: list[Prog], scan: dict, per_stratum: int, nvcc: dict[str, bool],
                  compiles: Callable[[Prog], bool]) -> list[Prog]:
     """Per stratum, in sha256("sixth:" + name) order, the first ``per_stratum`` candidates that
     the saved scan refuses nothing in and that ``compiles``; ``nvcc`` keeps each answer."""
     chosen = []
     for stratum in ("warp", "plain"):
-        group = sorted((p for p in cands if scan["strata"].get(p.name) == stratum),
-                       key=lambda p: hashlib.sha256(("sixth:" + p.name).encode()).hexdigest())
+        group = sorted((p for p in cands if scan["strata"].get(p.name) == stratum), key=lambda p: _sixth_key(p.name))
         taken = 0
         for p in group:
             if taken == per_stratum:
