@@ -122,6 +122,10 @@ also name operating-systems courses, game projects, "shock" and "parboiled" repo
 with no snapshot, and 9 kept with 271 candidates, 14 of the warp stratum, fewer than the 20 (b)
 needs. The cap becomes 200 tries; the round-robin goes on where it stopped, with the same stop
 condition. Ties of file_versions are ordered by name as Python sorts strings (case-sensitive).
+Usage: `--sixth DIR --exclude-blobs FILE --static --json SCAN` scans every candidate (a); with
+`--scan SCAN` the programs keep the -I lists SCAN resolved, so `--static --scan SCAN` scans the
+same programs with today's emulator, and `--scan SCAN --samples-common DIR --nvcc-cache FILE
+[--list]` makes the selection (b) and runs it.
 """
 
 from __future__ import annotations
@@ -569,8 +573,16 @@ def _hecbench(args) -> tuple[list[Prog], dict | None]:
 
 def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[Prog] | None:
     """The sixth suite: with --static, scan every candidate (coverage, written to --json) and
-    return None; else the selection from the saved scan (--scan) and the nvcc check."""
-    cands = sixth_candidates(args.sixth, args.exclude_blobs)
+    return None; else the selection from the saved scan (--scan) and the nvcc check. With --scan
+    the programs keep the -I lists that scan resolved (a --static run then scans them again with
+    today's emulator)."""
+    saved = json.loads(args.scan.read_text()) if args.scan else None
+    if saved is None:
+        cands = sixth_candidates(args.sixth, args.exclude_blobs)
+    else:  # the programs as the saved scan defined them: its -I lists, not resolved again
+        cands = drop_copies(teaching_candidates(args.sixth, SIXTH_REPOS), args.exclude_blobs, within=True)
+        for p in cands:
+            p.include_dirs = [Path(d) for d in saved["include_dirs"][p.name]]
     if args.static:
         results = static_scan(cands)
         _print_table(results, cands)
@@ -582,9 +594,8 @@ def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[Prog] 
                                              "include_dirs": {p.name: list(map(str, p.include_dirs)) for p in cands}},
                                             indent=1))
         return None
-    if not args.scan or not args.samples_common:
+    if saved is None or not args.samples_common:
         ap.error("--sixth without --static needs --scan (the --static JSON the selection uses) and --samples-common")
-    saved = json.loads(args.scan.read_text())
     nvcc = json.loads(args.nvcc_cache.read_text()) if args.nvcc_cache and args.nvcc_cache.exists() else {}
     chosen = sixth_select(cands, saved, args.per_stratum, nvcc, lambda p: nvcc_compiles(p, args.samples_common))
     if args.nvcc_cache:
