@@ -597,9 +597,12 @@ def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[Prog] 
     if saved is None or not args.samples_common:
         ap.error("--sixth without --static needs --scan (the --static JSON the selection uses) and --samples-common")
     nvcc = json.loads(args.nvcc_cache.read_text()) if args.nvcc_cache and args.nvcc_cache.exists() else {}
+    known = len(nvcc)
     chosen = sixth_select(cands, saved, args.per_stratum, nvcc, lambda p: nvcc_compiles(p, args.samples_common))
-    if args.nvcc_cache:
-        args.nvcc_cache.write_text(json.dumps(nvcc, indent=1))
+    if args.nvcc_cache and len(nvcc) > known:  # the two halves' runs read it side by side: written only when new
+        tmp = args.nvcc_cache.with_suffix(".tmp")
+        tmp.write_text(json.dumps(nvcc, indent=1))
+        tmp.replace(args.nvcc_cache)
     print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in chosen))
     return None if args.list else chosen
 
