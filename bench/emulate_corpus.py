@@ -449,17 +449,17 @@ def half(name: str) -> str:
 
 def static_scan(progs: list[Prog]) -> dict[str, list[str]]:
     """Refused features per program; sets each program's stratum from the files it reads."""
-    from porting.emulate import build, refuse
+    from porting.emulate import build, scan_program
     from porting.errors import PortError
     results = {}
     for p in progs:
-        try:
-            files = build.read_files(p.sources, p.include_dirs, p.defines, build.Toolchain())
+        try:  # what `port emulate` scans: with the .cu of each driver-API module the program loads
+            scanned = scan_program(p.sources, p.include_dirs, p.defines, build.Toolchain())
         except PortError as exc:
             results[p.name] = [f"not scanned: {exc}"[:120]]
             continue
-        refusals = refuse.scan(files)
-        results[p.name] = sorted({r.feature for r in refusals})
+        files = scanned.files
+        results[p.name] = sorted({r.feature for r in scanned.refusals})
         warp = any(WARP_INTRINSIC.search(f.read_text(errors="replace")) for f in files)
         p.stratum = "warp" if warp else "plain"
     return results

@@ -211,9 +211,11 @@ class WarpModel:
             if cuda_only is None or not cuda_only(at):  # a CUDA-only branch's vote is not ROCm's
                 self.at(at).vote = True
                 self.votes.append(at)
+        self.ballots: list[int] = []  # the raw ballots ROCm compiles (wide_in_logical)
         for at in _sites(code, ("__ballot",), _RAW_BALLOT, back=1, found=[o for o in op_words if o[1] == "__ballot"]):
             if cuda_only is None or not cuda_only(at):
                 self.at(at).vote = True
+                self.ballots.append(at)
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
             self.at(m.start()).tile32 = True
         for s in self.scopes:
@@ -495,13 +497,27 @@ def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
     # warp's answer takes in the other half's lanes (the code reads it as its own warp's vote)
     for at in model.votes:
         s = model.at(at)
-        if _counts_in_32(model, s) and not s.tile32 and not _one_warp_blocks(model, s):
+        if _counts_in_32(model, s) and not s.tile32 and not _one_warp_blocks(model, s) and not _voted_again(
+                code, s, at):
             name = code[at:code.find("(", at)].strip()
             yield (at, "warp-width-mixed", f"{name} votes over the whole 64-lane wavefront on gfx942/gfx950, "
                    "but this function gives each 32 lanes their own warp (lane % 32, / 32 slots): each "
                    "logical warp's answer takes in the other half's lanes", "vote per 32-lane half (a "
                    "tiled_partition<32> tile's any / all, or mask the ballot to the half), or count warps by "
                    f"warpSize; {warp.EMULATE}", name)
+    # a ballot kept whole (64 bits) in a function that is one 32-lane coder of a pair: the bits of
+    # the other half's coder are in it, and the prefix / count taken from it mixes the two
+    for at in model.ballots:
+        s = model.at(at)
+        if s.name and not s.tile32 and not s.src and _prefix_of_whole_ballot(code, s, at) \
+                and _in_32_lane_warps(model, s, 0) and not _one_warp_blocks(model, s) \
+                and not warp.halves_alike_at(code, at):
+            name = code[at:code.find("(", at)].strip()
+            yield (at, "warp-width-mixed", f"{name} collects the whole 64-lane wavefront on gfx942/gfx950, but "
+                   "this function works on 32-lane warps (it or its caller counts lanes and warps in 32): the "
+                   "ballot holds two logical warps' bits, so a prefix or count taken from it mixes them",
+                   "mask the ballot to this lane's 32-lane half (>> (lane & 32)), or count warps by warpSize; "
+                   f"{warp.EMULATE}", name)
     for m in _CUB_WARP.finditer(code) if "cub::Warp" in code else ():
         s = model.at(m.start())
         if _counts_in_32(model, s):
@@ -510,6 +526,45 @@ def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
                    "their own warp (/ 32 slots, lane % 32 leaders): at 64 two logical warps reduce together",
                    "pass the logical width as the second template argument (cub::WarpReduce<T, 32>), or count "
                    f"warps by warpSize; {warp.EMULATE}", "cub::WarpReduce")
+
+
+_VOTE_INTO = re.compile(r"([A-Za-z_]\w*)\s*=\s*__(any|all)(?:_sync)?\s*\(")
+
+
+def _voted_again(code: str, s: Scope, at: int) -> bool:
+    """Is the vote at ``at`` (``x = __any(...)``) one stage of a block-wide vote: its answer stored
+    per warp (``shared[warp] = x``) and voted again by the same kind (``x = __any(x)`` over the
+    stored answers)? An OR of ORs (an AND of ANDs) over the block is the block's OR whatever
+    lanes each stage took in, so a wavefront-wide first stage gives the same answer at 64."""
+    head = code.rfind("\n", s.lo, at) + 1
+    m = _VOTE_INTO.match(code, head + len(code[head:at]) - len(code[head:at].lstrip()))
+    if m is None:
+        return False
+    var, kind = m.group(1), m.group(2)
+    body = code[max(s.body, s.lo):s.hi]
+    again = [v for v in _VOTE_INTO.finditer(body) if v.group(1) == var and v.group(2) == kind]
+    return len(again) >= 2 and re.search(rf"\w\s*\[[^\]]*\]\s*=\s*{re.escape(var)}\s*;", body) is not None
+
+
+def _prefix_of_whole_ballot(code: str, s: Scope, at: int) -> bool:
+    """Is the ballot at ``at`` kept whole (``auto`` / 64-bit: no 32-bit copy, which ballot-32bit
+    names) in a variable whose bits below this lane are counted (``__popc(vote & lanemask)``: a
+    rank within the warp)? That rank is where a ballot over two 32-lane logical warps goes wrong."""
+    target = warp._assigned_name(code, at)
+    head = code[code.rfind("\n", s.lo, at) + 1:at]
+    wide = r"\b(?:auto|uint64_t|unsigned\s+long\s+long|u?int64|lane_mask)\s+"
+    if not target or not re.search(wide + re.escape(target) + r"\s*=", head):
+        return False
+    return re.search(rf"__popc(?:ll)?\s*\(\s*\(?\s*{re.escape(target)}\s*&", code[at:s.hi]) is not None
+
+
+def _in_32_lane_warps(model: WarpModel, s: Scope, depth: int) -> bool:
+    """Does ``s``, or a function of this file that calls it (up to three callers up: a kernel ->
+    its per-block helper -> one block's loop -> one warp's step), count its lanes and warps in 32?"""
+    if _counts_in_32(model, s):
+        return True
+    return depth < 3 and any(c is not s and c.name and not c.src and s.name in model.calls_of(c)
+                             and _in_32_lane_warps(model, c, depth + 1) for c in model.scopes)
 
 
 def _counts_in_32(model: WarpModel, s: Scope) -> bool:
@@ -1100,6 +1155,8 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
             continue  # a literal broadcast: the same value in both halves
         if _one_warp_blocks(model, s):
             continue  # every launch found runs one 32-thread warp per block: lanes 32-63 do not exist
+        if _forwarded_to_calls(model, s, src):
+            continue  # a forwarding wrapper's lane parameter: named at the calls that pass the lane
         lane32 = model.lane_memo.get(id(s))
         if lane32 is None:  # the function's logical-lane variables, found once per function
             lane32 = _lane32_vars(code, s.lo, s.hi) | _lane_vars(model, s)
@@ -1115,6 +1172,20 @@ def _fixed_lanes(code: str, model: WarpModel) -> Iterator[Hit]:
                "logical warps: on a 64-lane wavefront lanes 32-63 read the lower half's lane, not their own "
                "half's", f"pass the logical width ({name}(..., {src}, 32)) or compute the source lane "
                f"from warpSize; {warp.EMULATE}", name)
+
+
+def _forwarded_to_calls(model: WarpModel, s: Scope, src: str) -> bool:
+    """Is ``src`` a parameter of ``s``, a forwarding wrapper (its body one ``return`` of the
+    shuffle, ``shfl4(bx, lane)``) that this file calls? The hazard is the lane a caller passes,
+    and each call is judged as a shuffle of its own (shuffle_wrappers): the wrapper's body is not
+    itself wrong (a caller passing its own half's lane is right at 64)."""
+    code = model.code
+    if not s.name or s.src or s.body < 0 or src.strip() not in _param_names(code, s):
+        return False
+    body = code[s.body + 1:warp.brace_end(code, s.body, s.hi)].strip()
+    if not body.startswith("return") or body.count(";") != 1 or s.name not in shuffle_wrappers(model):
+        return False
+    return any(c is not s and c.name and s.name in model.calls_of(c) for c in model.scopes)
 
 
 def _thread_valued(code: str, s: Scope, src: str, at: int, depth: int = 0) -> bool:

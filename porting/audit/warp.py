@@ -503,6 +503,13 @@ def statements_with(code: str, word: str) -> Iterator[tuple[int, int]]:
         yield lo, hi
         at = code.find(word, hi)
 
+# the host refusing the device: `if (prop.warpSize != 32) LOGERROR(...)` / `{ fprintf(...); exit(1); }`
+# (a device property, so host code; the condition is that test alone: `!= 32 && != 64` accepts 64)
+_WS_REFUSAL = re.compile(r"(?<![\w.])if\s*\(\s*(?:[\w\]\[.>-]+?\s*(?:\.|->)\s*warpSize\s*!=\s*(32)[uU]?|"
+                         r"(32)[uU]?\s*!=\s*[\w\]\[.>-]+?\s*(?:\.|->)\s*warpSize)\s*\)\s*(\{[^{}]*\}|[^;{}]*;)")
+_REFUSES = re.compile(r"(?<![\w.])(?:exit|abort|throw|return|std::exit|_exit|\w*(?:error|Error|ERROR|fatal|Fatal|FATAL"
+                      r"|fail|Fail|FAIL|panic|PANIC)\w*)\b")
+
 
 def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
     """A check that the warp has 32 lanes, ``assert(warpSize == 32)`` (or a constant equal to 32, the
@@ -525,6 +532,16 @@ def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
                    f"checks that warpSize equals 32 ({code[m.start():m.end()].strip()[:50]}): gfx942/gfx950 "
                    f"wavefronts have 64 lanes, so {fails}",
                    f"make the code work for warpSize 64 (or 32-lane tiles) and check warpSize % 32 == 0; {EMULATE}",
+                   "warpSize")
+    # the refusal's statement runs past the stretch's `;` (a `{ ...; exit(1); }` block): searched
+    # from each stretch on, kept where it starts inside it
+    for m in (m for lo, hi in spans for m in _WS_REFUSAL.finditer(code, lo, min(len(code), hi + 400))
+              if m.start() < hi):
+        if _REFUSES.search(m.group(3)):
+            yield (m.start(), "warp-size-literal",
+                   f"refuses any device whose warp is not 32 lanes ({code[m.start():m.start(3)].strip()[:50]}): "
+                   "gfx942/gfx950 report warpSize 64, so the program stops before any kernel runs",
+                   f"make the kernels work for warpSize 64 (or 32-lane tiles) and accept 64 here; {EMULATE}",
                    "warpSize")
 
 
@@ -834,6 +851,48 @@ def _lower_lanes_only(code: str, at: int) -> bool:
     return False
 
 
+def halves_alike_at(code: str, at: int) -> bool:
+    """_halves_alike for the ballot call that starts at ``at``."""
+    m = _BALLOT.match(code, at)
+    return m is not None and _halves_alike(code, m)
+
+
+def _halves_alike(code: str, m: re.Match[str]) -> bool:
+    """Does the ballot at ``m`` vote a predicate that lane l and lane l + 32 compute alike? Its
+    thread terms all folded below 32 (``idx = k + threadIdx.x % 32``, ``& 31``), followed through
+    the values it is computed from: at 64 the upper 32 bits repeat the lower ones, so a 32-bit copy
+    loses nothing, and ``__ffs`` of it names a lane whose value lane + 32 holds too (ggnn's
+    cache walk). In a file with a second block dimension a wavefront may hold two rows: not judged."""
+    if "threadIdx" not in code or ".y" in code and _SECOND_DIM.search(code):
+        return False
+    open_at = code.find("(", m.start())
+    args = split_args(_call_args(code, open_at)) if open_at >= 0 else []
+    if not args:
+        return False
+    folded: list[bool] = []
+    return _mirrored(code, max(0, m.start() - 4000), m.start(), args[-1], 0, folded) and any(folded)
+
+
+_FOLD32 = re.compile(r"\(?\s*threadIdx\.x\s*\)?\s*(?:%\s*32|&\s*(?:31|0[xX]1[fF]))[uU]?\b")
+_THREAD_TERM = re.compile(r"threadIdx|__lane_id|laneid|lane_id\s*\(|\bthis_thread\b|thread_rank")
+
+
+def _mirrored(code: str, lo: int, at: int, expr: str, depth: int, folded: list[bool]) -> bool:
+    if _FOLD32.search(expr):
+        folded.append(True)
+        expr = _FOLD32.sub(" 0 ", expr)
+    if _THREAD_TERM.search(expr) or depth > 4:
+        return False
+    for name in dict.fromkeys(_WORDS.findall(expr)):
+        last = None
+        for a in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\s*=(?!=)\s*([^;]*);", code[lo:at]) \
+                if name in code[lo:at] else ():
+            last = a
+        if last is not None and not _mirrored(code, lo, lo + last.start(), last.group(1), depth + 1, folded):
+            return False
+    return True
+
+
 _LOWER_LANES = re.compile(r"\bif\s*\(\s*threadIdx\.x\s*<\s*(\d+)[uU]?\s*\)\s*\{")
 _SECOND_DIM = re.compile(r"\b(?:threadIdx|blockDim)\.[yz]\b")
 
@@ -855,8 +914,8 @@ def ballots(code: str) -> Iterator[Hit]:
             if target and decl is None and not _declared_int32(code, target, m.start()):
                 wide_tile.add(target)  # still 64 bits wide on HIP: __ffs of it does not compile
             continue  # a tile of at most 32 lanes: its ballot has 32 meaningful bits, tile-relative
-        if (decl is not None or target) and _lower_lanes_only(code, m.start()):
-            continue  # only lanes 0-31 can be active: 32 bits hold the whole mask (and __popc counts it)
+        if (decl is not None or target) and (_lower_lanes_only(code, m.start()) or _halves_alike(code, m)):
+            continue  # only lanes 0-31 can be active, or both halves vote alike: 32 bits hold the whole mask
         if target:
             held.add(target)
         if decl is not None:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, PortError, UsageError
-from . import build, refuse, run, sandbox
+from ..paths import OutputDir
+from . import build, modules, refuse, run, sandbox
 
 SCHEMA = 1
 WARPS = (32, 64)  # the widths the runtime models: CUDA warps and CDNA wavefronts
@@ -115,22 +116,46 @@ def emulate(req: Request) -> Result:
     masks = check_request(req)
     tool_bwrap = sandbox.bwrap() if req.sandbox else None
     tool = build.Toolchain(cxx=req.cxx, std=req.std)
-    files = build.read_files(req.sources, req.include_dirs, req.defines, tool)
-    refusals = refuse.scan(files)  # before anything is copied into OUT
-    if refusals:
-        more = f" (and {len(refusals) - 1} more)" if len(refusals) > 1 else ""
-        raise Unsupported(refusals[0].message() + more)
+    scanned = scan_program(req.sources, req.include_dirs, req.defines, tool)
+    if scanned.refusals:  # before anything is copied into OUT
+        more = f" (and {len(scanned.refusals) - 1} more)" if len(scanned.refusals) > 1 else ""
+        raise Unsupported(scanned.refusals[0].message() + more)
     _refuse_links(req.out_dir, req.warps, req.cache_dir)
-    program = build.prepare(files, req.sources, req.include_dirs, req.defines, tool, req.out_dir / "src")
+    program = build.prepare(scanned.files, scanned.sources, req.include_dirs, req.defines, tool,
+                            req.out_dir / "src", register=bool(scanned.loaded))
     compiled = build.compile_all(program, tool, req.warps, req.cache_dir or req.out_dir / "cache")
     # one epoch for every width: a program seeding from time() gets the same inputs at each
     env = {"EMU_MASK_FAULTS": req.mask_faults, "EMU_SYNC": "strict" if req.strict_sync else "hardware",
-           "EMU_EPOCH": str(int(time.time()))}
+           "EMU_EPOCH": str(int(time.time())), "EMU_NVRTC_SOURCES": modules.nvrtc_env(scanned.loaded)}
     launch = run.Launch(req.program_args, "./" + req.sources[0].stem, tool_bwrap, env)
-    runs = [_run_width(req, compiled[w], str(req.out_dir / "src"), launch) for w in req.warps]
+    runs = [_run_width(req, compiled[w], str(req.out_dir / "src"), launch, scanned.loaded) for w in req.warps]
     _raise_if_unrunnable(runs)
     diffs = run.compare(runs, req.compare, masks)
     return Result(req, runs, diffs, program.launches, program.files, program.language, time.monotonic() - began)
+
+
+@dataclass
+class Scanned:
+    sources: list[Path]              # the request's, then each module's .cu that is not one of them
+    files: list[Path]                # every file the preprocessor reads for them (build.read_files)
+    loaded: list[modules.Module]     # the driver-API modules the program loads
+    refusals: list[refuse.Refusal]
+
+
+def scan_program(sources: list[Path], include_dirs: list[Path], defines: list[str],
+                 tool: build.Toolchain) -> Scanned:
+    """The files a program is built from and what in them is refused: its sources' files, and,
+    when it loads driver-API modules, the .cu each is built from (porting.emulate.modules) with
+    the files that one reads, under the same containment rules."""
+    files = build.read_files(sources, include_dirs, defines, tool)
+    roots = list(dict.fromkeys([s.resolve().parent for s in sources] + [d.resolve() for d in include_dirs]))
+    found, refusals = modules.find(files, roots)
+    extra = list(dict.fromkeys(m.source for m in found if m.source not in files))
+    if extra:
+        sources = [*sources, *extra]
+        files = build.read_files(sources, include_dirs, defines, tool)
+    found = [modules.unit_of(m, sources) for m in found]
+    return Scanned(sources, files, found, refusals + refuse.scan(files))
 
 
 def _refuse_links(out: Path, warps: list[int], cache: Path | None) -> None:
@@ -144,13 +169,20 @@ def _refuse_links(out: Path, warps: list[int], cache: Path | None) -> None:
                              "remove it or choose another --out")
 
 
-def _run_width(req: Request, compiled: build.Compiled, mirror: str, launch: run.Launch) -> run.Run:
+def _run_width(req: Request, compiled: build.Compiled, mirror: str, launch: run.Launch,
+               loaded: list[modules.Module]) -> run.Run:
     if compiled.binary is None:
         fault = compiled.error.replace(mirror, "")
         return run.Run(compiled.warp, "build-failed", None, "", compiled.stderr.replace(mirror, ""),
                        0.0, compiled.seconds, False, fault)
     workdir = req.out_dir / f"run-w{compiled.warp}"
     run.prepare_workdir(workdir, req.cwd)
+    out = OutputDir(workdir)
+    for module in loaded:  # what cuModuleLoad* reads in place of the image (modules.MARKER)
+        if not module.nvrtc:
+            out.write_bytes(module.path, module.marker(), mode=0o644, durable=False)
+        elif not os.path.lexists(workdir / module.path):  # the source NVRTC is given, read at run time
+            out.write_bytes(module.path, module.source.read_bytes(), mode=0o644, durable=False)
     files = [c for c in req.compare if c not in ("stdout", "exit")]
     result = run.run_binary(compiled.binary, compiled.warp, launch, workdir, req.stdin, req.timeout, files)
     result.compile_seconds, result.compile_cached = compiled.seconds, compiled.cached

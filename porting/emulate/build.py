@@ -59,7 +59,9 @@ class Program:
     language: str = "cuda"         # "hip" when a source is HIP (porting.sources.classify)
     openmp: bool = False           # a file uses OpenMP: compiled and linked with -fopenmp
     mirror: Path | None = None     # where the rewritten copies lie (OUT/src)
-    cccl: Path | None = None       # a file includes <thrust/...>: CCCL's include directory (emu_thrust.h)
+    cccl: Path | None = None       # a file includes <thrust/...> or <cuda/...>: CCCL's include directory
+    thrust: bool = False           # a file includes <thrust/...> (emu_thrust.h)
+    libcudacxx: bool = False       # a file includes <cuda/...> (emu_libcudacxx.h)
 
     def flags(self) -> list[str]:
         # __FILE__ and __builtin_FILE() (the emulator's sites) name the user's file, not the copy
@@ -69,7 +71,8 @@ class Program:
         return [*remap, *feature_flags(self.openmp, self.cccl)]
 
     def force_includes(self) -> list[str]:
-        return ["-include", "emu_runtime.h", *(["-include", "emu_thrust.h"] if self.cccl else [])]
+        return ["-include", "emu_runtime.h", *(["-include", "emu_thrust.h"] if self.thrust else []),
+                *(["-include", "emu_libcudacxx.h"] if self.libcudacxx else [])]
 
 
 # Thrust is header-only and ships in CCCL (nvcc's include/cccl); port emulate compiles it with its
@@ -79,6 +82,8 @@ class Program:
 THRUST_DEFINES = ("THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP", "CCCL_DISABLE_FP16_SUPPORT",
                   "CCCL_DISABLE_BF16_SUPPORT")
 _THRUST_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]thrust/', re.M)
+# libcu++ (cuda::std, cuda::atomic) is compiled from the same CCCL headers, in host mode (emu_libcudacxx.h)
+_LIBCUDACXX_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*<cuda/', re.M)
 
 
 def feature_flags(openmp: bool, cccl: Path | None) -> list[str]:
@@ -199,22 +204,24 @@ def _make_deps(text: str) -> list[str]:
 
 
 def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], defines: list[str],
-            tool: Toolchain, mirror: Path) -> Program:
+            tool: Toolchain, mirror: Path, register: bool = False) -> Program:
     """Rewrite ``files`` (read_files) into ``mirror`` (same absolute layout below it), each with
-    its own permission bits at most (a 0600 header stays 0600)."""
+    its own permission bits at most (a 0600 header stays 0600); ``register``: the program loads
+    driver-API modules, so its C-linkage kernels and device variables are registered by name."""
     dirs = [d.resolve() for d in include_dirs]
     language = "hip" if any(classify(s) == "hip" for s in sources) else "cuda"
     defines = [*defines, "EMU_HIP=1"] if language == "hip" else list(defines)
     h = hashlib.sha256()
     launches = 0
-    openmp = thrust = False
+    openmp = thrust = libcudacxx = False
     out = OutputDir(mirror)  # writes stay inside the mirror, whatever symlinks appear in it
     texts = {path: _read_text(path) for path in sorted(files)}
     kernels = set().union(*map(kernel_names, texts.values()))  # a kernel cast to void* in another file
     for path, text in texts.items():
         openmp = openmp or bool(_OPENMP.search(text))
         thrust = thrust or bool(_THRUST_INCLUDE.search(text))
-        result = rewrite(text, str(path), kernels)
+        libcudacxx = libcudacxx or bool(_LIBCUDACXX_INCLUDE.search(text))
+        result = rewrite(text, str(path), kernels, register)
         launches += result.launches
         data = result.text.encode("utf-8")
         target = _mirrored(mirror, path)
@@ -222,16 +229,17 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
         if not target.is_file() or target.read_bytes() != data or target.stat().st_mode & 0o777 != mode:
             out.write_bytes(str(target.relative_to(mirror)), data, mode=mode, durable=False)
         h.update(str(path).encode() + b"\0" + data + b"\0")
-    cccl = _thrust_headers(files[0]) if thrust else None
+    cccl = _thrust_headers(files[0]) if thrust or libcudacxx else None
     if cccl is not None:  # another CCCL release is another program
         h.update((cccl / "thrust" / "version.h").read_bytes())
+        h.update(f"thrust={thrust} libcudacxx={libcudacxx}".encode())
     for flag in [*map(str, dirs), *defines, tool.cxx, *tool.base_flags(0), *feature_flags(openmp, cccl)]:
         h.update(flag.encode() + b"\0")
     mirrored_dirs = [_mirrored(mirror, d) for d in dirs]
     return Program(sources=[_mirrored(mirror, s.resolve()) for s in sources],
                    include_dirs=[*mirrored_dirs, *dirs], defines=defines,
                    digest=h.hexdigest()[:20], launches=launches, files=files, language=language,
-                   openmp=openmp, mirror=mirror, cccl=cccl)
+                   openmp=openmp, mirror=mirror, cccl=cccl, thrust=thrust, libcudacxx=libcudacxx)
 
 
 def _thrust_headers(first: Path) -> Path:

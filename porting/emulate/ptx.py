@@ -509,12 +509,35 @@ def _activemask(ins: Ins) -> str:
 
 
 def _bar(ins: Ins) -> str:
+    """``bar.sync``/``barrier.sync`` 0 (the block's barrier: __syncthreads); with a barrier id
+    other than a literal 0, or a thread count, a named barrier among that many threads
+    (``bar.arrive``: arrive without waiting); ``bar.red.{popc,and,or}``: one that also reduces a
+    predicate over the arrivals (runtime: emu::named_barrier, emu_scheduler.cpp)."""
     if ins.base == "bar" and "warp" in ins.parts:
         return f"__syncwarp({ins.val(0, 'uint64_t')});"
-    if len(ins.args) != 1 or not re.fullmatch(r"0|0x0", ins.args[0].strip()) or \
-            not set(ins.parts[1:]) <= {"sync", "aligned"}:
-        raise Unsupported(f"PTX instruction '{ins.opcode}' (named barriers and thread counts are not emulated)")
-    return "__syncthreads();"
+    mode = next((p for p in ins.parts[1:] if p in ("sync", "arrive", "red")), None)
+    if mode is None or not set(ins.parts[1:]) <= {"cta", "sync", "arrive", "red", "aligned", "popc", "and", "or",
+                                                 "u32", "pred"}:
+        raise Unsupported(f"PTX instruction '{ins.opcode}'")
+    if mode == "red":
+        return _bar_red(ins)
+    if len(ins.args) not in (1, 2):
+        raise Unsupported(f"PTX instruction '{ins.opcode}' (operands)")
+    if mode == "sync" and len(ins.args) == 1 and re.fullmatch(r"0|0x0", ins.args[0].strip()):
+        return "__syncthreads();"
+    count = ins.val(1, "uint32_t") if len(ins.args) == 2 else "0u"
+    return f"::emu::named_barrier({ins.val(0, 'uint32_t')}, {count}, {int(mode == 'sync')}, 0, 0);"
+
+
+def _bar_red(ins: Ins) -> str:
+    op = next((p for p in ("popc", "and", "or") if p in ins.parts), None)
+    if op is None or len(ins.args) not in (3, 4):
+        raise Unsupported(f"PTX instruction '{ins.opcode}' (operands)")
+    count = ins.val(2, "uint32_t") if len(ins.args) == 4 else "0u"
+    kind = {"popc": 0, "and": 1, "or": 2}[op]
+    pred = f"(int){ins.val(len(ins.args) - 1, 'bool')}"
+    result = f"({ins.type()})::emu::named_barrier({ins.val(1, 'uint32_t')}, {count}, 1, {pred}, {kind})"
+    return _wr(ins, 0, result)
 
 
 def _setp(ins: Ins) -> str:

@@ -66,13 +66,22 @@ FEATURES: tuple[Feature, ...] = (
     _f("uses cuSOLVER", None, r"^cusolver"),
     _f("uses cuDNN", None, r"^cudnn"),
     _f("uses NCCL/RCCL", None, r"^(?:nccl|rccl)"),
-    _f("uses NVRTC (runtime compilation)", None, r"^nvrtc"),
+    # NVRTC compiles the tree's .cu files it names ahead (porting/emulate/modules.py, emu_nvrtc.h);
+    # a program that names none is refused there, by name
     # Thrust is compiled from CCCL's headers with its CPP device system (build.thrust_flags,
     # runtime/emu_thrust.h); refused only where no CCCL is installed
     _f("uses Thrust (no CCCL headers found: set PORT_EMULATE_CCCL)", r"\bthrust::", r"^thrust/", _have_cccl),
     # CUB's warp and block primitives and its common device-wide algorithms are emulated
     # (runtime/emu_cub.h); a CUB name it lacks fails the compile, named (build.explain_compile_error)
-    _f("uses libcu++ (cuda::)", r"\bcuda::(?!std::)", r"^cuda/"),
+    # libcu++'s types, atomics and cuda::std are compiled from CCCL's headers in host mode
+    # (runtime/emu_libcudacxx.h); its synchronization primitives wait by spinning, which no other
+    # fiber of the one OS thread can end, and its PTX wrappers have no CPU meaning: refused
+    _f("libcu++ synchronization or PTX primitives (cuda::barrier, pipeline, latch, semaphores, memcpy_async, ptx)",
+       r"\bcuda::(?:std::)?(?:barrier|pipeline\w*|make_pipeline|latch|counting_semaphore|binary_semaphore"
+       r"|memcpy_async|ptx::|device::|annotated_ptr|access_property|apply_access_property|discard_memory)\b",
+       r"^cuda/(?:barrier|pipeline|latch|semaphore|annotated_ptr|ptx|std/barrier|std/latch|std/semaphore)\b"),
+    _f("uses libcu++ (cuda::; no CCCL headers found: set PORT_EMULATE_CCCL)", r"\bcuda::(?!std::)", r"^cuda/",
+       _have_cccl),
     # half and bfloat16 are emulated (runtime/emu_fp16.h); the 8-bit float formats are not
     _f("fp8 types (cuda_fp8.h)", r"\b__nv_fp8\w*|\b__hip_fp8\w*", r"(?:^|/)(?:cuda_fp8|hip_fp8|amd_hip_fp8)\.h"),
     # inline PTX: a subset is translated to C++ (porting/emulate/ptx.py); an asm statement with an
@@ -99,10 +108,12 @@ FEATURES: tuple[Feature, ...] = (
        r"\b(?:cuda|hip)Graph(?:AddNode|\w*Conditional\w*|AddMem(?:Alloc|Free)Node|AddEvent\w*Node|\w*External\w*"
        r"|\w*BatchMemOp\w*)\b|\b(?:cuda|hip)GraphNodeParams\b"),
     # the driver API's devices, contexts, memory, copies, memsets, streams and events are emulated
-    # (runtime/emu_driver.h, <cuda.h>); loading code and launching it are not: there is no cubin
-    # or PTX to load here. A driver call outside both fails the compile, named
-    _f("the CUDA driver API's modules and launches (cuModule*, cuLaunchKernel, cuLink*)",
-       r"\bcu(?:Module\w+|Launch\w*|Link\w+|Func\w+|Library\w+|Kernel(?:Get|Set)\w+)\s*\("),
+    # (runtime/emu_driver.h, <cuda.h>), and so are modules built from a .cu of the program's tree,
+    # with cuModuleGetFunction/GetGlobal and the launches (porting/emulate/modules.py); the linker,
+    # libraries and kernel handles of CUDA 12 are not. A driver call outside all of these fails
+    # the compile, named
+    _f("the CUDA driver API's linker or libraries (cuLink*, cuLibrary*, cuKernel*)",
+       r"\bcu(?:Link\w+|Library\w+|Kernel(?:Get|Set)\w+)\s*\("),
     _f("the driver API's virtual memory management (cuMemCreate, cuMemMap, ...)",
        r"\bcuMem(?:Create|Release|Map|MapArrayAsync|Unmap|AddressReserve|AddressFree|SetAccess|GetAccess"
        r"|GetAllocation\w+|ExportToShareableHandle|ImportFromShareableHandle|RetainAllocationHandle)\s*\("),

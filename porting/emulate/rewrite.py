@@ -12,6 +12,11 @@ the line count, so compiler messages and the divergence report use the user's li
   records k's launcher for the APIs that take a kernel as a void* (cudaLaunchKernel, graph kernel
   nodes; runtime/emu_kernels.h).
 
+- for a program that loads driver-API modules (porting.emulate.modules), each ``extern "C"``
+  ``__global__`` definition and each file-scope ``__device__``/``__constant__`` variable is
+  followed, on its own last line, by a registration under its name (``registrations``), which
+  cuModuleGetFunction and cuModuleGetGlobal look up (runtime/emu_driver.h).
+
 - an inline PTX ``asm`` statement becomes a C++ block doing what its instructions do
   (porting.emulate.ptx; one outside the emulated subset was refused before, by refuse.py).
 
@@ -80,9 +85,10 @@ class Rewritten:
     dynamic_shared: int
 
 
-def rewrite(text: str, path: str = "<source>", kernels: set[str] | None = None) -> Rewritten:
+def rewrite(text: str, path: str = "<source>", kernels: set[str] | None = None, register: bool = False) -> Rewritten:
     """Rewrite one source file's launches, dynamic shared memory declarations and casts of the
-    program's kernels (``kernels``: every file's kernel_names) to void*."""
+    program's kernels (``kernels``: every file's kernel_names) to void*; with ``register``, add
+    the driver API's registrations (``registrations``)."""
     code = mask(text).code
     edits: list[tuple[int, int, str]] = []
     launches = 0
@@ -103,10 +109,87 @@ def rewrite(text: str, path: str = "<source>", kernels: set[str] | None = None) 
     edits += [e for e in _asm_edits(text, path) if not any(a <= e[0] < b for a, b in taken)]
     taken = [(a, b) for a, b, _ in edits]
     edits += [e for e in _kernel_casts(code, kernels or set()) if not any(a <= e[0] < b for a, b in taken)]
+    if register:
+        edits += registrations(text, code)
     out = text
     for start, end, new in sorted(edits, reverse=True):
         out = out[:start] + new + out[end:]
     return Rewritten(out, launches, shared)
+
+
+_LINKAGE = re.compile(r'\bextern\s*"\s*"')
+_DEVICE_VAR = re.compile(r"\b(?:__device__|__constant__)\b")
+_DECLARATOR = re.compile(r"\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*$")
+
+
+def registrations(text: str, code: str) -> list[tuple[int, int, str]]:
+    """Insertions (zero-width edits, on the line where each definition ends, so no line moves)
+    that register the file's ``extern "C"`` kernels and file-scope device variables by name:
+    their names in a cubin are these plain names (C linkage; a namespace-scope variable is not
+    mangled), so cuModuleGetFunction/cuModuleGetGlobal can find them. ``__BASE_FILE__`` records
+    the translation unit, i.e. the module's .cu, for a definition in a header too."""
+    edits = []
+    for name, end in _c_kernels(text, code):
+        edits.append((end, end, f" static const bool emu_kreg_{name}_ = "
+                                f"::emu::driver::register_kernel(\"{name}\", &{name}, __BASE_FILE__);"))
+    for name, end in _file_scope_variables(code):
+        edits.append((end, end, f" static const bool emu_greg_{name}_ = ::emu::driver::register_global("
+                                f"\"{name}\", &{name}, sizeof({name}), __BASE_FILE__);"))
+    return edits
+
+
+def _c_kernels(text: str, code: str) -> list[tuple[str, int]]:
+    """(name, end of body) of each __global__ definition with C linkage: after ``extern "C"`` in
+    its own declaration or inside an ``extern "C" { ... }`` block."""
+    blocks, prefixes = [], []
+    for m in _LINKAGE.finditer(code):
+        if '"C"' not in text[m.start():m.end()]:
+            continue
+        after = m.end() + len(code[m.end():]) - len(code[m.end():].lstrip())
+        if code.startswith("{", after):
+            blocks.append((after, _matching(code, after)))
+        else:
+            prefixes.append(m.end())
+    found = []
+    blanked = _BOUNDS.sub(lambda b: " " * len(b.group(0)), code)
+    for m in _GLOBAL.finditer(blanked):
+        close = _matching(code, m.end() - 1)
+        body = re.compile(r"[^;{]*").match(code, close + 1) if close > 0 else None
+        if body is None or not code.startswith("{", body.end()):
+            continue  # a declaration, not a definition
+        linked = any(a < m.start() < b for a, b in blocks) or any(
+            p <= m.start() and not re.search(r"[;{}]", code[p:m.start()]) for p in prefixes)
+        end = _matching(code, body.end())
+        if linked and end > 0:
+            found.append((m.group(1), end + 1))
+    return found
+
+
+def _file_scope_variables(code: str) -> list[tuple[str, int]]:
+    """(name, end of declaration) of each non-extern, non-template ``__device__``/``__constant__``
+    variable defined at file scope (brace depth 0), one declarator per declaration."""
+    depth = [0] * (len(code) + 1)
+    d = 0
+    for i, c in enumerate(code):
+        d += c == "{"
+        d -= c == "}"
+        depth[i + 1] = d
+    found = []
+    for m in _DEVICE_VAR.finditer(code):
+        if depth[m.start()] != 0:
+            continue
+        start = max(code.rfind(c, 0, m.start()) for c in ";{}") + 1
+        end = m.end()
+        while end < len(code) and not (code[end] == ";" and depth[end] == 0):
+            end += 1
+        decl = code[start:end]
+        head = decl.split("=", 1)[0]
+        if end >= len(code) or "(" in head or "," in head or re.search(r"\b(?:extern|template|typedef)\b", decl):
+            continue
+        name = _DECLARATOR.search(head.rstrip())
+        if name and name.group(1) not in ("__device__", "__constant__", "__managed__"):
+            found.append((name.group(1), end + 1))
+    return found
 
 
 def _asm_edits(text: str, path: str) -> list[tuple[int, int, str]]:

@@ -155,7 +155,7 @@ def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Pa
     if status == "timeout":  # the partial output is kept: it shows how far the run got
         return Run(warp, "timeout", None, stdout, stderr, seconds, workdir=workdir, findings=_FINDING.findall(stderr),
                    sites=parse_sites(stderr), reached=parse_reached(stderr))
-    run = Run(warp, "ran", proc.returncode, stdout, stderr, seconds, workdir=workdir,
+    run = Run(warp, "ran", _exit_status(proc.returncode, launch, stderr), stdout, stderr, seconds, workdir=workdir,
               findings=_FINDING.findall(stderr), sites=parse_sites(stderr),
               reached=parse_reached(stderr))
     emu = _EMU_LINE.findall(stderr)
@@ -166,6 +166,17 @@ def run_binary(binary: Path, warp: int, launch: Launch, workdir: Path, stdin: Pa
             run.status = "unsupported"
     run.files = {name: _read(workdir / name) for name in files}
     return run
+
+
+def _exit_status(code: int, launch: Launch, stderr: str) -> int:
+    """The program's exit status as Popen reports it without the sandbox: a death by signal N is
+    -N. bwrap reports a child killed by signal N as its own exit status 128 + N, which would make
+    a program that aborts at every width look like one that exits 134 at every width ("same");
+    the runtime names the signal on stderr first (emu_launch.cpp), which tells it from a program
+    that returns 128 + N itself."""
+    if launch.sandbox is not None and 128 < code < 128 + 65 and f"emu: signal: {code - 128}\n" in stderr:
+        return -(code - 128)
+    return code
 
 
 def _no_follow(path: str, flags: int) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from porting.cli import main
+from porting.errors import PortError
 
 SANDBOX = Path(__file__).parent / "programs" / "sandbox"
 needs_bwrap = pytest.mark.skipif(not __import__("shutil").which("bwrap"), reason="bubblewrap not installed")
@@ -192,3 +193,21 @@ def test_default_masks_cover_rates_and_leave_counts(line, expected):
     masked = run._masked(run.Run(warp=32, status="ran", stdout=line + "\n"),
                          [re.compile(m) for m in run.DEFAULT_MASKS])
     assert masked == [expected]
+
+
+def test_a_program_killed_by_a_signal_in_the_sandbox_is_no_verdict(emulate_program, tmp_path):
+    """bwrap reports a child's death by SIGABRT as exit 134; it counts as the signal it is, so a
+    program that aborts at every width is not judged "same" on two equal exit codes."""
+    src = tmp_path / "aborts.cu"
+    src.write_text("#include <cstdio>\n#include <cstdlib>\n"
+                   "int main() { std::printf(\"before\\n\"); std::fflush(stdout); std::abort(); }\n")
+    with pytest.raises(PortError, match="the program fails at every width.*killed by signal 6"):
+        emulate_program(src)
+
+
+def test_a_program_that_returns_128_plus_n_itself_is_judged(emulate_program, tmp_path):
+    """exit(134) is a status, not SIGABRT: only the runtime's "emu: signal: N" line makes it one."""
+    src = tmp_path / "returns.cu"
+    src.write_text("#include <cstdio>\nint main() { std::printf(\"done\\n\"); return 134; }\n")
+    result = emulate_program(src)
+    assert result.verdict == "same" and [r.exit for r in result.runs] == [134, 134]

@@ -47,7 +47,6 @@ def test_a_32_bit_lanemask_assumption_diverges_at_64(emulate_program):
 
 @pytest.mark.parametrize("name, instruction", [
     ("refused_ldmatrix.cu", "'ldmatrix.sync.aligned.x4.m8n8.shared.b16'"),
-    ("refused_named_barrier.cu", "'bar.sync' (named barriers"),
 ])
 def test_an_instruction_outside_the_subset_is_refused_by_name(name, instruction):
     path = PROGRAMS / name
@@ -56,7 +55,8 @@ def test_an_instruction_outside_the_subset_is_refused_by_name(name, instruction)
     assert refusal.where == f"{path}:7"
 
 
-@pytest.mark.parametrize("name", ["bits.cu", "arith.cu", "warp.cu", "lanemask_diverges.cu", "async_shared.cu"])
+@pytest.mark.parametrize("name", ["bits.cu", "arith.cu", "warp.cu", "lanemask_diverges.cu", "async_shared.cu",
+                                  "named_barrier_same.cu", "named_barrier_bad.cu"])
 def test_programs_within_the_subset_are_not_refused(name):
     path = PROGRAMS / name
     assert scan_text(path.read_text(), str(path)) == []
@@ -134,3 +134,40 @@ def test_nested_if_groups_in_a_template_are_refused():
     body = 'asm("mov.u32 %0, 1;"\n#if X\n#if Y\n    "add.u32 %0, %0, 1;"\n#endif\n#endif\n    : "=r"(r));'
     found = ptx.first_unsupported(_kernel(body))
     assert found is not None and "nested or repeated #if groups" in found[1]
+
+
+def test_named_barriers_order_a_producer_and_a_consumer_at_both_widths(emulate_program):
+    """bar.arrive/bar.sync 1 and 2 among 128 threads, bar.red.popc over the block (barrier 3, no
+    count), barrier.sync 4: sum of 2 * (i % 100), i < 512, and 39 threads with in[t] > 60."""
+    result = emulate_program(PROGRAMS / "named_barrier_same.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert [r.stdout for r in result.runs] == ["sum 49632, positive 39\n"] * 2
+
+
+def test_a_32_lane_consumer_behind_named_barriers_diverges(emulate_program):
+    result = emulate_program(PROGRAMS / "named_barrier_bad.cu")
+    assert result.verdict == "diverged"
+    assert result.runs[0].stdout == "sum 49632, positive 39\n"
+    assert "lane 32 is not in its mask 0xffffffff" in result.runs[1].fault
+
+
+def test_a_named_barrier_that_cannot_fill_is_a_deadlock_fault(emulate_program, tmp_path):
+    src = tmp_path / "deadlock.cu"
+    src.write_text('#include <cstdio>\n__global__ void k() {\n'
+                   '  if (threadIdx.x < 32) asm volatile("bar.sync 1, 64;");\n}\n'
+                   'int main() { k<<<1, 64>>>(); cudaDeviceSynchronize(); printf("done\\n"); }\n')
+    with pytest.raises(InputError, match=r"named barrier 1: 32 thread\(s\) arrived, no other thread of the block "
+                                         r"can arrive \(deadlock\)"):
+        emulate_program(src)
+
+
+@pytest.mark.parametrize("body, expected", [
+    ('asm volatile("bar.sync 1, 64;");', "::emu::named_barrier(((uint32_t)(1ULL)), ((uint32_t)(64ULL)), 1, 0, 0);"),
+    ('asm volatile("bar.cta.arrive 2, 64;");',
+     "::emu::named_barrier(((uint32_t)(2ULL)), ((uint32_t)(64ULL)), 0, 0, 0);"),
+    ('asm volatile("barrier.sync.aligned 3;");', "::emu::named_barrier(((uint32_t)(3ULL)), 0u, 1, 0, 0);"),
+    ('asm volatile("bar.sync 0;");', "__syncthreads();"),
+])
+def test_barrier_forms_translate(body, expected):
+    [stmt] = ptx.find(body)
+    assert expected in ptx.translate(stmt)

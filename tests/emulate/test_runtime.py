@@ -279,3 +279,43 @@ def test_cucomplex_arithmetic_on_device_and_host(emulate_program):
     assert result.verdict == "same", [d.line() for d in result.differences]
     # the scaled division keeps (1e300 + 1e300i) / (1e300 - 1e300i) = i finite
     assert result.runs[0].stdout.splitlines() == ["c[7] = 28 -48i", "q = 0 +1i, |3+4i| = 5"]
+
+
+def test_the_cuda_4_sdk_cutil_headers_are_provided(emulate_program):
+    """<cutil_inline.h> and <shrQATest.h> without the SDK: timers, cutComparef/fe/L2fe, the checks;
+    a block reduction that follows warpSize is the same at both widths."""
+    result = emulate_program(HELPERS / "uses_cutil.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout.splitlines()[2:] == [
+        "timer sessions ok 1, deleted 1, bad handle 1", "sums: 1518 1534 ... 1526",
+        "exact 1, l2 1, off by 0.5: exact 0, within 0.6 1", "[./uses_cutil] test results...", "PASSED", ""]
+    assert "Using device 0:" in result.runs[0].stderr
+
+
+def test_a_cutil_program_with_a_32_wide_tree_step_diverges(emulate_program):
+    result = emulate_program(HELPERS / "uses_cutil_bad.cu")
+    assert result.verdict == "diverged"
+    assert [r.exit for r in result.runs] == [0, 1]
+    assert result.runs[1].stdout.splitlines()[-2] == "FAILED"
+
+
+def test_the_cutil_macros_of_the_cuda_2_sdk(emulate_program, tmp_path: Path):
+    """CUDA_SAFE_CALL, CUT_DEVICE_INIT, CUT_CHECK_ERROR, CUT_SAFE_CALL, cutCheckCmdLineFlag and
+    cutGetCmdLineArgumenti, <math_functions.h>, and CUT_EXIT, which prompts unless -noprompt and
+    exits 0 (stdin is empty); a failing CUDA_SAFE_CALL names the file and line, exit 1."""
+    src = tmp_path / "old.cu"
+    src.write_text(
+        "#include <cuda.h>\n#include <cutil.h>\n#include <math_functions.h>\n#include <cstdio>\n"
+        "__global__ void k(int* p) { p[threadIdx.x] = threadIdx.x; }\n"
+        "int main(int argc, char** argv) {\n  CUT_DEVICE_INIT(argc, argv);\n  int* d; int h[4], n = 0;\n"
+        "  CUDA_SAFE_CALL(cudaMalloc((void**)&d, sizeof h));\n  k<<<1, 4>>>(d);\n  CUT_CHECK_ERROR(\"k\");\n"
+        "  CUDA_SAFE_CALL(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));\n"
+        "  CUT_SAFE_CALL(cutGetCmdLineArgumenti(argc, (const char**)argv, \"n\", &n));\n"
+        "  printf(\"%d %d %d %d n=%d flag %d\\n\", h[0], h[1], h[2], h[3], n,\n"
+        "         cutCheckCmdLineFlag(argc, (const char**)argv, \"noprompt\"));\n"
+        "  if (n == 0) CUDA_SAFE_CALL(cudaSetDevice(5));\n  CUT_EXIT(argc, argv);\n}\n")
+    result = emulate_program(src, program_args=["-n=3"])
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout == "0 1 2 3 n=3 flag 0\n\nPress ENTER to exit...\n" and result.runs[0].exit == 0
+    result = emulate_program(src, program_args=["--noprompt", "-n=0"])
+    assert result.runs[0].exit == 1 and "in line 16" in result.runs[0].stderr

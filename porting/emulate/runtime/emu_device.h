@@ -132,6 +132,10 @@ constexpr unsigned long long kFull = EMU_WARP == 64 ? ~0ull : 0xffffffffull;
 
 // ---- barriers, fences -----------------------------------------------------------------------
 void __syncthreads();
+namespace emu {
+// inline PTX's named barriers (bar.sync/arrive/red id, count), emu_scheduler.cpp
+int named_barrier(unsigned id, unsigned count, int wait, int pred, int reduce);
+}  // namespace emu
 int __syncthreads_count(int pred);
 int __syncthreads_and(int pred);
 int __syncthreads_or(int pred);

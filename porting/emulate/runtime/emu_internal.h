@@ -24,7 +24,8 @@ constexpr int kExitUnsupported = 4;  // the program needs something the emulator
 constexpr size_t kDynamicSharedBytes = 256 * 1024;
 extern unsigned char dynamic_shared[kDynamicSharedBytes];
 
-enum State : unsigned char { NEW, READY, AT_BARRIER, AT_WARP, DONE };
+enum State : unsigned char { NEW, READY, AT_BARRIER, AT_NAMED, AT_WARP, DONE };
+constexpr int kNamedBarriers = 16;  // PTX's barrier ids 0..15 (bar.sync id, count)
 
 // One emulated thread of the running block. A thread that never waits needs none of this: it
 // runs inside a loop over consecutive threads (run_threads) on whatever stack the loop has.
@@ -38,6 +39,15 @@ struct Fiber {
   State state = NEW;
   Arrival* arrival = nullptr;
   unsigned barrier_gen = 0;  // the release it waits for at __syncthreads (Runtime::barrier_gen)
+  unsigned char named = 0;   // the named barrier it waits at (AT_NAMED), whose gen is barrier_gen
+};
+
+// A named barrier of the running block (inline PTX bar.sync/bar.arrive id, count): it releases
+// when `count` threads have arrived; the threads that wait at it go on once `gen` moved on.
+struct NamedBarrier {
+  int arrived = 0, passed = 0;            // the instance now filling
+  int last_arrived = 0, last_passed = 0;  // what the last release counted (bar.red)
+  unsigned gen = 0;
 };
 
 struct Runtime {
@@ -64,6 +74,8 @@ struct Runtime {
   int bar_count = 0, bar_arrived = 0;
   int next_count = 0, next_arrived = 0;
   unsigned barrier_gen = 0;
+  NamedBarrier named[kNamedBarriers];
+  bool named_used = false;  // a thread of the running block arrived at a named barrier
   int waiting_warp = 0;  // threads suspended at a warp collective since the last resolution
   // stacks are reused: a loop that ended hands its stack to the next one
   std::vector<char*> free_stacks;

@@ -10,7 +10,9 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <tuple>
+#include <vector>
 #include <unordered_map>
 
 namespace emu {
@@ -19,6 +21,9 @@ struct KernelEntry {
   void (*launch)(const void* f, const LaunchConfig& c, void** args);
   // copy the arguments now (as a kernel node keeps its parameters) and run later
   std::function<void()> (*bind)(const void* f, const LaunchConfig& c, void** args);
+  // point args[i] into a buffer packed as the driver API's `extra` and cuParamSet* lay it out
+  // (each parameter at the next multiple of its alignment); returns the buffer's size
+  std::size_t (*point)(char* buffer, void** args);
 };
 struct KernelRegistry {
   std::mutex lock;
@@ -36,6 +41,12 @@ template <class... P> struct KernelOps {
     auto kept = std::make_shared<std::tuple<std::decay_t<P>...>>(*static_cast<std::decay_t<P>*>(args[I])...);
     return [fn, c, kept] { std::apply([&](auto&... a) { emu::launch(c, [fn](auto&&... x) { fn(x...); }, a...); }, *kept); };
   }
+  static std::size_t point(char* buffer, void** args) {
+    std::size_t at = 0, i = 0;
+    ((at = (at + alignof(std::decay_t<P>) - 1) / alignof(std::decay_t<P>) * alignof(std::decay_t<P>),
+      args[i++] = buffer + at, at += sizeof(std::decay_t<P>)), ...);
+    return at;
+  }
   static std::function<void()> bind(const void* f, const LaunchConfig& c, void** args) {
     return bind_at(reinterpret_cast<Fn>(const_cast<void*>(f)), c, args, std::index_sequence_for<P...>{});
   }
@@ -44,7 +55,7 @@ template <class... P> struct KernelOps {
 // a kernel cast to void* (the rewrite's replacement of `(void*)k`)
 template <class... P> inline void* kernel_ptr(void (*f)(P...)) {
   std::lock_guard<std::mutex> g(kernel_registry.lock);
-  kernel_registry.by_address[reinterpret_cast<const void*>(f)] = KernelEntry{&KernelOps<P...>::launch, &KernelOps<P...>::bind};
+  kernel_registry.by_address[reinterpret_cast<const void*>(f)] = KernelEntry{&KernelOps<P...>::launch, &KernelOps<P...>::bind, &KernelOps<P...>::point};
   return reinterpret_cast<void*>(f);
 }
 inline const KernelEntry& kernel_entry(const void* f) {
@@ -54,6 +65,35 @@ inline const KernelEntry& kernel_entry(const void* f) {
     emu::unsupported("a kernel passed as a void* that no (void*) cast of a __global__ function of the program named");
   return it->second;
 }
+
+// the driver API's names (emu_driver.h: cuModuleGetFunction, cuModuleGetGlobal): port emulate's
+// rewrite registers each `extern "C"` kernel and file-scope device variable of a program that
+// loads modules, with the translation unit it is defined in (porting/emulate/rewrite.py)
+namespace driver {
+struct Named { const void* address; KernelEntry entry; size_t bytes; std::vector<std::string> units; };
+inline std::unordered_map<std::string, Named>& kernels() { static std::unordered_map<std::string, Named> m; return m; }
+inline std::unordered_map<std::string, Named>& globals() { static std::unordered_map<std::string, Named> m; return m; }
+// the stem of a translation unit's path: the module a definition belongs to
+inline std::string unit_stem(const char* path) {
+  std::string p(path);
+  size_t slash = p.find_last_of('/');
+  p = slash == std::string::npos ? p : p.substr(slash + 1);
+  size_t dot = p.rfind('.');
+  return dot == std::string::npos ? p : p.substr(0, dot);
+}
+inline void add(std::unordered_map<std::string, Named>& m, const char* name, Named n, const char* unit) {
+  auto& e = m.emplace(name, n).first->second;
+  e.units.push_back(unit_stem(unit));
+}
+template <class... P> inline bool register_kernel(const char* name, void (*f)(P...), const char* unit) {
+  add(kernels(), name, Named{reinterpret_cast<const void*>(f), KernelEntry{&KernelOps<P...>::launch, &KernelOps<P...>::bind, &KernelOps<P...>::point}, 0, {}}, unit);
+  return true;
+}
+template <class T> inline bool register_global(const char* name, T* v, size_t bytes, const char* unit) {
+  add(globals(), name, Named{static_cast<const void*>(v), KernelEntry{}, bytes, {}}, unit);
+  return true;
+}
+}  // namespace driver
 }  // namespace emu
 
 inline cudaError_t cudaLaunchKernel(const void* f, dim3 g, dim3 b, void** args, size_t sh = 0, cudaStream_t s = nullptr) {

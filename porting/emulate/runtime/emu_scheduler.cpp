@@ -109,7 +109,8 @@ void start_loop(Runtime& r, int first, Fiber& from) {
 
 // a suspended thread that can go on: its collective completed, or the barrier it waits at released
 inline bool ready(const Runtime& r, const Fiber& f) {
-  return f.state == READY || (f.state == AT_BARRIER && f.barrier_gen != r.barrier_gen);
+  return f.state == READY || (f.state == AT_BARRIER && f.barrier_gen != r.barrier_gen) ||
+         (f.state == AT_NAMED && f.barrier_gen != r.named[f.named].gen);
 }
 
 // Leaves `from` for the first thread after `after`, in thread order, that can run: a waiting one
@@ -213,23 +214,49 @@ void suspend(State s) {
   threadIdx = f.tid;  // resumed (whoever switched here set r.cur)
 }
 
+// No thread can run and none waits at a warp collective: if one waits at a named barrier that
+// cannot fill any more, the block is deadlocked (it would hang on a GPU); that is a fault here
+void refuse_named_deadlock(Runtime& r) {
+  for (int t = 0; t < r.nthreads; ++t) {
+    const Fiber& f = r.fibers[t];
+    if (f.state == AT_NAMED && !ready(r, f)) {
+      const NamedBarrier& n = r.named[f.named];
+      r.cur = &r.fibers[t];
+      faultf("named barrier %d: %d thread(s) arrived, no other thread of the block can arrive (deadlock)",
+             (int)f.named, n.arrived);
+    }
+  }
+}
+
 // Runs one block. A pass runs every thread that can, in thread order (switch_on); when none can,
 // the warp collectives complete (per warp, the lanes waiting at one call site are the active
 // lanes) and, only if none was pending, the barrier releases; then the next pass.
 void run_block(Runtime& r) {
+  for (NamedBarrier& n : r.named) n = NamedBarrier{};
+  r.named_used = false;
   r.tracking = !runner_enabled();
   if (r.tracking) mark(r, 0, r.nthreads, NEW);
   start_loop(r, 0, r.sched);
   int nwarps = (r.nthreads + EMU_WARP - 1) / EMU_WARP;
   for (;;) {
     if (!r.tracking) return;  // one loop ran the whole block: no thread waited
-    bool live = false;
+    bool live = false, runnable = false;
     for (int t = 0; t < r.nthreads && !live; ++t) live = r.fibers[t].state != DONE;
     if (!live) return;
+    // a named barrier releases when its count is reached, by a thread that goes on: the threads
+    // it released that come before it in this pass run in the next one, before any warp
+    // collective completes (its lanes must all have arrived or finished)
+    for (int t = 0; t < r.nthreads && r.named_used && !runnable; ++t)
+      runnable = r.fibers[t].state == AT_NAMED && ready(r, r.fibers[t]);
+    if (runnable) {
+      switch_on(r, -1, r.sched);
+      continue;
+    }
     if (r.waiting_warp > 0) {  // resolving every warp completes every pending collective
       for (int w = 0; w < nwarps; ++w) resolve_warp(r, w);
       r.waiting_warp = 0;
     } else {
+      refuse_named_deadlock(r);
       release_barrier(r);  // every live thread waits at __syncthreads
     }
     switch_on(r, -1, r.sched);
@@ -255,6 +282,35 @@ int barrier(int pred) {
   return r.bar_count;
 }
 }  // namespace
+
+// bar.sync/bar.arrive/bar.red id, count (count 0: every thread of the block). The thread that
+// completes the count releases the barrier and goes on; the others that wait suspend until then.
+// reduce: 0 the number of arrivals with a true predicate, 1 whether all had it, 2 whether any.
+int named_barrier(unsigned id, unsigned count, int wait, int pred, int reduce) {
+  Runtime& r = rt();
+  Fiber& f = current(r);
+  if (id >= (unsigned)kNamedBarriers) faultf("named barrier %u: PTX has barriers 0..%d", id, kNamedBarriers - 1);
+  int need = count == 0 ? r.nthreads : (int)count;
+  if (need > r.nthreads) faultf("named barrier %u: a count of %d threads in a block of %d", id, need, r.nthreads);
+  NamedBarrier& n = r.named[id];
+  r.named_used = true;
+  n.arrived += 1;
+  n.passed += pred != 0;
+  unsigned gen = n.gen;
+  if (n.arrived == need) {
+    n.last_arrived = n.arrived;
+    n.last_passed = n.passed;
+    n.arrived = n.passed = 0;
+    ++n.gen;
+  } else if (wait) {
+    f.barrier_gen = gen;
+    f.named = (unsigned char)id;
+    suspend(AT_NAMED);
+  }
+  if (reduce == 1) return n.last_passed == n.last_arrived;
+  if (reduce == 2) return n.last_passed > 0;
+  return n.last_passed;
+}
 }  // namespace emu
 
 void __syncthreads() { emu::barrier(0); }

@@ -98,7 +98,8 @@ int main() {
   cuStreamSynchronize(s);
   float ms = -1.f;
   cuEventElapsedTime(&ms, a, b);
-  std::printf("async copy back %u %u, event interval nonnegative %d\n", back[0], back[n - 1], ms >= 0.f);
+  std::printf("async copy back %u %u, event interval nonnegative %d, queries %s %s\n", back[0], back[n - 1], ms >= 0.f,
+              name(cuEventQuery(b)), name(cuStreamQuery(s)));
 
   size_t free_b = 0, total_b = 0;
   std::printf("mem info %s %d\n", name(cuMemGetInfo(&free_b, &total_b)), free_b <= total_b);

@@ -1,4 +1,5 @@
-// Loading a module and launching from it stay refused, by name (no cubin or PTX to load here).
+// A module file that no .cu of this directory builds ("kernel.cubin", no kernel.cu here): refused
+// by name before anything is compiled.
 #include <cuda.h>
 #include <cstdio>
 

@@ -1,0 +1,208 @@
+"""Warps counted by ``warpSize`` against per-warp layouts of 32 set elsewhere (issue 26, round 11).
+
+A kernel may count its warps and lanes by the hardware width (``w = threadIdx.x / warpSize``,
+``l = threadIdx.x % warpSize``) while the memory each warp owns was laid out for 32 lanes by
+something the kernel does not see change: a per-warp row count equal to 32 (``WU_PER_WARP``), or
+a table of per-warp regions that the host fills. At 64 lanes the two disagree:
+
+- ``w * K`` with K equal to 32 gives each 64-lane warp 32 rows: half the rows are never reached
+  and lanes 32-63 work on the next warp's;
+- ``X[w][l]`` with X's row extent equal to 32: lanes 32-63 index past the warp's rows;
+- ``T[i / warpSize]`` into a ``__constant__`` / ``__device__`` table that the host of this unit
+  fills (``cudaMemcpyToSymbol(T, ...)``) without ever asking the device's warp size: the host
+  counts warps of 32 (it cannot know 64), so half the entries go unused and each region gets
+  twice the lanes it was sized for.
+
+Values are the unit's (the file and the quoted headers it includes): a file's findings depend
+only on what its own unit holds.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+from . import warp
+from .model import Hit, WarpModel, unit_value
+
+_BY_WARPSIZE_DEF = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*=\s*\(?\s*threadIdx\.x\s*\)?\s*([/%])\s*warpSize\b"
+                              r"(?!\s*\*)")
+# `(*X)[A][B]`: a pointer to rows (its first subscript picks a row block, the next ones the extents)
+_ROW_POINTER = re.compile(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*((?:\[[^\]\[]*\]\s*)+)")
+_SHARED_ARRAY = re.compile(r"__shared__[^;=]*?\b([A-Za-z_]\w*)\s*((?:\[[^\]\[]*\]\s*)+)[;=]")
+_SUBSCRIPTS = re.compile(r"\[([^\]\[]*)\]")
+_TABLE_INDEX = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\[\s*([^\[\];]*?)\s*/\s*warpSize\s*\]")
+# the host asks the device's width: `prop.warpSize`, `p->warpSize`, cudaDevAttrWarpSize (HIP spellings too)
+_HOST_WIDTH = re.compile(r"(?:\.|->)\s*warpSize\b|DevAttrWarpSize|DeviceAttributeWarpSize")
+_DEFINE_EXPR = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([-+*/() \t\w]+?)[ \t]*(?://[^\n]*)?$", re.M)
+_TOKENS = re.compile(r"\s*(?:(\d+)[uUlL]*|([A-Za-z_]\w*)|([-+*/()]))")
+
+FIX_ROWS = ("count the warps and lanes by the width the rows were laid out for (threadIdx.x / 32, % 32), or "
+            "size the rows by warpSize; " + warp.EMULATE)
+
+
+def unit_int(model: WarpModel, expr: str, depth: int = 0) -> int | None:
+    """The integer an expression of literals and the unit's constants evaluates to
+    (``(32 / THREADS_PER_WU)`` with ``THREADS_PER_WU 1``: 32), or None when any part is unknown."""
+    known = unit_value(model, expr.strip())
+    if known is not None or depth > 4:
+        return known
+    out, pos, text = [], 0, expr.strip()
+    while pos < len(text):
+        m = _TOKENS.match(text, pos)
+        if m is None or m.end() == pos:
+            return None
+        pos = m.end()
+        if m.group(2):
+            value = unit_value(model, m.group(2))
+            raw = _unit_defines(model).get(m.group(2)) if value is None else None
+            if raw is not None:
+                value = unit_int(model, raw, depth + 1)
+            if value is None:
+                return None
+            out.append(str(value))
+        else:
+            out.append(m.group(1) or m.group(3))
+    return _arith(" ".join(out).replace("/", "//"))
+
+
+def _unit_defines(model: WarpModel) -> dict[str, str]:
+    """``#define NAME expression`` of the unit (the file first, then its quoted headers)."""
+    out: dict[str, str] = {}
+    for text in (model.code, *model.header_texts()):
+        for name, value in _text_defines(text):
+            out.setdefault(name, value)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _text_defines(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple(_DEFINE_EXPR.findall(text)) if "define" in text else ()
+
+
+def _arith(text: str) -> int | None:
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    allowed = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.Add, ast.Sub, ast.Mult,
+               ast.FloorDiv, ast.USub, ast.UAdd)
+    if not all(isinstance(n, allowed) for n in ast.walk(tree)):
+        return None
+    try:
+        value = eval(compile(tree, "<const>", "eval"), {"__builtins__": {}})  # noqa: S307 - integer arithmetic only (checked above)
+    except ZeroDivisionError:
+        return None
+    return value if isinstance(value, int) else None
+
+
+def per_warp_rows(model: WarpModel) -> Iterator[Hit]:
+    """warp-width-mixed at ``w = threadIdx.x / warpSize`` scaled by a per-warp count equal to 32,
+    and at ``l = threadIdx.x % warpSize`` indexing rows whose extent is 32."""
+    code = model.code
+    if "warpSize" not in code:
+        return
+    # only the `;`-stretches holding warpSize are searched (the pattern opens with a lookbehind,
+    # tried at every offset of a whole function otherwise)
+    for lo, hi in warp.statements_with(code, "warpSize"):
+        m = _BY_WARPSIZE_DEF.search(code, lo, hi)
+        s = model.at(m.start()) if m is not None else None
+        if m is None or s is None or not s.name or s.src or s.body < 0 or m.start() < s.body:
+            continue
+        name, op = m.group(1), m.group(2)
+        why = _warp_scaled(model, code[s.body:s.hi], name) if op == "/" else _lane_rows(model, code, s.lo, s.hi, name)
+        if not why:
+            continue
+        kind, harm = ("warps", "two 64-lane warps' rows overlap and half the rows are never computed") \
+            if op == "/" else ("lanes", "lanes 32-63 index past the warp's rows, into the next warp's")
+        yield (m.start(1), "warp-width-mixed", f"'{name} = threadIdx.x {op} warpSize' counts {kind} of warpSize "
+               f"(64 on gfx942/gfx950), but {why}: {harm}", FIX_ROWS, "warpSize")
+
+
+def _warp_scaled(model: WarpModel, body: str, name: str) -> str:
+    word = re.escape(name)
+    for m in re.finditer(rf"(?<![\w.]){word}\s*\*\s*(\(?[A-Za-z_0-9]\w*)|(\w+)\s*\*\s*{word}\b", body):
+        k = (m.group(1) or m.group(2)).lstrip("(")
+        if k != "warpSize" and unit_int(model, k) == 32:
+            return f"each warp is given {k} = 32 rows ('{name} * {k}')"
+    return ""
+
+
+def _lane_rows(model: WarpModel, code: str, lo: int, hi: int, name: str) -> str:
+    arrays = [(m.group(1), m.group(2), 1) for m in _ROW_POINTER.finditer(code, lo, hi)]
+    arrays += [(m.group(1), m.group(2), 0) for m in _SHARED_ARRAY.finditer(code, lo, hi)]
+    for array, dims, shift in arrays:
+        extents = _SUBSCRIPTS.findall(dims)
+        # a literal 32 of a __shared__ array is shared-warp32's (model.shared_arrays): named once
+        rows = [i + shift for i, e in enumerate(extents)
+                if not (shift == 0 and e.strip().isdigit()) and unit_int(model, e) == 32]
+        if not rows:
+            continue
+        for use in re.finditer(rf"(?<![\w.]){re.escape(array)}\s*((?:\[[^\]\[]*\]\s*)+)", code[lo:hi]):
+            subs = [x.strip() for x in _SUBSCRIPTS.findall(use.group(1))]
+            if any(i < len(subs) and subs[i] == name for i in rows):
+                return f"it indexes {array}'s rows of {extents[rows[0] - shift].strip()} = 32 ({use.group(0).strip()})"
+    return ""
+
+
+def host_tables(model: WarpModel) -> Iterator[Hit]:
+    """warp-width-mixed at ``T[i / warpSize]`` in a kernel, T a per-warp table the host of this
+    unit fills with cudaMemcpyToSymbol / hipMemcpyToSymbol and the unit never reads the device's
+    warp size on the host (``prop.warpSize``, cudaDevAttrWarpSize)."""
+    code = model.code
+    if "warpSize" not in code or "MemcpyToSymbol" not in code:
+        return
+    filled = set(re.findall(r"MemcpyToSymbol(?:Async)?\s*\(\s*(?:HIP_SYMBOL\s*\(\s*)?([A-Za-z_]\w*)", code))
+    if not filled or _HOST_WIDTH.search(code) or any(_HOST_WIDTH.search(t) for t in model.header_texts()):
+        return
+    tables = {t for t in filled
+              if re.search(rf"__(?:constant|device)__[^;{{}}()]*?\b{re.escape(t)}\s*\[", code)}
+    for m in _TABLE_INDEX.finditer(code) if tables else ():
+        s = model.at(m.start())
+        if m.group(1) in tables and s.name and not s.src:
+            yield (m.start(), "warp-width-mixed", f"{m.group(1)} holds one entry per warp, filled by this unit's host "
+                   f"code (MemcpyToSymbol), which never asks the device's warp size, so its warps are 32 lanes; "
+                   f"'{m.group(0).strip()}' counts warps of warpSize (64 on gfx942/gfx950): half the entries go "
+                   "unused and each region gets twice the lanes it was sized for",
+                   "size the table from hipDeviceProp_t::warpSize on the host, or index it by "
+                   f"{m.group(2).strip()} / 32; {warp.EMULATE}", m.group(1))
+
+
+# a function whose body (no nested braces) reads PTX's %laneid: `int getLaneId() { asm("mov.u32 %0, %%laneid;" ...) }`
+_LANEID_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{[^{}]*%%?laneid\b")
+_HW_LANE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*\(\s*\)")
+
+
+def hardware_lane_names(model: WarpModel, raw: str) -> frozenset[str]:
+    """The unit's functions that return the hardware lane: the file's (``raw``, its unmasked text)
+    and its quoted headers' whose body reads PTX %laneid."""
+    names: set[str] = set()
+    for text in (raw, *model.header_texts()):
+        if "laneid" in text:
+            names.update(_LANEID_FN.findall(text))
+    return frozenset(names)
+
+
+def hardware_lanes(model: WarpModel, raw: str) -> Iterator[Hit]:
+    """warp-width-mixed at ``lane = getLaneId()`` (a function reading PTX %laneid) in a function
+    that counts its lanes and warps in 32 (``tid / kWarpSize``, ``% 32``): once ported the hardware
+    lane runs 0-63, so lane 32 is no leader of warp tid / 32, and an index by it runs past the
+    32-lane warp's data. Named on its own line, where the lane is taken."""
+    from .model import _counts_in_32  # the per-function test the other wave64 rules use
+
+    code = model.code
+    if "(" not in code or "laneid" not in raw and not any("laneid" in t for t in model.header_texts()):
+        return
+    names = hardware_lane_names(model, raw)
+    for m in _HW_LANE_CALL.finditer(code) if names else ():
+        if m.group(2) not in names:
+            continue
+        s = model.at(m.start())
+        if s.name and not s.src and s.body <= m.start() and _counts_in_32(model, s):
+            yield (m.start(), "warp-width-mixed", f"{m.group(1)} = {m.group(2)}() is the hardware lane (PTX %laneid, "
+                   "0-63 on a 64-lane gfx942/gfx950 wavefront once ported), but this function counts its warps and "
+                   "lanes in 32: lanes 32-63 index past a 32-lane warp's data and lane 32 is no leader of its warp",
+                   f"take the lane as threadIdx.x % 32 (the function's own warps), or count warps by warpSize; "
+                   f"{warp.EMULATE}", m.group(2))

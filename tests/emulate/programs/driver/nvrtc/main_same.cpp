@@ -1,0 +1,2 @@
+#include "nvrtc_host.h"
+int main() { return run_nvrtc("lane_mod.cu", false); }

@@ -1,0 +1,29 @@
+// libcu++ in device code: cuda::atomic_ref and cuda::atomic count multiples of 3 two ways, a warp
+// ballot per warp and one atomic per thread; the result is held in a
+// cuda::std::array. "A warp's first lane" is written as every 32nd thread and its ballot is
+// counted in 32 bits: at 64 lanes lane 32 counts lanes 0-31 again and lanes 32-63 are never counted.
+#include <cuda/atomic>
+#include <cuda/std/array>
+#include <cstdio>
+__global__ void count(const int* v, int n, int* total, cuda::atomic<int, cuda::thread_scope_device>* hits) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  bool pred = i < n && v[i] % 3 == 0;
+  unsigned long long b = __ballot_sync(__activemask(), pred);
+  if (threadIdx.x % 32 == 0) cuda::atomic_ref<int, cuda::thread_scope_device>(*total).fetch_add(__popc((unsigned)b));
+  if (pred) hits->fetch_add(1, cuda::std::memory_order_relaxed);
+}
+int main() {
+  const int n = 1000;
+  int *v, *total;
+  cuda::atomic<int, cuda::thread_scope_device>* hits;
+  cudaMallocManaged(&v, n * sizeof(int));
+  cudaMallocManaged(&total, sizeof(int));
+  cudaMallocManaged(&hits, sizeof *hits);
+  for (int i = 0; i < n; ++i) v[i] = i;
+  *total = 0;
+  new (hits) cuda::atomic<int, cuda::thread_scope_device>(0);
+  count<<<(n + 127) / 128, 128>>>(v, n, total, hits);
+  cudaDeviceSynchronize();
+  cuda::std::array<int, 2> r{*total, hits->load()};
+  printf("ballot count %d, atomic count %d\n", r[0], r[1]);
+}
