@@ -76,6 +76,56 @@ nambn007 no snapshot, gokayfem, csc-training/high-level, SinaHkz none, namespace
 Animesh-roy100 no snapshot, mlc-ai, csc-training/portable, KZelab, Wisc-HCI none, LeoYangXY 72:
 warp candidates 21 then (plain 218+), so the search stopped there. FIFTH_REPOS holds the nine
 kept.
+
+--sixth DIR takes the sixth suite. Its rule, written and committed (2026-12-07 17:09 UTC, e9a2e5e) before any
+repository was searched for it and before any of its programs ran:
+Search. The stored index's find_repos for each of these name fragments, in this order (four kinds
+of public CUDA code none of the earlier suites drew from: university course assignments, book
+examples, benchmark suites, optimisation blogs): "cs344", "ece408", "cs179", "cme213", "15418",
+"15-418", "cs149", "cudahandbook", "pmpp", "massively-parallel", "cuda-programming", "polybench",
+"parboil", "shoc", "mixbench", "microbench", "cuda-bench", "sgemm", "cuda-reduction",
+"parallel-reduction", "softmax", "cuda-kernels". Drop every repository used here before: named
+in README.md, docs/, tests/audit/ or bench/ (as owner/name or owner+name) or mirrored under
+/work/.mirror before this search (102 entries, the list's sha256 45348cad...). Order each
+fragment's remaining repositories by the index's file_versions, most first (ties by name), and
+take them round-robin: the first fragment's first, the second fragment's first, ..., then each
+fragment's second, and so on (a repository already taken under an earlier fragment is skipped).
+Fetch each in that order and keep it when its snapshot holds at least two candidates; stop as
+soon as the kept repositories hold at least 500 candidates, at least 60 of the warp stratum by
+the teaching rule's text reach, and at least ten repositories are kept, or after 40 repositories
+were tried (one with no snapshot counts as tried).
+Candidates. The teaching suite's program rule (a .cu file that defines main(), with the
+.cu/.cpp files of its directory that define no main() and that no file there #includes), with
+one change to the include rule that the fifth suite tripped on: after the -I list of that rule
+(its directory, then common/Common/include/inc beside an ancestor inside the repository), a
+header the preprocessor reports missing (`g++ -MM -MG` with the emulator's own flags, either
+width; quoted or angled, only what an active branch includes) is resolved by a unique match
+inside the same repository: the files whose repository path ends with "/" + the name as
+written; when exactly one exists, the directory that makes DIR/name that file is appended to
+-I, and the scan repeats (at most eight rounds). No match or two or more: left missing, and the
+build names it. A program whose main file is a byte copy (git blob hash) of a .cu/.cuh file of a
+repository mirrored here before this search (--exclude-blobs: `git ls-tree -r` of each, 6,152
+hashes, the list's sha256 ad8eedb2...) is dropped, and so is one whose main file's blob is that
+of an earlier candidate of the suite (kept order, then path order): forks and copies count once.
+(a) Coverage: the refusal scan (--static) of every candidate, with the code of the time of the
+run; stratum "warp" when a file the preprocessor reads for it (either width; not system or
+emulator headers) uses a warp intrinsic (WARP_INTRINSIC), else "plain".
+(b) Verdicts, conditional on (a): from each stratum, walk the candidates in the order of
+sha256("sixth:" + name) and take one when the refusal scan of main at a91fc4b refuses nothing
+and `nvcc -arch=sm_80 -c MAIN -o OBJ` (CUDA 13.0, the program's -I/-D flags, then cuda-samples
+c94ff366's Common/ for the helper headers the emulator provides; 180 s) succeeds; stop at 20.
+Each runs once with no arguments in its own directory, timeout 120 s, both widths in parallel;
+tune/eval by the parity rule. SIXTH_REPOS holds the kept repositories and their commits.
+Amended at 17:15 UTC, after the search under the rule above ended at its cap and before any
+candidate was scanned or run: the 40 tries held 24 repositories with no .cu file (the fragments
+also name operating-systems courses, game projects, "shock" and "parboiled" repositories), 6
+with no snapshot, and 9 kept with 271 candidates, 14 of the warp stratum, fewer than the 20 (b)
+needs. The cap becomes 200 tries; the round-robin goes on where it stopped, with the same stop
+condition. Ties of file_versions are ordered by name as Python sorts strings (case-sensitive).
+Usage: `--sixth DIR --exclude-blobs FILE --static --json SCAN` scans every candidate (a); with
+`--scan SCAN` the programs keep the -I lists SCAN resolved, so `--static --scan SCAN` scans the
+same programs with today's emulator, and `--scan SCAN --samples-common DIR --nvcc-cache FILE
+[--list]` makes the selection (b) and runs it.
 """
 
 from __future__ import annotations
@@ -87,6 +137,8 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -183,6 +235,25 @@ FRESH_REPOS = ("BBuf+how-to-optim-algorithm-in-cuda", "Liu-xiandong+How_to_optim
 FIFTH_REPOS = ("sskhan67+GPGPU-Programming-", "linjunhui+cuda-learning", "skchoe+2012.Functional-GPU-Programming",
                "Aayushongit+cuda-learning", "gau-nernst+learn-cuda", "psmarter+CUDA-Practice", "ENCCS+gpu-programming",
                "namespacemarcus+CUDA-Practice", "LeoYangXY+learn-cuda-cute-triton")
+# the sixth suite's kept repositories, in the order the rule tried them (commits: docs/emulate.md)
+SIXTH_REPOS: tuple[str, ...] = ("eedalong+ECE408", "ArchaeaSoftware+cudahandbook",
+               "leoda1+the-notes-of-cuda-programming", "jarnesino+cuda-reduction-optimization",
+               "p4tare+parallel-reduction-benchmark", "prince71753+CME213-Final-Project", "kx0318+cudahandbook",
+               "R100001+Programming-Massively-Parallel-Processors", "adsc-hls+fcuda-benchmarks",
+               "maxxfuu+CUDA-Kernels", "Sondringsen+cme213-project", "AdamAdli+cuda-benchmarks",
+               "LessUp+sgemm-optimization", "umfranzw+cuda-reduction-example", "xinfangwu+CME213",
+               "tycho+cudahandbook", "ahmet-f-gumustas+Cuda-Programming", "Jumperkables+cuda-benchmarking",
+               "lmzuccarelli+cuda-kernels", "galv+cudahandbook", "IlyaNyrkov+CUDA-programming-examples-TUM-HPC",
+               "abduld+Parboil", "manishmeganathan+cuda-benchcraft",
+               "amanfc7+CUDA-reduction_benchmarking_and_performance_optimization", "ViperEkura+cuda-kernels",
+               "EricDarve+cme213-spring-2021", "amapara27+cuda-reductions", "chongchen1999+cuda-kernels",
+               "chizhang529+cme213", "marcusalenius+15-418-project",
+               "rkaunismaa+Programming-Massively-Parallel-Processors",
+               "ronnierahman1+absolute-beginners-guide-to-cuda-programming", "tosi2504+cuda-reductions",
+               "mehulgoel873+15418-final-project", "rkaunismaa+Programming-Massively-Parallel-Processors-2",
+               "gmaher+stanford-cme213.github.io", "manishklach+pmpp-cuda-study",
+               "arielkantorovich+Programming-Massively-Parallel-Processors", "MaxMLang+cuda-programming-notes",
+               "hello-hello-0+parallel-reduction", "pboribal+ece408proj", "qyz96+CME213")
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 _COMMON_DIRS = ("common", "Common", "include", "inc")
 
@@ -231,12 +302,123 @@ def git_blob(path: Path) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def drop_copies(cands: list[Prog], blobs_file: Path | None) -> list[Prog]:
-    """The candidates whose main file is no byte copy of a file in a repository used before."""
-    if blobs_file is None:
-        return cands
-    used = set(blobs_file.read_text().split())
-    return [p for p in cands if git_blob(p.sources[0]) not in used]
+def drop_copies(cands: list[Prog], blobs_file: Path | None, within: bool = False) -> list[Prog]:
+    """The candidates whose main file is no byte copy of a file in a repository used before;
+    with ``within``, nor of an earlier candidate's main file (the order given: forks count once)."""
+    used = set(blobs_file.read_text().split()) if blobs_file is not None else set()
+    kept = []
+    for p in cands:
+        blob = git_blob(p.sources[0])
+        if blob in used:
+            continue
+        if within:
+            used.add(blob)
+        kept.append(p)
+    return kept
+
+
+def missing_headers(p: Prog) -> list[str]:
+    """The headers the emulator's preprocessor cannot find for p at either width, as written
+    (``-M -MG``: quoted and angled, only those an active branch includes; a missing header's own
+    includes appear once it is found)."""
+    from porting.emulate import build
+    tool = build.Toolchain()
+    missing: dict[str, None] = {}
+    for warp in (32, 64):
+        cmd = [tool.cxx, f"-std={tool.std}", f"-DEMU_WARP={warp}", *build._include_flags(p.include_dirs),
+               *[f"-D{d}" for d in p.defines], "-include", "emu_runtime.h", "-x", "c++", "-M", "-MG",
+               *map(str, p.sources)]
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd="/")
+        except subprocess.TimeoutExpired:
+            return []
+        # a header found is listed by the absolute path it was found at (sources and -I are absolute)
+        missing.update((n, None) for n in build._make_deps(done.stdout) if not n.startswith("/"))
+    return list(missing)
+
+
+def _header_index(top: Path) -> dict[str, list[str]]:
+    """Every file of a repository by basename, as "/" + its path inside the repository."""
+    index: dict[str, list[str]] = collections.defaultdict(list)
+    for f in top.rglob("*"):
+        if f.is_file():
+            index[f.name].append("/" + f.relative_to(top).as_posix())
+    return index
+
+
+def resolve_includes(p: Prog, top: Path, index: dict[str, list[str]], rounds: int = 8) -> list[str]:
+    """Append to p's -I list the directory that makes each missing header's name, as written,
+    the one file of the repository whose path ends with it; the headers left missing (none or
+    several such files, or a name with "..") are returned."""
+    for _ in range(rounds):
+        left, added = missing_headers(p), False
+        for name in left:
+            rel = name.removeprefix("./")
+            if ".." in Path(rel).parts:
+                continue
+            matches = [m for m in index.get(Path(rel).name, []) if m.endswith("/" + rel)]
+            if len(matches) == 1:
+                d = top / matches[0][1:len(matches[0]) - len(rel) - 1]  # d / rel is that file
+                if d not in p.include_dirs:
+                    p.include_dirs.append(d)
+                    added = True
+        if not added:
+            return left
+    return missing_headers(p)
+
+
+def sixth_candidates(root: Path, blobs_file: Path | None, repos: tuple[str, ...] = SIXTH_REPOS) -> list[Prog]:
+    """The sixth suite's candidates: the teaching rule's programs of ``repos`` less byte copies
+    (of earlier suites' files and of each other), each with its missing headers resolved inside
+    its repository (resolve_includes)."""
+    cands = drop_copies(teaching_candidates(root, repos), blobs_file, within=True)
+    indexes: dict[str, dict[str, list[str]]] = {}
+    for p in cands:
+        repo = p.name.split("/", 1)[0]
+        if repo not in indexes:
+            indexes[repo] = _header_index(root / repo)
+        resolve_includes(p, root / repo, indexes[repo])
+    return cands
+
+
+def nvcc_compiles(p: Prog, samples_common: Path, timeout: int = 180) -> bool:
+    """Whether CUDA's own compiler builds p's main file to an object (host and device code,
+    nothing run): the program's -I/-D flags, then cuda-samples' Common/ for the helper headers
+    the emulator provides to a program that brings none."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = ["nvcc", "-arch=sm_80", "-c", str(p.sources[0]), "-o", str(Path(tmp) / "main.o"),
+               *[a for d in p.include_dirs for a in ("-I", str(d))], *[f"-D{d}" for d in p.defines],
+               "-I", str(samples_common)]
+        try:
+            return subprocess.run(cmd, capture_output=True, cwd=p.cwd, timeout=timeout).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
+
+
+def _sixth_key(name: str) -> str:
+    return hashlib.sha256(("sixth:" + name).encode()).hexdigest()
+
+
+def sixth_select(cands: list[Prog], scan: dict, per_stratum: int, nvcc: dict[str, bool],
+                 compiles: Callable[[Prog], bool]) -> list[Prog]:
+    """Per stratum, in sha256("sixth:" + name) order, the first ``per_stratum`` candidates that
+    the saved scan refuses nothing in and that ``compiles``; ``nvcc`` keeps each answer."""
+    chosen = []
+    for stratum in ("warp", "plain"):
+        group = sorted((p for p in cands if scan["strata"].get(p.name) == stratum), key=lambda p: _sixth_key(p.name))
+        taken = 0
+        for p in group:
+            if taken == per_stratum:
+                break
+            if scan["scan"].get(p.name, ["not scanned"]):
+                continue
+            if p.name not in nvcc:
+                nvcc[p.name] = compiles(p)
+            if nvcc[p.name]:
+                p.stratum = stratum
+                chosen.append(p)
+                taken += 1
+    return sorted(chosen, key=lambda p: p.name)
 
 
 def teaching_select(cands: list[Prog], per_stratum: int, salt: str = "teach:") -> list[Prog]:
@@ -389,6 +571,42 @@ def _hecbench(args) -> tuple[list[Prog], dict | None]:
                     "chosen": [p.name for p in chosen]}
 
 
+def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[Prog] | None:
+    """The sixth suite: with --static, scan every candidate (coverage, written to --json) and
+    return None; else the selection from the saved scan (--scan) and the nvcc check. With --scan
+    the programs keep the -I lists that scan resolved (a --static run then scans them again with
+    today's emulator)."""
+    saved = json.loads(args.scan.read_text()) if args.scan else None
+    if saved is None:
+        cands = sixth_candidates(args.sixth, args.exclude_blobs)
+    else:  # the programs as the saved scan defined them: its -I lists, not resolved again
+        cands = drop_copies(teaching_candidates(args.sixth, SIXTH_REPOS), args.exclude_blobs, within=True)
+        for p in cands:
+            p.include_dirs = [Path(d) for d in saved["include_dirs"][p.name]]
+    if args.static:
+        results = static_scan(cands)
+        _print_table(results, cands)
+        for stratum in ("warp", "plain"):
+            group = [p for p in cands if p.stratum == stratum]
+            print(f"  {stratum}: {len(group)} programs, {sum(1 for p in group if not results[p.name])} pass")
+        if args.json:
+            args.json.write_text(json.dumps({"scan": results, "strata": {p.name: p.stratum for p in cands},
+                                             "include_dirs": {p.name: list(map(str, p.include_dirs)) for p in cands}},
+                                            indent=1))
+        return None
+    if saved is None or not args.samples_common:
+        ap.error("--sixth without --static needs --scan (the --static JSON the selection uses) and --samples-common")
+    nvcc = json.loads(args.nvcc_cache.read_text()) if args.nvcc_cache and args.nvcc_cache.exists() else {}
+    known = len(nvcc)
+    chosen = sixth_select(cands, saved, args.per_stratum, nvcc, lambda p: nvcc_compiles(p, args.samples_common))
+    if args.nvcc_cache and len(nvcc) > known:  # the two halves' runs read it side by side: written only when new
+        tmp = args.nvcc_cache.with_suffix(".tmp")
+        tmp.write_text(json.dumps(nvcc, indent=1))
+        tmp.replace(args.nvcc_cache)
+    print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in chosen))
+    return None if args.list else chosen
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     suite = ap.add_mutually_exclusive_group()
@@ -397,10 +615,16 @@ def main() -> int:
     suite.add_argument("--teaching", type=Path, help="a directory of checkouts of TEACHING_REPOS (owner+name)")
     suite.add_argument("--fresh", type=Path, help="a directory of checkouts of FRESH_REPOS (owner+name)")
     suite.add_argument("--fifth", type=Path, help="a directory of checkouts of FIFTH_REPOS (owner+name)")
+    suite.add_argument("--sixth", type=Path, help="a directory of checkouts of SIXTH_REPOS (owner+name)")
     ap.add_argument("--exclude-blobs", type=Path,
                     help="--fifth: git blob hashes of the .cu/.cuh files of repositories used before")
     ap.add_argument("--static", action="store_true")
-    ap.add_argument("--scan", type=Path, help="HeCBench: the --static run's JSON (the selection, not scanned again)")
+    ap.add_argument("--scan", type=Path, help="HeCBench, --sixth: the --static run's JSON (the selection, not scanned "
+                    "again)")
+    ap.add_argument("--samples-common", type=Path,
+                    help="--sixth: cuda-samples' Common/ directory, the last -I of the nvcc check")
+    ap.add_argument("--nvcc-cache", type=Path, help="--sixth: JSON of the nvcc check's answers, read and updated")
+    ap.add_argument("--list", action="store_true", help="--sixth: print the selection and stop")
     ap.add_argument("--per-stratum", type=int, default=20)
     ap.add_argument("--half", choices=("tune", "eval", "all"), default="all")
     ap.add_argument("--only", action="append", default=[], help="program names (repeatable)")
@@ -413,8 +637,8 @@ def main() -> int:
     if args.summarize:
         summarize([r for f in args.summarize for r in json.loads(f.read_text())])
         return 0
-    if not (args.samples or args.hecbench or args.teaching or args.fresh or args.fifth):
-        ap.error("one of --samples, --hecbench, --teaching, --fresh, --fifth or --summarize is required")
+    if not (args.samples or args.hecbench or args.teaching or args.fresh or args.fifth or args.sixth):
+        ap.error("one of --samples, --hecbench, --teaching, --fresh, --fifth, --sixth or --summarize is required")
     payload: object
     if args.hecbench:
         chosen, payload = _hecbench(args)
@@ -433,6 +657,11 @@ def main() -> int:
         cands = drop_copies(teaching_candidates(args.fifth, FIFTH_REPOS), args.exclude_blobs)
         progs = teaching_select(cands, args.per_stratum, "fifth:")
         print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in progs))
+    elif args.sixth:
+        picked = _sixth(args, ap)
+        if picked is None:
+            return 0
+        progs = picked
     else:
         progs = programs(args.samples)
     progs = [p for p in progs if (args.half == "all" or half(p.name) == args.half)

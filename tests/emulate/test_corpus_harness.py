@@ -1,0 +1,95 @@
+"""The corpus harness's rules (bench/emulate_corpus.py) on trees written here: a missing header is
+resolved by a unique match in the repository and only then; copies count once; the sixth suite's
+selection walks the hash order and takes only what the saved scan passes and the compiler builds.
+Public programs are never committed: these trees reproduce each case."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location(
+    "emulate_corpus", Path(__file__).resolve().parents[2] / "bench" / "emulate_corpus.py")
+assert _SPEC and _SPEC.loader
+corpus: Any = importlib.util.module_from_spec(_SPEC)
+sys.modules["emulate_corpus"] = corpus
+_SPEC.loader.exec_module(corpus)
+
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="the preprocessor scan needs g++")
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def _prog(top: Path, rel: str) -> Any:
+    f = top / rel
+    return corpus.Prog(f"repo/{rel}", [f], f.parent, [f.parent])
+
+
+@needs_gxx
+def test_a_unique_match_is_resolved_and_an_ambiguous_one_is_not(tmp_path: Path) -> None:
+    top = tmp_path / "repo"
+    _write(top, {
+        "progs/a/main.cu": '#include "helpers.h"\n#include <lib/angled.h>\n#include "twice.h"\n'
+                           '#if 0\n#include "inactive.h"\n#endif\nint main() { return HELPER + ANGLED; }\n',
+        "Common/include/helpers.h": "#define HELPER 1\n",
+        "third/lib/angled.h": '#include "nested.h"\n#define ANGLED 2\n',
+        "deep/x/nested.h": "// found in a second round: its includer was missing in the first\n",
+        "one/twice.h": "", "two/twice.h": "",
+        "elsewhere/inactive.h": "",
+    })
+    p = _prog(top, "progs/a/main.cu")
+    left = corpus.resolve_includes(p, top, corpus._header_index(top))
+    assert p.include_dirs[1:] == [top / "Common/include", top / "third", top / "deep/x"]
+    assert left == ["twice.h"]  # two files end with that name: not guessed
+
+
+@needs_gxx
+def test_a_name_climbing_out_of_its_directory_is_left_missing(tmp_path: Path) -> None:
+    top = tmp_path / "repo"
+    _write(top, {"p/main.cu": '#include "../inc/up.h"\nint main() {}\n', "q/inc/up.h": ""})
+    p = _prog(top, "p/main.cu")
+    assert corpus.resolve_includes(p, top, corpus._header_index(top)) == ["../inc/up.h"]
+    assert p.include_dirs == [top / "p"]
+
+
+def test_copies_of_earlier_suites_and_of_each_other_are_dropped(tmp_path: Path) -> None:
+    _write(tmp_path, {"a/main.cu": "int main() {}\n", "b/main.cu": "int main() {}\n",
+                      "c/main.cu": "int main() { return 1; }\n", "d/main.cu": "int main() { return 2; }\n"})
+    blobs = tmp_path / "blobs.txt"
+    blobs.write_text(corpus.git_blob(tmp_path / "d/main.cu") + "\n")
+    progs = [_prog(tmp_path, f"{d}/main.cu") for d in "abcd"]
+    assert [p.name for p in corpus.drop_copies(progs, blobs, within=True)] == ["repo/a/main.cu", "repo/c/main.cu"]
+    # the fifth suite's rule (no within-suite drop) is unchanged
+    assert [p.name for p in corpus.drop_copies(progs, blobs)] == ["repo/a/main.cu", "repo/b/main.cu",
+                                                                   "repo/c/main.cu"]
+
+
+def test_the_selection_takes_scan_passing_compiling_programs_in_hash_order(tmp_path: Path) -> None:
+    progs = [corpus.Prog(f"r/{i}.cu", [tmp_path / f"{i}.cu"], tmp_path) for i in range(12)]
+    strata = {p.name: ("warp" if i % 2 else "plain") for i, p in enumerate(progs)}
+    refused = {p.name: (["textures"] if i in (1, 2) else []) for i, p in enumerate(progs)}
+    scan: dict[str, Any] = {"strata": strata, "scan": refused}
+    refused_by_nvcc = {"r/3.cu", "r/4.cu"}
+    asked: list[str] = []
+
+    def compiles(p: Any) -> bool:
+        asked.append(p.name)
+        return p.name not in refused_by_nvcc
+
+    cache: dict[str, bool] = {}
+    chosen = corpus.sixth_select(progs, scan, 2, cache, compiles)
+    for stratum in ("warp", "plain"):
+        order = sorted((p.name for p in progs if strata[p.name] == stratum), key=corpus._sixth_key)
+        eligible = [n for n in order if not scan["scan"][n] and n not in refused_by_nvcc]
+        assert [p.name for p in chosen if p.stratum == stratum] == sorted(eligible[:2])
+    assert not {"r/1.cu", "r/2.cu"} & set(asked)  # refused by the scan: never compiled
+    assert corpus.sixth_select(progs, scan, 2, cache, lambda p: pytest.fail("cached")) == chosen
