@@ -248,3 +248,24 @@ def test_the_cuda_2_driver_forms_and_cutil_macros(emulate_program, tmp_path: Pat
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     assert result.runs[0].stdout == f"sum {1000 + sum(range(1000))}, simd width is warpSize-wide 1\n"
     assert "Using device 0:" in result.runs[0].stderr
+
+
+def test_every_error_code_of_the_runtime_and_driver_is_declared_and_named(emulate_program):
+    """Error helpers switch over codes the emulator never returns (profiler, mapping, ECC, stream
+    capture): every CUresult and cudaError_t of CUDA 13 is declared with its value
+    (runtime/emu_errors.h) and cuGetErrorName / cudaGetErrorName name each by its enumerator."""
+    result = emulate_program(DRIVER / "error_names.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    for run in result.runs:
+        assert run.stdout.splitlines() == [
+            "5 CUDA_ERROR_PROFILER_DISABLED profiler disabled 0",
+            "213 CUDA_ERROR_NOT_MAPPED_AS_POINTER not mapped as pointer 0",
+            "904 CUDA_ERROR_STREAM_CAPTURE_UNJOINED capture unjoined 0",
+            "719 CUDA_ERROR_LAUNCH_FAILED other 0",
+            "5 cudaErrorProfilerDisabled profiler disabled",
+            "209 cudaErrorNoKernelImageForDevice no image",
+            "900 cudaErrorStreamCaptureUnsupported capture",
+            "719 cudaErrorLaunchFailure launch failure",
+            "unknown: 1",
+            "launch: success",
+        ]

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include "emu_errors.h"
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -136,15 +137,8 @@ extern dim3 gridDim;
 constexpr int warpSize = EMU_WARP;
 
 // ---- error codes, memcpy kinds, handles -----------------------------------------------------
-enum cudaError_t {
-  cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
-  cudaErrorInitializationError = 3, cudaErrorLaunchFailure = 4, cudaErrorInvalidConfiguration = 9,
-  cudaErrorInvalidSymbol = 13, cudaErrorInvalidDevicePointer = 17, cudaErrorInvalidMemcpyDirection = 21,
-  cudaErrorNoDevice = 100, cudaErrorInvalidDevice = 101, cudaErrorInvalidResourceHandle = 400,
-  cudaErrorNotReady = 600, cudaErrorIllegalAddress = 700, cudaErrorLaunchTimeout = 702,
-  cudaErrorPeerAccessAlreadyEnabled = 704, cudaErrorPeerAccessNotEnabled = 705,
-  cudaErrorAssert = 710, cudaErrorNotSupported = 801, cudaErrorUnknown = 999
-};
+#define EMU_ENUMERATOR(name, value) name = value,
+enum cudaError_t { EMU_CUDA_ERRORS(EMU_ENUMERATOR) };
 typedef cudaError_t cudaError;
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
