@@ -319,3 +319,16 @@ def test_the_cutil_macros_of_the_cuda_2_sdk(emulate_program, tmp_path: Path):
     assert result.runs[0].stdout == "0 1 2 3 n=3 flag 0\n\nPress ENTER to exit...\n" and result.runs[0].exit == 0
     result = emulate_program(src, program_args=["--noprompt", "-n=0"])
     assert result.runs[0].exit == 1 and "in line 16" in result.runs[0].stderr
+
+
+def test_per_architecture_toolkit_headers_and_integer_dot_products(emulate_program):
+    """`#include <sm_61_intrinsics.h>` and the other per-architecture headers resolve to the runtime;
+    __dp4a sums four byte products (3*1 + 2*2 - 1*3 + 1*4 + 10; unsigned: 255*3), __dp2a_lo/_hi two
+    16-bit-by-byte products with srcB's low / high bytes (3*1 - 2*2, 3*3 - 2*4; unsigned: 65534)."""
+    result = emulate_program(RUNTIME / "sm_headers_dot_products.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
+    assert result.runs[0].stdout.splitlines() == [
+        "dp4a 18 786",
+        "dp2a lo -1 131071 hi 1 262145",
+        "atomic 18",
+    ]

@@ -42,6 +42,27 @@ EMU_INL int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
 EMU_INL int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
 EMU_INL unsigned __uhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b) >> 1); }
 EMU_INL unsigned __urhadd(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a + b + 1) >> 1); }
+// sm_61's integer dot products: four 8-bit (or two 16-bit by two 8-bit) products summed into c.
+EMU_INL int __dp4a(int a, int b, int c) {
+  for (int i = 0; i < 4; ++i) c += (int)(signed char)(a >> (8 * i)) * (int)(signed char)(b >> (8 * i));
+  return c;
+}
+EMU_INL unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  for (int i = 0; i < 4; ++i) c += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
+  return c;
+}
+EMU_INL int __dp2a_part(int a, int b, int c, int byte0) {
+  for (int i = 0; i < 2; ++i) c += (int)(short)(a >> (16 * i)) * (int)(signed char)(b >> (8 * (byte0 + i)));
+  return c;
+}
+EMU_INL unsigned __dp2a_part(unsigned a, unsigned b, unsigned c, int byte0) {
+  for (int i = 0; i < 2; ++i) c += ((a >> (16 * i)) & 0xffffu) * ((b >> (8 * (byte0 + i))) & 0xffu);
+  return c;
+}
+EMU_INL int __dp2a_lo(int a, int b, int c) { return __dp2a_part(a, b, c, 0); }
+EMU_INL unsigned __dp2a_lo(unsigned a, unsigned b, unsigned c) { return __dp2a_part(a, b, c, 0); }
+EMU_INL int __dp2a_hi(int a, int b, int c) { return __dp2a_part(a, b, c, 2); }
+EMU_INL unsigned __dp2a_hi(unsigned a, unsigned b, unsigned c) { return __dp2a_part(a, b, c, 2); }
 // CUDA's global min/max accept mixed operand types.
 template <class A, class B> EMU_INL std::common_type_t<A, B> min(A a, B b) { return b < a ? b : a; }
 template <class A, class B> EMU_INL std::common_type_t<A, B> max(A a, B b) { return a < b ? b : a; }

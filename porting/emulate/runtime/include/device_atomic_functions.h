@@ -1,0 +1,4 @@
+// port emulate: the runtime (emu_runtime.h) is force-included into every translation unit;
+// this header only lets `#include <device_atomic_functions.h>` resolve to it instead of a GPU toolkit's.
+#pragma once
+#include "emu_runtime.h"
