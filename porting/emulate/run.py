@@ -47,6 +47,9 @@ DEFAULT_MASKS: tuple[str, ...] = (
     # eval half): when a ':' or '=' ends the label, the number after it is the value
     _TIMING_WORD + r"\b[^\n<;:=]{0,40}?[:=]\s*" + _NUM,
     _TIMING_WORD + r"\b[^0-9\n<,;]{0,40}?" + _NUM,
+    # a ratio of two timings needs no timing word: a decimal number with an `x` suffix ("Overhead
+    # factor: 1.11x", the sixth suite's tune half); "4x4" and integer "2x" stay compared
+    r"(?<![\w.])[-+]?\d+\.\d+\s?[x\u00d7](?!\w)",
 )
 _EMU_LINE = re.compile(r"^emu: (error|unsupported): (.*)$", re.M)
 _FINDING = re.compile(r"^emu: finding: (.*?)(?: \[warp \d+[^\]]*\])?$", re.M)
