@@ -15,7 +15,7 @@ from typing import Any
 
 from monarch.actor import Actor, MeshFailure, endpoint, this_host
 
-from .procs import pid_alive
+from .procs import pid_alive, start_ticks
 from .trainer import TrainerSpec, current_deadline, train, warm_up
 
 WATCH_GRACE_S = 3.0  # a dead replica proc not reported by Monarch within this is handled by the watch
@@ -93,7 +93,8 @@ class SupervisorActor(Actor):
         procs, actor, pid = self._spawn(name)
         actor.warm.broadcast()
         self._spare = (procs, actor, name, pid)
-        self._log({"event": "spare", "pid": pid, "mesh": name, "spawn_s": round(time.time() - began, 3)})
+        self._log({"event": "spare", "pid": pid, "start": start_ticks(pid), "mesh": name,
+                   "spawn_s": round(time.time() - began, 3)})
 
     def _launch(self, replica: int, generation: int) -> None:
         began = time.time()
@@ -113,7 +114,8 @@ class SupervisorActor(Actor):
         where = self._base.get("placement", {}).get(str(replica), {})
         spec = {**base, **where, "replica": replica, "generation": generation, "sent": time.time()}
         actor.train.broadcast(spec)
-        self._log({"event": "launch", "replica": replica, "gen": generation, "pid": pid, "mesh": name,
+        self._log({"event": "launch", "replica": replica, "gen": generation, "pid": pid, "start": start_ticks(pid),
+                   "mesh": name,
                    "warm_spare": spare is not None, "spawn_s": round(time.time() - began, 3)})
 
     @endpoint

@@ -37,6 +37,7 @@ from ..atomic import write_json, write_text
 from ..errors import PlatformError, UsageError
 from .driver import _Driver, listeners
 from .metrics import read_jsonl
+from .procs import start_ticks
 from .spec import SoakSpec, heartbeat_timeout_s, join_timeout_s
 from .trainer import TrainerSpec, control_path, current_deadline
 
@@ -146,7 +147,8 @@ def _generation(child: subprocess.Popen[bytes], run_dir: Path, spec: dict[str, A
         child.stdin.close()
     except OSError:  # the spare died while warming up: it is logged as a failed generation below
         pass
-    _log(log, {"event": "launch", "replica": replica_, "gen": gen, "pid": child.pid, "warm_spare": True})
+    _log(log, {"event": "launch", "replica": replica_, "gen": gen, "pid": child.pid, "start": start_ticks(child.pid),
+               "warm_spare": True})
     try:
         while child.poll() is None:
             if _control(ctl) == "kill":

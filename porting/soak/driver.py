@@ -25,7 +25,7 @@ from ..atomic import write_json
 from ..errors import InputError
 from .hosts import LIGHTHOUSE_HOST, Layout, Network, enter
 from .metrics import read_jsonl
-from .procs import pid_alive
+from .procs import same_process_alive
 from .spec import HOST_FAULTS, SoakSpec, heartbeat_timeout_s, join_timeout_s, make_schedule
 from .trainer import control_path, deadline_path, steps_path
 
@@ -313,11 +313,14 @@ def _reap(out: Path) -> dict[str, Any]:
         records = read_jsonl(out / "supervisor.jsonl")
     except InputError:
         records = []
-    pids = [int(rec["pid"]) for rec in records if rec.get("event") in ("launch", "spare")]
+    launched = [(int(rec["pid"]), rec.get("start")) for rec in records if rec.get("event") in ("launch", "spare")]
+    pids = [p for p, _ in launched]
     give_up = time.time() + 15
-    while any(pid_alive(p) for p in pids) and time.time() < give_up:
+    while any(same_process_alive(p, s) for p, s in launched) and time.time() < give_up:
         time.sleep(0.2)
-    stragglers = [p for p in pids if pid_alive(p)]
+    # a pid whose process has exited may belong to anything by now: only the launched process
+    # itself (pid and start time) is a straggler
+    stragglers = [p for p, s in launched if same_process_alive(p, s)]
     for p in stragglers:
         try:
             os.kill(p, signal.SIGKILL)
