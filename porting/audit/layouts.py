@@ -206,3 +206,49 @@ def hardware_lanes(model: WarpModel, raw: str) -> Iterator[Hit]:
                    "lanes in 32: lanes 32-63 index past a 32-lane warp's data and lane 32 is no leader of its warp",
                    f"take the lane as threadIdx.x % 32 (the function's own warps), or count warps by warpSize; "
                    f"{warp.EMULATE}", m.group(2))
+
+
+# a helper returning the hardware lane without PTX: `int lane() { return threadIdx.x & (warpSize - 1); }`
+_MASKED_LANE_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s*\(?\s*threadIdx\.x\s*"
+                             r"(?:&\s*\(\s*warpSize\s*-\s*1\s*\)|%\s*warpSize\b)\s*\)?\s*;\s*\}")
+# a helper returning a warp index of 32 lanes: `int warp_id() { return threadIdx.x >> 5; }` (or `/ 32`)
+_WARP32_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s*\(?\s*threadIdx\.x\s*"
+                        r"(?:>>\s*5|/\s*32)\s*\)?\s*;\s*\}")
+
+
+def lane_helper_pair(model: WarpModel, raw: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The unit's helpers returning the hardware lane (PTX %laneid, ``threadIdx.x & (warpSize-1)``)
+    and those returning a 32-lane warp index (``threadIdx.x >> 5``), from the file and the
+    headers its unit reaches (empty when either kind is missing)."""
+    lanes = set(hardware_lane_names(model, raw))
+    warps: set[str] = set()
+    for text in (raw, *model.header_texts()):
+        if "threadIdx" in text:
+            lanes.update(_MASKED_LANE_FN.findall(text))
+            warps.update(_WARP32_FN.findall(text))
+    return (frozenset(lanes), frozenset(warps)) if lanes and warps else (frozenset(), frozenset())
+
+
+def helper_lanes(model: WarpModel, raw: str) -> Iterator[Hit]:
+    """warp-width-mixed at each call of a project's hardware-lane helper (``utils::lane_id()``,
+    PTX %laneid) in a unit whose warp helper counts warps of 32 (``utils::warp_id()`` is
+    ``threadIdx.x >> 5``): once ported the lane runs 0-63 while the warp index still says 32
+    lanes, so lanes 32-63 index past their warp's 32 slots, lane 0 leads two warps' work and
+    ``lane == 0`` elects one thread where the code expects two. Named at the call: the helper
+    itself is right on NVIDIA and the pairing happens where both are used."""
+    lanes, warps = lane_helper_pair(model, raw)
+    if not lanes:
+        return
+    code = model.code
+    call = re.compile(r"(?<![\w.>])((?:[A-Za-z_]\w*\s*::\s*)*)(" + "|".join(sorted(map(re.escape, lanes)))
+                      + r")\s*\(\s*\)")
+    for m in call.finditer(code):
+        s = model.at(m.start())
+        if not s.name or s.src or s.body > m.start() or s.name in lanes or s.name in warps:
+            continue  # outside a function body, or the helper's own definition
+        yield (m.start(), "warp-width-mixed",
+               f"{m.group(2)}() is the hardware lane (0-63 on a 64-lane gfx942/gfx950 wavefront once ported), "
+               f"but this unit's warps are 32 lanes ({'/'.join(sorted(warps))}() is threadIdx.x >> 5): lanes "
+               "32-63 index past their warp's 32 slots and lane 0 answers for two warps",
+               "take the lane as threadIdx.x % 32 (the unit's own warps), or count warps by warpSize "
+               f"(threadIdx.x / warpSize) with per-warp data sized by warpSize; {warp.EMULATE}", m.group(2))
