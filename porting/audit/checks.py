@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..rocm_libraries import family_of
-from . import branches, curated, includes, layouts, model, warp
+from . import branches, curated, includes, layouts, model, warp, wrappers
 from .findings import Finding, snippet_at
 from .mask import Masked
 from .rules import RULES
@@ -541,7 +541,8 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
                              ptx_matrix=model.ptx_matrix_literals(strings),
                              ptx_laneid=model.ptx_laneid_literals(strings), headers=headers)
         judged = itertools.chain(model.classify(wm, hits), layouts.per_warp_rows(wm), layouts.host_tables(wm),
-                                 layouts.hardware_lanes(wm, m.text), layouts.helper_lanes(wm, m.text))
+                                 layouts.hardware_lanes(wm, m.text), layouts.helper_lanes(wm, m.text),
+                                 wrappers.wrapper_calls(wm, m.text, bool(layouts.lane_helper_pair(wm, m.text)[1])))
     ballots: Iterator[warp.Hit] = warp.ballots(code)
     if wm is not None and model.one_warp_file(wm):  # no lane 32-63 anywhere: a returned or passed ballot fits
         ballots = (h for h in ballots if warp.BALLOT_HANDED_ON not in h[2])

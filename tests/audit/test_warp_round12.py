@@ -11,7 +11,16 @@ breaks the rule.
   (``-Ithird/include``: not on disk where the rule looks, quiet, a miss), and a call of the lane
   helper that never meets a per-warp slot (a warp-wide shuffle scan by lane: named anyway, a
   false positive the rule accepts); a unit with no warp operation of its own (no shuffle, no
-  ``warpSize``): the warp model is not built there, quiet, a miss."""
+  ``warpSize``): the warp model is not built there, quiet, a miss.
+- (2) A project's warp wrappers, named at their calls: a ``ballot()`` returning 32 bits
+  (``unsigned int``) and a lanemask wrapper reading ``%lanemask_lt`` into an ``int`` are
+  ``ballot-32bit`` at every call; a shuffle wrapper ``shfl(x, src, width = warpSize)`` called with
+  two arguments and a source lane that does not follow the caller's lane is ``shfl-fixed-lane``
+  where the unit's warps are 32 lanes (its warp helper is ``threadIdx.x >> 5``) or the calling
+  function counts in 32. Quiet: a ballot wrapper returning 64 bits, a call passing the width (32),
+  a source lane built from the thread (``threadIdx.x ^ 1``: the neighbour in the wavefront).
+  Breaks on: a fixed source whose expression mentions a lane-named variable (``k + lane_div``,
+  a constant per warp: quiet, a miss)."""
 
 from __future__ import annotations
 
@@ -103,3 +112,67 @@ def test_rule_breaks_on_a_unit_without_warp_operations(tmp_path: Path) -> None:
     path = tree(tmp_path, PTX_LANE)
     path.write_text(KERNEL.replace("c + __shfl_down_sync(0xffffffff, c, 1, 32)", "c"))
     assert mixed(path) == []
+
+
+WRAPPERS = """#pragma once
+namespace utils {
+static __device__ __forceinline__ int warp_id() { return threadIdx.x >> 5; }
+static __device__ __forceinline__ BALLOT_T ballot(int p, unsigned int mask = 0xffffffff)
+{
+    return __ballot_sync(mask, p);
+}
+static __device__ __forceinline__ int lane_mask_lt()
+{
+    int mask;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+    return mask;
+}
+static __device__ __forceinline__ int shfl(int r, int lane, int bound = warpSize, unsigned int mask = 0xffffffff)
+{
+    return __shfl_sync(mask, r, lane, bound);
+}
+}
+"""
+
+COMPACT = """#include <wrap.h>
+__global__ void compact(const int *rows, const int *keep, int *out, int *count)
+{
+    int lane = threadIdx.x & 31;
+    int row_begin = utils::shfl(rows[lane], 0);
+    int row_end = utils::shfl(rows[lane], 1, 32);
+    int mine = utils::shfl(rows[lane], threadIdx.x ^ 1);
+    int pred = keep[row_begin + lane] && row_begin + lane < row_end;
+    int vote = utils::ballot(pred);
+    int dest = __popc(vote & utils::lane_mask_lt());
+    if (pred) out[dest] = mine;
+    if (lane == 0) count[utils::warp_id()] = __popc(vote);
+}
+"""
+
+
+def wrapped(tmp_path: Path, ballot_t: str = "unsigned int", kernel: str = COMPACT) -> list[tuple[int, str]]:
+    (tmp_path / "include").mkdir(exist_ok=True)
+    (tmp_path / "include" / "wrap.h").write_text(WRAPPERS.replace("BALLOT_T", ballot_t))
+    (tmp_path / "src").mkdir(exist_ok=True)
+    (tmp_path / "src" / "c.cu").write_text(kernel)
+    return sorted((f.line, f.rule) for f in audit_paths([tmp_path / "src" / "c.cu"], jobs=1).findings
+                  if f.rule in ("ballot-32bit", "shfl-fixed-lane") and Path(f.path).name == "c.cu")
+
+
+def test_wrappers_named_at_their_calls(tmp_path: Path) -> None:
+    # the fixed-lane shuffle (5), the 32-bit ballot (9) and lanemask (10); the width-32 call (6)
+    # and the lane-relative one (7) are right at 64
+    assert wrapped(tmp_path) == [(5, "shfl-fixed-lane"), (9, "ballot-32bit"), (10, "ballot-32bit")]
+
+
+def test_ballot_wrapper_of_64_bits_is_quiet(tmp_path: Path) -> None:
+    got = wrapped(tmp_path, "unsigned long long")
+    assert (9, "ballot-32bit") not in got and (10, "ballot-32bit") in got  # the lanemask stays 32 bits
+
+
+def test_wrapper_rule_breaks_on_a_lane_named_fixed_source(tmp_path: Path) -> None:
+    # lane_div is the same for every lane of a warp: a fixed source, but named like a lane, so
+    # the rule takes it as following the caller's lane (quiet, a miss)
+    kernel = COMPACT.replace("utils::shfl(rows[lane], 0)", "utils::shfl(rows[lane], lane_div)").replace(
+        "int lane = threadIdx.x & 31;", "int lane = threadIdx.x & 31; int lane_div = blockIdx.x & 7;")
+    assert (5, "shfl-fixed-lane") not in wrapped(tmp_path, kernel=kernel)
