@@ -147,10 +147,14 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
     facts.headers = includes.closure(path, m.text)
     facts.side = side
     seen: set[tuple[int, str]] = set()
+    dead: bytearray | None = None
     for f in _check_c(m, path, sets, facts, checks):
         where = side[f.line] if f.line < len(side) else 0
         if where == branches.CUDA or (where == branches.HIP and f.rule not in ROCM7_RULES):
             continue
+        dead = dead if dead is not None else branches.dead_by_file(m.code, m.text)
+        if f.line < len(dead) and dead[f.line]:
+            continue  # `#if 0`, the #else of `#if 1`, `#ifndef X` after `#define X`: nothing compiles it
         if (f.line, f.rule) not in seen:  # one finding per rule per line
             seen.add((f.line, f.rule))
             yield f
@@ -509,6 +513,27 @@ def _directive_line(code: str, at: int) -> bool:
 
 # what a file needs for a rule of porting/audit/model.py to fire (fixed-lane shuffles, launches,
 # shared arrays, calls from warpSize code, tiles): without any of them only warp.py's hits matter
+def _helper_calls(wm: model.WarpModel, path: str, raw: str) -> list[warp.Hit]:
+    """Calls of the project's lane helper and warp wrappers (round 12), found before the per-function
+    notes are judged: a function calling them takes the hardware lane (``hw_lane``), votes over the
+    wavefront (``vote``) or shuffles from a fixed lane (``fixed``), so its 32-lane code is not
+    "consistent at 64"."""
+    # the project's headers, angle-bracket ones too (AMGX's <sm_utils.inl>): read by these rules
+    # only, so the other rules' units stay the quoted closure they were tuned on
+    texts = (raw, *map(includes.read, includes.closure(path, raw, angled=True)))
+    found = list(layouts.helper_lanes(wm, texts))
+    found += wrappers.wrapper_calls(wm, texts, bool(layouts.lane_helper_pair(texts)[1]))
+    for at, rule, *_ in found:
+        s = wm.at(at)
+        if rule == "warp-width-mixed":
+            s.hw_lane = True
+        elif rule == "shfl-fixed-lane":
+            s.fixed = True
+        else:
+            s.vote = True
+    return found
+
+
 _MODEL_WORDS = ("__shfl", "WARP_SHFL", "<<<", "warpSize", "__lane_id", "_tile", "_partition")
 
 
@@ -540,9 +565,9 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
                              own_widths, cuda_only=model.cuda_only(code, facts.side),
                              ptx_matrix=model.ptx_matrix_literals(strings),
                              ptx_laneid=model.ptx_laneid_literals(strings), headers=headers)
+        helpers = _helper_calls(wm, path, m.text)
         judged = itertools.chain(model.classify(wm, hits), layouts.per_warp_rows(wm), layouts.host_tables(wm),
-                                 layouts.hardware_lanes(wm, m.text), layouts.helper_lanes(wm, m.text),
-                                 wrappers.wrapper_calls(wm, m.text, bool(layouts.lane_helper_pair(wm, m.text)[1])))
+                                 layouts.hardware_lanes(wm, m.text), helpers)
     ballots: Iterator[warp.Hit] = warp.ballots(code)
     if wm is not None and model.one_warp_file(wm):  # no lane 32-63 anywhere: a returned or passed ballot fits
         ballots = (h for h in ballots if warp.BALLOT_HANDED_ON not in h[2])

@@ -4,11 +4,13 @@ never on which other files share the run).
 
 A quoted ``#include "x.h"`` is looked up next to the including file and in up to three parent
 directories (how projects include "llmc/cuda_utils.cuh" from the repository root). An angle-bracket
-``#include <x.inl>`` is followed only when it is a project header: found the same way, or in an
+``#include <x.inl>`` is followed (``angled=True``: round 12's helper and wrapper rules only) when it
+is a project header: found the same way, or in an
 ``include/`` directory beside one of those directories (AMGX's ``<sm_utils.inl>`` from
 ``src/*.cu``, built with ``-Iinclude``); system and library headers are found nowhere there and stay
 unread. Both depend only on the files on disk, so a file's findings stay a function of its unit.
-The closure is read once per process (cached by absolute path) and bounded (depth 6, 64 files, 2 MiB per file).
+The closure is read once per process (cached by absolute path) and bounded (depth 6, 64 files,
+2 MiB per file).
 """
 
 from __future__ import annotations
@@ -77,9 +79,9 @@ def _include_lines(text: str) -> Iterator[tuple[str, bool]]:
         at = text.find("include", at + 7)
 
 
-def closure(path: str, text: str) -> tuple[str, ...]:
+def closure(path: str, text: str, angled: bool = False) -> tuple[str, ...]:
     """The headers ``path`` (whose text is ``text``) includes, transitively, in include order,
-    without ``path`` itself."""
+    without ``path`` itself; angle-bracket project headers too when ``angled``."""
     start = os.path.normpath(os.path.abspath(path))
     seen = {start}
     out: list[str] = []
@@ -88,7 +90,7 @@ def closure(path: str, text: str) -> tuple[str, ...]:
         cur, body, depth = todo.pop(0)
         if depth >= MAX_DEPTH:
             continue
-        for found in _includes_of(cur, body) if body is not None else _header_includes(cur):
+        for found in _includes_of(cur, body, angled) if body is not None else _header_includes(cur, angled):
             if found is None or found in seen:
                 continue
             seen.add(found)
@@ -97,13 +99,13 @@ def closure(path: str, text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _includes_of(path: str, body: str) -> Iterator[str | None]:
-    """The files ``path``'s quoted includes and angled project includes resolve to (None: not
-    found), in include order."""
+def _includes_of(path: str, body: str, angled: bool) -> Iterator[str | None]:
+    """The files ``path``'s quoted includes (and angled project includes when ``angled``) resolve
+    to (None: not found), in include order."""
     for name, quoted in _include_lines(body):
         if quoted:
             yield resolve(path, name)
-        elif name.endswith(_PROJECT_EXTS):
+        elif angled and name.endswith(_PROJECT_EXTS):
             yield resolve_angled(path, name)
 
 
@@ -112,9 +114,9 @@ _PROJECT_EXTS = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 
 
 @lru_cache(maxsize=4096)
-def _header_includes(path: str) -> tuple[str | None, ...]:
+def _header_includes(path: str, angled: bool) -> tuple[str | None, ...]:
     """_includes_of a header, found once per run (asked by every file that includes it)."""
-    return tuple(_includes_of(path, read(path)))
+    return tuple(_includes_of(path, read(path), angled))
 
 
 def clear_caches() -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from . import warp
@@ -216,27 +216,29 @@ _WARP32_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s
                         r"(?:>>\s*5|/\s*32)\s*\)?\s*;\s*\}")
 
 
-def lane_helper_pair(model: WarpModel, raw: str) -> tuple[frozenset[str], frozenset[str]]:
+def lane_helper_pair(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The unit's helpers returning the hardware lane (PTX %laneid, ``threadIdx.x & (warpSize-1)``)
-    and those returning a 32-lane warp index (``threadIdx.x >> 5``), from the file and the
-    headers its unit reaches (empty when either kind is missing)."""
-    lanes = set(hardware_lane_names(model, raw))
+    and those returning a 32-lane warp index (``threadIdx.x >> 5``), from ``texts`` (the file and
+    the project headers its unit reaches, angle-bracket ones too); empty when either is missing."""
+    lanes: set[str] = set()
     warps: set[str] = set()
-    for text in (raw, *model.header_texts()):
+    for text in texts:
+        if "laneid" in text:
+            lanes.update(_LANEID_FN.findall(text))
         if "threadIdx" in text:
             lanes.update(_MASKED_LANE_FN.findall(text))
             warps.update(_WARP32_FN.findall(text))
     return (frozenset(lanes), frozenset(warps)) if lanes and warps else (frozenset(), frozenset())
 
 
-def helper_lanes(model: WarpModel, raw: str) -> Iterator[Hit]:
+def helper_lanes(model: WarpModel, texts: Sequence[str]) -> Iterator[Hit]:
     """warp-width-mixed at each call of a project's hardware-lane helper (``utils::lane_id()``,
     PTX %laneid) in a unit whose warp helper counts warps of 32 (``utils::warp_id()`` is
     ``threadIdx.x >> 5``): once ported the lane runs 0-63 while the warp index still says 32
     lanes, so lanes 32-63 index past their warp's 32 slots, lane 0 leads two warps' work and
     ``lane == 0`` elects one thread where the code expects two. Named at the call: the helper
     itself is right on NVIDIA and the pairing happens where both are used."""
-    lanes, warps = lane_helper_pair(model, raw)
+    lanes, warps = lane_helper_pair(texts)
     if not lanes:
         return
     code = model.code

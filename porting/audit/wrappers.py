@@ -14,7 +14,8 @@ every call once ported to 64-lane wavefronts:
   ``shfl(x, k)``) in a unit whose warps are 32 lanes: at 64 every lane reads lane 0 of the
   wavefront, so the second 32-lane warp takes the first one's value.
 
-Definitions come from the file and the headers its unit reaches (``includes.closure``), so a
+Definitions come from the file and the project headers its unit reaches, angle-bracket ones too
+(``includes.closure(..., angled=True)``), so a
 file's findings stay a function of its unit.
 """
 
@@ -53,14 +54,13 @@ def wrapper_names(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str],
     return frozenset(ballots), frozenset(masks), frozenset(shuffles - {"__shfl", "__shfl_sync"})
 
 
-def wrapper_calls(model: WarpModel, raw: str, warps32: bool) -> Iterator[Hit]:
+def wrapper_calls(model: WarpModel, texts: Sequence[str], warps32: bool) -> Iterator[Hit]:
     """ballot-32bit at calls of the 32-bit ballot and lanemask wrappers; shfl-fixed-lane at calls
     of a warpSize-wide shuffle wrapper with a fixed source lane, when the unit's warps are 32
     lanes (``warps32``: its warp helper is ``threadIdx.x >> 5``) or the calling function counts
     its warps in 32."""
     from .model import _counts_in_32
 
-    texts = (raw, *model.header_texts())
     if not any("__ballot" in t or "lanemask" in t or "__shfl" in t for t in texts):
         return
     ballots, masks, shuffles = wrapper_names(texts)

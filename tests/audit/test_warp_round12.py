@@ -176,3 +176,49 @@ def test_wrapper_rule_breaks_on_a_lane_named_fixed_source(tmp_path: Path) -> Non
     kernel = COMPACT.replace("utils::shfl(rows[lane], 0)", "utils::shfl(rows[lane], lane_div)").replace(
         "int lane = threadIdx.x & 31;", "int lane = threadIdx.x & 31; int lane_div = blockIdx.x & 7;")
     assert (5, "shfl-fixed-lane") not in wrapped(tmp_path, kernel=kernel)
+
+
+# ---- (4) false classes ----------------------------------------------------------------------------
+
+DEAD = """#define HAVE_FAST_PATH
+__global__ void k(const int *in, int *out)
+{
+    int v = in[threadIdx.x];
+#if COND
+    unsigned b = __ballot_sync(0xffffffff, v > 0);
+    out[threadIdx.x] = __popc(b);
+#else
+    out[threadIdx.x] = v;
+#endif
+}
+"""
+
+
+def ballots(tmp_path: Path, text: str) -> list[int]:
+    (tmp_path / "d.cu").write_text(text)
+    return [f.line for f in audit_paths([tmp_path / "d.cu"], jobs=1).findings if f.rule == "ballot-32bit"]
+
+
+def test_branches_the_file_itself_rules_out(tmp_path: Path) -> None:
+    assert ballots(tmp_path, DEAD.replace("#if COND", "#if 0")) == []
+    assert ballots(tmp_path, DEAD.replace("#if COND", "#ifndef HAVE_FAST_PATH")) == []
+    # the #else of `#if 1`: swap the branches
+    swapped = DEAD.replace("#if COND", "#if 1\n    out[threadIdx.x] = v;\n#else").replace(
+        "    out[threadIdx.x] = __popc(b);\n#else\n    out[threadIdx.x] = v;\n", "    out[threadIdx.x] = __popc(b);\n")
+    assert ballots(tmp_path, swapped) == []
+
+
+def test_live_branches_keep_their_findings(tmp_path: Path) -> None:
+    assert ballots(tmp_path, DEAD.replace("#if COND", "#if 1")) == [6, 7]
+    assert ballots(tmp_path, DEAD.replace("#if COND", "#ifdef HAVE_FAST_PATH")) == [6, 7]
+    # a macro the file does not decide (a -D option may define it): judged as compiled
+    assert ballots(tmp_path, DEAD.replace("#if COND", "#ifndef USE_SLOW_PATH")) == [6, 7]
+
+
+def test_dead_branch_rule_breaks_on_a_conditional_define(tmp_path: Path) -> None:
+    # HAVE_FAST_PATH defined only under a condition the file does not decide: the #ifndef may be
+    # compiled, so the finding stays (right); but a define under `#if 1` is also taken as
+    # conditional (the rule counts defines outside any #if only): kept, a false positive
+    cond = DEAD.replace("#define HAVE_FAST_PATH", "#if 1\n#define HAVE_FAST_PATH\n#endif").replace(
+        "#if COND", "#ifndef HAVE_FAST_PATH")
+    assert ballots(tmp_path, cond) == [8, 9]
