@@ -42,6 +42,8 @@ _WARPSIZE_CONST_RE = re.compile(
     r"|<\s*warpSize\s*[,>]|case\s+warpSize\b"
     r"|(?:__shared__|\b(?:float|double|int|unsigned|char|short|long|bool|half|__half|u?int\d+_t|size_t|auto))"
     r"[\w\s:<>*]*?\b\w+\s*\[[^\[\]\n]*\bwarpSize\b")
+# a project's own constant named warpSize: `constexpr int warpSize = 32;` (shadows the builtin below it)
+_OWN_WARPSIZE = re.compile(r"\b(?:constexpr|const)\b[\w\s:]*?\bwarpSize\s*(?:=|\{)")
 _NVRTC_RE = re.compile(r"\bnvrtc[A-Z]\w*|\bhiprtc[A-Z]\w*")
 _LIBS = [(name, re.compile(r"(?<![\w$])(?:" + ident + r")"), re.compile(r"(?:" + header + r")\Z"), rocm, src)
          for name, ident, header, rocm, src in curated.LIBRARIES]
@@ -218,8 +220,11 @@ def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator
         yield _finding(m, path, hit.start(), "rocm7-removed", f"{hit.group()} was removed in ROCm 7.0",
                        f"use {curated.ROCM7_REMOVED[hit.group()]}; see {curated.ROCM7_CHANGES}")
     if "warpSize" in code:
+        own = _OWN_WARPSIZE.search(code)
         for hit in _warpsize_constant_uses(code):
             at = code.index("warpSize", hit.start())
+            if code[:at].rstrip().endswith("::") or own is not None and own.start() < at:
+                continue  # a project's own `constexpr int warpSize = 32` (or ns::warpSize), not HIP's
             yield _finding(m, path, at, "warpsize-not-constexpr",
                            "warpSize used where a compile-time constant is needed; it is not constexpr since ROCm 7.0",
                            "use a per-architecture constant for sizes and template arguments; "

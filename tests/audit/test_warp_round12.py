@@ -222,3 +222,62 @@ def test_dead_branch_rule_breaks_on_a_conditional_define(tmp_path: Path) -> None
     cond = DEAD.replace("#define HAVE_FAST_PATH", "#if 1\n#define HAVE_FAST_PATH\n#endif").replace(
         "#if COND", "#ifndef HAVE_FAST_PATH")
     assert ballots(tmp_path, cond) == [8, 9]
+
+
+MASK_ONLY = """__global__ void k(const int *in, int *out)
+{
+    int found = in[threadIdx.x] > 0;
+    unsigned active = __activemask();
+    __syncwarp(active);
+    unsigned long long vote = __ballot_sync(active, found);
+    out[threadIdx.x] = __popcll(vote) + EXTRA;
+}
+"""
+
+
+def rules_at(tmp_path: Path, text: str, line: int) -> set[str]:
+    (tmp_path / "m.cu").write_text(text)
+    return {f.rule for f in audit_paths([tmp_path / "m.cu"], jobs=1).findings if f.line == line}
+
+
+def test_activemask_copy_used_only_as_a_mask(tmp_path: Path) -> None:
+    # named once, by the mask rule at its *_sync calls; no ballot-32bit duplicate at the copy
+    assert "ballot-32bit" not in rules_at(tmp_path, MASK_ONLY.replace("EXTRA", "0"), 4)
+    assert "warp-mask-32bit" in rules_at(tmp_path, MASK_ONLY.replace("EXTRA", "0"), 6)
+    # used as a value too (counted, compared): lanes 32-63 are lost from it, named
+    assert "ballot-32bit" in rules_at(tmp_path, MASK_ONLY.replace("EXTRA", "__popc(active)"), 4)
+
+
+def test_mask_only_rule_breaks_on_a_value_use_in_a_mask_argument(tmp_path: Path) -> None:
+    # `__syncwarp(active & other)`: the copy feeds an expression inside the mask; the rule reads
+    # only a bare first argument, so this is counted as a value use and named (the same hazard
+    # as a mask: a duplicate the rule accepts)
+    text = MASK_ONLY.replace("__syncwarp(active);", "__syncwarp(active & 0xffffu);").replace("EXTRA", "0")
+    assert "ballot-32bit" in rules_at(tmp_path, text, 4)
+
+
+OWN_WARPSIZE = """namespace common { constexpr int warpSize = 32; }
+__global__ void k(float *out)
+{
+    __shared__ float data[SIZE];
+    data[threadIdx.x % 32] = out[threadIdx.x];
+    out[threadIdx.x] = data[31 - threadIdx.x % 32];
+}
+"""
+
+NO_OWN = OWN_WARPSIZE.replace("namespace common { constexpr int warpSize = 32; }\n", "")
+
+
+def test_project_constant_named_warpsize(tmp_path: Path) -> None:
+    assert "warpsize-not-constexpr" not in rules_at(tmp_path, OWN_WARPSIZE.replace("SIZE", "common::warpSize"), 4)
+    # the builtin in a file without its own constant: still named (not constexpr on ROCm 7)
+    builtin = NO_OWN.replace("SIZE", "warpSize")
+    assert "warpsize-not-constexpr" in rules_at(tmp_path, builtin, 3)
+
+
+def test_own_warpsize_rule_breaks_on_a_constant_in_another_scope(tmp_path: Path) -> None:
+    # the file's own warpSize constant sits in one function; a later function using the builtin
+    # is taken as using the constant (the rule does not follow scopes): quiet, a miss
+    text = ("__device__ void f() { constexpr int warpSize = 32; (void)warpSize; }\n"
+            + NO_OWN.replace("SIZE", "warpSize"))
+    assert "warpsize-not-constexpr" not in rules_at(tmp_path, text, 4)
