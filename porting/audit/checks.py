@@ -572,7 +572,8 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
                              ptx_laneid=model.ptx_laneid_literals(strings), headers=headers)
         helpers = _helper_calls(wm, path, m.text)
         judged = itertools.chain(model.classify(wm, hits), layouts.per_warp_rows(wm), layouts.host_tables(wm),
-                                 layouts.hardware_lanes(wm, m.text), helpers)
+                                 layouts.hardware_lanes(wm, m.text), helpers,
+                                 layouts.half_wave_blocks(wm))
     ballots: Iterator[warp.Hit] = warp.ballots(code)
     if wm is not None and model.one_warp_file(wm):  # no lane 32-63 anywhere: a returned or passed ballot fits
         ballots = (h for h in ballots if warp.BALLOT_HANDED_ON not in h[2])

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from . import warp
-from .model import Hit, WarpModel, unit_value
+from .model import Hit, WarpModel, launch_sites, unit_value
 
 _BY_WARPSIZE_DEF = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*=\s*\(?\s*threadIdx\.x\s*\)?\s*([/%])\s*warpSize\b"
                               r"(?!\s*\*)")
@@ -254,3 +254,43 @@ def helper_lanes(model: WarpModel, texts: Sequence[str]) -> Iterator[Hit]:
                "32-63 index past their warp's 32 slots and lane 0 answers for two warps",
                "take the lane as threadIdx.x % 32 (the unit's own warps), or count warps by warpSize "
                f"(threadIdx.x / warpSize) with per-warp data sized by warpSize; {warp.EMULATE}", m.group(2))
+
+
+# `dim3 block(32, rows)` / `dim3 block{32, rows}` / `dim3(32, rows)`: a 2-D block 32 threads wide in x
+_BLOCK32_DEF = r"\bdim3\s+{name}\s*[({{]\s*32[uU]?\s*,"
+_BLOCK32_INLINE = re.compile(r"\A\s*dim3\s*[({]\s*32[uU]?\s*,")
+# a thread's loop over a row by the hardware width: `for (int c = threadIdx.x; ...; c += warpSize)`
+_STRIDE_WS = re.compile(r"\bfor\s*\(\s*(?:[\w:]+\s+)?([A-Za-z_]\w*)\s*=\s*threadIdx\.x\b[^;]*;[^;]*;"
+                        r"\s*\1\s*\+=\s*warpSize\b")
+
+
+def half_wave_blocks(model: WarpModel) -> Iterator[Hit]:
+    """launch-warp32 at each ``warpSize`` stride over ``threadIdx.x`` in a kernel that this unit's
+    host launches with blocks 32 threads wide in x (``dim3 block(32, rows)``, one row per 32
+    threads): on a 64-lane gfx942/gfx950 wavefront warpSize is 64 while a row still has 32
+    threads, so each thread skips every other 32 columns and half of each row is never touched."""
+    code = model.code
+    if "<<<" not in code or "warpSize" not in code or "dim3" not in code:
+        return
+    for start, name, args in launch_sites(model):
+        kernel = model.by_name.get(name)
+        parts = warp.split_args(args)
+        if kernel is None or len(parts) < 2 or not _block_32_wide(code, parts[1], model.at(start).lo, start):
+            continue
+        for m in _STRIDE_WS.finditer(code, max(kernel.body, kernel.lo), kernel.hi):
+            yield (m.start(), "launch-warp32", f"{name} strides '{m.group(1)} += warpSize' over threadIdx.x, but "
+                   f"this unit launches it with blocks 32 threads wide in x ({parts[1].strip()}): at 64 lanes "
+                   "(gfx942/gfx950) each 32-thread row skips every other 32 columns, so half the row is never "
+                   "computed", f"stride by blockDim.x (the row's threads), or launch 64-wide rows; {warp.EMULATE}",
+                   name)
+
+
+def _block_32_wide(code: str, arg: str, lo: int, hi: int) -> bool:
+    """Is the launch's block argument 32 threads wide in x: ``dim3(32, n)`` inline, or a ``dim3``
+    declared so earlier in the launching function?"""
+    if _BLOCK32_INLINE.search(arg):
+        return True
+    name = arg.strip()
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return False
+    return re.search(_BLOCK32_DEF.format(name=re.escape(name)), code[lo:hi]) is not None

@@ -20,7 +20,16 @@ breaks the rule.
   function counts in 32. Quiet: a ballot wrapper returning 64 bits, a call passing the width (32),
   a source lane built from the thread (``threadIdx.x ^ 1``: the neighbour in the wavefront).
   Breaks on: a fixed source whose expression mentions a lane-named variable (``k + lane_div``,
-  a constant per warp: quiet, a miss)."""
+  a constant per warp: quiet, a miss).
+- (3) A kernel striding by ``warpSize`` over ``threadIdx.x`` (``col += warpSize``) that the same
+  unit launches with blocks 32 threads wide in x (``dim3 block(32, rows)``: one row per 32
+  threads) is ``launch-warp32`` at each stride: at 64 each row's 32 threads skip every other 32
+  columns. Quiet: a 64-wide block, a stride by ``blockDim.x``. Breaks on: a block built by a
+  helper (``dim3 block = make_block(32, rows)``: not read, quiet, a miss).
+- (4) False classes: findings in branches the file itself rules out (``#if 0``, the ``#else`` of
+  ``#if 1``, ``#ifndef X`` after the file's ``#define X``); a 32-bit ``__activemask()`` copy used
+  only as the mask of ``*_sync`` calls (the mask rule names each call); a project's own
+  ``constexpr int warpSize = 32`` (or ``ns::warpSize``) is not HIP's non-constexpr builtin."""
 
 from __future__ import annotations
 
@@ -281,3 +290,47 @@ def test_own_warpsize_rule_breaks_on_a_constant_in_another_scope(tmp_path: Path)
     text = ("__device__ void f() { constexpr int warpSize = 32; (void)warpSize; }\n"
             + NO_OWN.replace("SIZE", "warpSize"))
     assert "warpsize-not-constexpr" not in rules_at(tmp_path, text, 4)
+
+
+SOFTMAX = """template <typename T>
+__global__ void softmax_rows(T *qk, const int seq_len)
+{
+    int row = blockIdx.x * blockDim.y + threadIdx.y;
+    float mx = -1e20f;
+    for (int col_id = threadIdx.x; col_id < seq_len; col_id += warpSize)
+        mx = fmaxf(mx, (float)qk[row * seq_len + col_id]);
+    for (int mask = 16; mask > 0; mask >>= 1)
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffff, mx, mask, 32));
+    for (int col_id = threadIdx.x; col_id < seq_len; col_id += warpSize)
+        qk[row * seq_len + col_id] = (T)__expf((float)qk[row * seq_len + col_id] - mx);
+}
+
+void launch(float *qk, int rows, int seq_len, cudaStream_t stream)
+{
+    dim3 grid(rows / 4);
+    dim3 block(WIDTH, 4);
+    softmax_rows<float><<<grid, block, 0, stream>>>(qk, seq_len);
+}
+"""
+
+
+def strides(tmp_path: Path, text: str) -> list[int]:
+    (tmp_path / "s.cu").write_text(text)
+    return [f.line for f in audit_paths([tmp_path / "s.cu"], jobs=1).findings if f.rule == "launch-warp32"]
+
+
+def test_warpsize_stride_in_rows_of_32_threads(tmp_path: Path) -> None:
+    assert strides(tmp_path, SOFTMAX.replace("WIDTH", "32")) == [6, 10]
+    inline = SOFTMAX.replace("WIDTH", "32").replace("grid, block, 0", "grid, dim3(32, 4), 0")
+    assert strides(tmp_path, inline) == [6, 10]
+
+
+def test_rows_of_a_wavefront_or_strided_by_the_block_are_quiet(tmp_path: Path) -> None:
+    assert strides(tmp_path, SOFTMAX.replace("WIDTH", "64")) == []
+    assert strides(tmp_path, SOFTMAX.replace("WIDTH", "32").replace("col_id += warpSize", "col_id += blockDim.x")) == []
+
+
+def test_half_wave_rule_breaks_on_a_block_from_a_helper(tmp_path: Path) -> None:
+    helper = "dim3 make_block(int x, int y) { return dim3(x, y); }\n" + SOFTMAX.replace(
+        "dim3 block(WIDTH, 4);", "dim3 block = make_block(32, 4);")
+    assert strides(tmp_path, helper) == []
