@@ -428,19 +428,18 @@ def _pp_unary(tokens: list, at: int) -> tuple[int | None, int]:
 _DEFINE_LINE = re.compile(r"#[ \t]*(define|undef)[ \t]+(\w+)")
 
 
-def dead_by_file(code: str, raw: str) -> bytearray:
+def dead_by_file(code: str) -> bytearray:
     """Per-line flag (1-based): a branch no build of this file compiles, by what the file itself
     says: ``#if 0``, the ``#else`` of ``#if 1``, ``#ifndef X`` / ``#if !defined(X)`` where the file
-    ``#define``s X before it outside any conditional (an include guard aside), and ``#ifdef X``
-    where X's only ``#define`` is commented out. Unlike ``never_compiled``, the CUDA macros are not
-    taken as 0 here (hipify may map their tests), so every rule may drop what it finds there: a
-    hazard in a branch nothing compiles is no hazard."""
+    ``#define``s X before it outside any conditional (an include guard aside). Unlike
+    ``never_compiled``, neither the CUDA macros nor a macro whose ``#define`` is commented out are
+    taken as 0 here (hipify may map the first, a ``-D`` option may define the second: llm.c's
+    ``ENABLE_CUDNN``), so every rule may drop what it finds there: a hazard in a branch nothing
+    compiles is no hazard."""
     n_lines = code.count("\n") + 2
     out = bytearray(n_lines)
     if "#" not in code:
         return out
-    live = set(_DEFINE.findall(code))
-    dead = {name for name in _COMMENTED_DEFINE.findall(raw) if name not in live}
     defined: set[str] = set()
     stack: list[list[int]] = []  # per open #if: [branch dead, a branch of the chain taken, a guard]
     events: list[tuple[int, int]] = []
@@ -461,10 +460,10 @@ def dead_by_file(code: str, raw: str) -> bytearray:
             if kind != "if":
                 name = (cond.split() or [""])[0]
                 cond = ("!" if kind == "ifndef" else "") + f"defined({name})"
-            value = _file_value(cond, defined, dead)
+            value = _file_value(cond, defined)
             stack.append([int(value == 0), int(value == 1), int(bool(guard))])
         elif kind == "elif" and stack:
-            value = _file_value(cond, defined, dead)
+            value = _file_value(cond, defined)
             taken = stack[-1][1]
             stack[-1] = [int(bool(taken) or value == 0), int(bool(taken) or value == 1), 0]
         elif kind == "else" and stack:
@@ -476,11 +475,11 @@ def dead_by_file(code: str, raw: str) -> bytearray:
     return out
 
 
-def _file_value(cond: str, defined: set[str], dead: set[str]) -> int | None:
-    """An #if condition's value from the file alone: numbers, ``defined(X)`` of a macro the file
-    defines before (1) or only in a comment (0); any other name leaves it unknown (None)."""
+def _file_value(cond: str, defined: set[str]) -> int | None:
+    """An #if condition's value from the file alone: numbers and ``defined(X)`` of a macro the
+    file defines before it (1); any other name leaves it unknown (None)."""
     named = re.sub(r"\bdefined\s*(\()?\s*([A-Za-z_]\w*)\s*(?(1)\))",
-                   lambda d: "1" if d.group(2) in defined else "0" if d.group(2) in dead else d.group(0), cond)
+                   lambda d: "1" if d.group(2) in defined else d.group(0), cond)
     if re.search(r"[A-Za-z_]", named):
         return None  # a macro the file does not decide
     value = rocm_value(named)

@@ -154,7 +154,7 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
         where = side[f.line] if f.line < len(side) else 0
         if where == branches.CUDA or (where == branches.HIP and f.rule not in ROCM7_RULES):
             continue
-        dead = dead if dead is not None else branches.dead_by_file(m.code, m.text)
+        dead = dead if dead is not None else branches.dead_by_file(m.code)
         if f.line < len(dead) and dead[f.line]:
             continue  # `#if 0`, the #else of `#if 1`, `#ifndef X` after `#define X`: nothing compiles it
         if (f.line, f.rule) not in seen:  # one finding per rule per line
