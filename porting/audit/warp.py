@@ -979,8 +979,11 @@ def ballots(code: str) -> Iterator[Hit]:
             continue  # only lanes 0-31 can be active, or both halves vote alike: 32 bits hold the whole mask
         if target:
             held.add(target)
-        if decl is not None and target and _only_sync_mask(code, target, m.end()):
-            continue  # the mask rule names the *_sync calls; a 32-bit ballot finding would repeat it
+        if decl is not None and target and func == "__activemask" and _only_sync_mask(code, target, m.end()):
+            # the mask rule names the *_sync calls; a 32-bit finding would repeat it. Not for a
+            # ballot: its truncated result drops lanes 32-63 from the shuffles it masks (ADEPT's
+            # `unsigned mask = __ballot_sync(...)`: a hazard named at the ballot)
+            continue
         if decl is not None:
             yield (decl.start(), "ballot-32bit", f"{func} result stored in a 32-bit integer: on a 64-lane wavefront "
                    "it returns 64 bits (unsigned long long) and lanes 32-63 are dropped",
