@@ -216,6 +216,35 @@ _WARP32_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s
                         r"(?:>>\s*5|/\s*32)\s*\)?\s*;\s*\}")
 
 
+def near(pattern: re.Pattern[str], text: str, key: str, before: int = 300, after: int = 120) -> set[str]:
+    """group(1) of ``pattern``'s matches in windows around each ``key`` in ``text``: the helper
+    patterns open with a name (no literal prefix), so over a whole file they are tried at every
+    identifier; a definition is short and holds its key, so the windows find the same ones."""
+    out: set[str] = set()
+    at = text.find(key)
+    while at >= 0:
+        start = max(0, at - before)
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1  # not from inside a word: a cut name would match as another
+        window = text[start:at + after]
+        out.update(m.group(1) for m in pattern.finditer(window) if m.group(1))
+        at = text.find(key, at + after)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _helpers_in(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(hardware-lane helpers, 32-lane warp helpers) defined in one text (cached: a header is
+    read by every file that includes it)."""
+    lanes = near(_LANEID_FN, text, "laneid") if "laneid" in text else set()
+    if "threadIdx" in text:
+        lanes |= near(_MASKED_LANE_FN, text, "threadIdx")
+        warps = near(_WARP32_FN, text, "threadIdx")
+    else:
+        warps = set()
+    return frozenset(lanes), frozenset(warps)
+
+
 def lane_helper_pair(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The unit's helpers returning the hardware lane (PTX %laneid, ``threadIdx.x & (warpSize-1)``)
     and those returning a 32-lane warp index (``threadIdx.x >> 5``), from ``texts`` (the file and
@@ -223,11 +252,9 @@ def lane_helper_pair(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[st
     lanes: set[str] = set()
     warps: set[str] = set()
     for text in texts:
-        if "laneid" in text:
-            lanes.update(_LANEID_FN.findall(text))
-        if "threadIdx" in text:
-            lanes.update(_MASKED_LANE_FN.findall(text))
-            warps.update(_WARP32_FN.findall(text))
+        found_lanes, found_warps = _helpers_in(text)
+        lanes |= found_lanes
+        warps |= found_warps
     return (frozenset(lanes), frozenset(warps)) if lanes and warps else (frozenset(), frozenset())
 
 

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 
 from . import warp
+from .layouts import near
 from .model import Hit, WarpModel
 
 _RET32 = r"(?:unsigned\s+int|unsigned|int|uint32_t)"  # the 32-bit return types
@@ -45,13 +47,20 @@ def wrapper_names(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str],
     masks: set[str] = set()
     shuffles: set[str] = set()
     for text in texts:
-        if "__ballot" in text:
-            ballots.update(m.group(1) for m in _BALLOT_WRAPPER.finditer(text))
-        if "lanemask" in text:
-            masks.update(_LANEMASK_WRAPPER.findall(text))
-        if "warpSize" in text and "__shfl" in text:
-            shuffles.update(m.group(1) for m in _SHFL_WRAPPER.finditer(text))
+        found = _wrappers_in(text)
+        ballots |= found[0]
+        masks |= found[1]
+        shuffles |= found[2]
     return frozenset(ballots), frozenset(masks), frozenset(shuffles - {"__shfl", "__shfl_sync"})
+
+
+@lru_cache(maxsize=4096)
+def _wrappers_in(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """wrapper_names of one text, searched near each intrinsic (cached per text)."""
+    ballots = near(_BALLOT_WRAPPER, text, "__ballot", 600, 40) if "__ballot" in text else set()
+    masks = near(_LANEMASK_WRAPPER, text, "lanemask", 300, 40) if "lanemask" in text else set()
+    shuffles = near(_SHFL_WRAPPER, text, "__shfl", 600, 40) if "warpSize" in text and "__shfl" in text else set()
+    return frozenset(ballots), frozenset(masks), frozenset(shuffles)
 
 
 def wrapper_calls(model: WarpModel, texts: Sequence[str], warps32: bool) -> Iterator[Hit]:
