@@ -438,7 +438,7 @@ def dead_by_file(code: str) -> bytearray:
     compiles is no hazard."""
     n_lines = code.count("\n") + 2
     out = bytearray(n_lines)
-    if "#" not in code:
+    if "#" not in code or not _decidable(code):
         return out
     defined: set[str] = set()
     stack: list[list[int]] = []  # per open #if: [branch dead, a branch of the chain taken, a guard]
@@ -473,6 +473,25 @@ def dead_by_file(code: str) -> bytearray:
         events.append((line, int(any(s[0] for s in stack))))
     _fill(out, events)
     return out
+
+
+def _decidable(code: str) -> bool:
+    """Might the file decide one of its conditionals: a numeric ``#if``, or a macro it tests that it
+    also ``#define``s (the first directive's name aside: an include guard)? Most files have
+    neither, and skip dead_by_file's walk."""
+    directives = _directives(code)
+    defines = set(_DEFINE.findall(code)) if "define" in code else set()
+    first = _DEFINE.search(code)
+    for k, (_, m) in enumerate(directives):
+        kind, cond = m.group(1), m.group(2).strip()
+        if kind in ("if", "elif") and re.fullmatch(r"\(?\s*\d+\s*\)?", cond):
+            return True
+        guard = k == 0 and kind == "ifndef" and first is not None and first.start() > m.start() and \
+            first.group(1) == (cond.split() or [""])[0]
+        if defines and kind in ("if", "elif", "ifdef", "ifndef") and not guard:
+            if any(w in defines for w in re.findall(r"[A-Za-z_]\w*", cond)):
+                return True
+    return False
 
 
 def _file_value(cond: str, defined: set[str]) -> int | None:
