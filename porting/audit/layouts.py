@@ -216,6 +216,19 @@ _WARP32_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s
                         r"(?:>>\s*5|/\s*32)\s*\)?\s*;\s*\}")
 
 
+def definition(code: str, at: int) -> bool:
+    """Is the call whose ``(`` ends just before ``at`` a definition's head (its ``)`` followed by
+    ``{``, a qualifier or ``->``)? The scope finder gives a function's own head to the scope
+    before it."""
+    depth = 1
+    for i in range(at, min(len(code), at + 600)):
+        depth += (code[i] == "(") - (code[i] == ")")
+        if depth == 0:
+            rest = code[i + 1:i + 80].lstrip()
+            return rest.startswith(("{", "->", "const", "noexcept", "override"))
+    return False
+
+
 def near(pattern: re.Pattern[str], text: str, key: str, before: int = 300, after: int = 120) -> set[str]:
     """group(1) of ``pattern``'s matches in windows around each ``key`` in ``text``: the helper
     patterns open with a name (no literal prefix), so over a whole file they are tried at every
@@ -273,7 +286,8 @@ def helper_lanes(model: WarpModel, texts: Sequence[str]) -> Iterator[Hit]:
                       + r")\s*\(\s*\)")
     for m in call.finditer(code):
         s = model.at(m.start())
-        if not s.name or s.src or s.body > m.start() or s.name in lanes or s.name in warps:
+        if not s.name or s.src or s.body > m.start() or s.name in lanes or s.name in warps or \
+                definition(code, m.end() - 1):
             continue  # outside a function body, or the helper's own definition
         yield (m.start(), "warp-width-mixed",
                f"{m.group(2)}() is the hardware lane (0-63 on a 64-lane gfx942/gfx950 wavefront once ported), "

@@ -26,8 +26,8 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from . import warp
-from .layouts import near
-from .model import Hit, WarpModel
+from .layouts import definition, near
+from .model import Hit, WarpModel, one_warp_file
 
 _RET32 = r"(?:unsigned\s+int|unsigned|int|uint32_t)"  # the 32-bit return types
 _BALLOT_WRAPPER = re.compile(r"\b" + _RET32 + r"\s+([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{"
@@ -74,6 +74,8 @@ def wrapper_calls(model: WarpModel, texts: Sequence[str], warps32: bool) -> Iter
         return
     ballots, masks, shuffles = wrapper_names(texts)
     code = model.code
+    # every launch of the file runs at most 32 threads: no lane 32-63 to lose (round 7's rule)
+    one_warp = one_warp_file(model)
     for names, kind in ((ballots, "ballot"), (masks, "mask"), (shuffles, "shfl")):
         if not names:
             continue
@@ -81,14 +83,14 @@ def wrapper_calls(model: WarpModel, texts: Sequence[str], warps32: bool) -> Iter
                           + r")\s*\(")
         for m in call.finditer(code):
             s = model.at(m.start())
-            if not s.name or s.src or s.body > m.start() or s.name in names:
+            if not s.name or s.src or s.body > m.start() or s.name in names or definition(code, m.end()):
                 continue  # outside a function body, or a wrapper's own definition
             if kind == "shfl":
                 args = _args(code, m.end())
                 if len(args) != 2 or _LANE_WORD.search(args[1]) or not (warps32 or _counts_in_32(model, s)):
                     continue
                 yield _shfl_hit(m, args[1])
-            else:
+            elif not one_warp:
                 yield _ballot_hit(m, kind)
 
 
