@@ -423,3 +423,83 @@ def _pp_unary(tokens: list, at: int) -> tuple[int | None, int]:
     if tok is None or isinstance(tok, int):
         return tok, at + 1
     raise ValueError(f"unexpected {tok}")
+
+
+_DEFINE_LINE = re.compile(r"#[ \t]*(define|undef)[ \t]+(\w+)")
+
+
+def dead_by_file(code: str) -> bytearray:
+    """Per-line flag (1-based): a branch no build of this file compiles, by what the file itself
+    says: ``#if 0``, the ``#else`` of ``#if 1``, ``#ifndef X`` / ``#if !defined(X)`` where the file
+    ``#define``s X before it outside any conditional (an include guard aside). Unlike
+    ``never_compiled``, neither the CUDA macros nor a macro whose ``#define`` is commented out are
+    taken as 0 here (hipify may map the first, a ``-D`` option may define the second: llm.c's
+    ``ENABLE_CUDNN``), so every rule may drop what it finds there: a hazard in a branch nothing
+    compiles is no hazard."""
+    n_lines = code.count("\n") + 2
+    out = bytearray(n_lines)
+    if "#" not in code or not _decidable(code):
+        return out
+    defined: set[str] = set()
+    stack: list[list[int]] = []  # per open #if: [branch dead, a branch of the chain taken, a guard]
+    events: list[tuple[int, int]] = []
+    marks = sorted([(line, 0, m) for line, m in _directives(code)]
+                   + [(line, 1, m) for line, m in _at_line_start(_DEFINE_LINE, code)], key=lambda e: e[:2])
+    guard = ""
+    for line, is_define, m in marks:
+        if is_define:
+            if m.group(1) == "undef":
+                defined.discard(m.group(2))
+            elif m.group(2) == guard or all(s[2] for s in stack) and not any(s[0] for s in stack):
+                defined.add(m.group(2))
+            guard = ""
+            continue
+        kind, cond = m.group(1), m.group(2)
+        guard = cond.split()[0] if kind == "ifndef" and cond.split() and not stack else ""
+        if kind in ("if", "ifdef", "ifndef"):
+            if kind != "if":
+                name = (cond.split() or [""])[0]
+                cond = ("!" if kind == "ifndef" else "") + f"defined({name})"
+            value = _file_value(cond, defined)
+            stack.append([int(value == 0), int(value == 1), int(bool(guard))])
+        elif kind == "elif" and stack:
+            value = _file_value(cond, defined)
+            taken = stack[-1][1]
+            stack[-1] = [int(bool(taken) or value == 0), int(bool(taken) or value == 1), 0]
+        elif kind == "else" and stack:
+            stack[-1] = [stack[-1][1], 1, 0]
+        elif kind == "endif" and stack:
+            stack.pop()
+        events.append((line, int(any(s[0] for s in stack))))
+    _fill(out, events)
+    return out
+
+
+def _decidable(code: str) -> bool:
+    """Might the file decide one of its conditionals: a numeric ``#if``, or a macro it tests that it
+    also ``#define``s (the first directive's name aside: an include guard)? Most files have
+    neither, and skip dead_by_file's walk."""
+    directives = _directives(code)
+    defines = set(_DEFINE.findall(code)) if "define" in code else set()
+    first = _DEFINE.search(code)
+    for k, (_, m) in enumerate(directives):
+        kind, cond = m.group(1), m.group(2).strip()
+        if kind in ("if", "elif") and re.fullmatch(r"\(?\s*\d+\s*\)?", cond):
+            return True
+        guard = k == 0 and kind == "ifndef" and first is not None and first.start() > m.start() and \
+            first.group(1) == (cond.split() or [""])[0]
+        if defines and kind in ("if", "elif", "ifdef", "ifndef") and not guard:
+            if any(w in defines for w in re.findall(r"[A-Za-z_]\w*", cond)):
+                return True
+    return False
+
+
+def _file_value(cond: str, defined: set[str]) -> int | None:
+    """An #if condition's value from the file alone: numbers and ``defined(X)`` of a macro the
+    file defines before it (1); any other name leaves it unknown (None)."""
+    named = re.sub(r"\bdefined\s*(\()?\s*([A-Za-z_]\w*)\s*(?(1)\))",
+                   lambda d: "1" if d.group(2) in defined else d.group(0), cond)
+    if re.search(r"[A-Za-z_]", named):
+        return None  # a macro the file does not decide
+    value = rocm_value(named)
+    return None if value is None or value == UNKNOWN else value

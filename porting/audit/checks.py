@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..rocm_libraries import family_of
-from . import branches, curated, includes, layouts, model, warp
+from . import branches, curated, includes, layouts, model, warp, wrappers
 from .findings import Finding, snippet_at
 from .mask import Masked
 from .rules import RULES
@@ -42,6 +42,8 @@ _WARPSIZE_CONST_RE = re.compile(
     r"|<\s*warpSize\s*[,>]|case\s+warpSize\b"
     r"|(?:__shared__|\b(?:float|double|int|unsigned|char|short|long|bool|half|__half|u?int\d+_t|size_t|auto))"
     r"[\w\s:<>*]*?\b\w+\s*\[[^\[\]\n]*\bwarpSize\b")
+# a project's own constant named warpSize: `constexpr int warpSize = 32;` (shadows the builtin below it)
+_OWN_WARPSIZE = re.compile(r"\b(?:constexpr|const)\b[\w\s:]*?\bwarpSize\s*(?:=|\{)")
 _NVRTC_RE = re.compile(r"\bnvrtc[A-Z]\w*|\bhiprtc[A-Z]\w*")
 _LIBS = [(name, re.compile(r"(?<![\w$])(?:" + ident + r")"), re.compile(r"(?:" + header + r")\Z"), rocm, src)
          for name, ident, header, rocm, src in curated.LIBRARIES]
@@ -147,10 +149,14 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
     facts.headers = includes.closure(path, m.text)
     facts.side = side
     seen: set[tuple[int, str]] = set()
+    dead: bytearray | None = None
     for f in _check_c(m, path, sets, facts, checks):
         where = side[f.line] if f.line < len(side) else 0
         if where == branches.CUDA or (where == branches.HIP and f.rule not in ROCM7_RULES):
             continue
+        dead = dead if dead is not None else branches.dead_by_file(m.code)
+        if f.line < len(dead) and dead[f.line]:
+            continue  # `#if 0`, the #else of `#if 1`, `#ifndef X` after `#define X`: nothing compiles it
         if (f.line, f.rule) not in seen:  # one finding per rule per line
             seen.add((f.line, f.rule))
             yield f
@@ -214,8 +220,11 @@ def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator
         yield _finding(m, path, hit.start(), "rocm7-removed", f"{hit.group()} was removed in ROCm 7.0",
                        f"use {curated.ROCM7_REMOVED[hit.group()]}; see {curated.ROCM7_CHANGES}")
     if "warpSize" in code:
+        own = _OWN_WARPSIZE.search(code)
         for hit in _warpsize_constant_uses(code):
             at = code.index("warpSize", hit.start())
+            if code[:at].rstrip().endswith("::") or own is not None and own.start() < at:
+                continue  # a project's own `constexpr int warpSize = 32` (or ns::warpSize), not HIP's
             yield _finding(m, path, at, "warpsize-not-constexpr",
                            "warpSize used where a compile-time constant is needed; it is not constexpr since ROCm 7.0",
                            "use a per-architecture constant for sizes and template arguments; "
@@ -509,6 +518,27 @@ def _directive_line(code: str, at: int) -> bool:
 
 # what a file needs for a rule of porting/audit/model.py to fire (fixed-lane shuffles, launches,
 # shared arrays, calls from warpSize code, tiles): without any of them only warp.py's hits matter
+def _helper_calls(wm: model.WarpModel, path: str, raw: str) -> list[warp.Hit]:
+    """Calls of the project's lane helper and warp wrappers (round 12), found before the per-function
+    notes are judged: a function calling them takes the hardware lane (``hw_lane``), votes over the
+    wavefront (``vote``) or shuffles from a fixed lane (``fixed``), so its 32-lane code is not
+    "consistent at 64"."""
+    # the project's headers, angle-bracket ones too (AMGX's <sm_utils.inl>): read by these rules
+    # only, so the other rules' units stay the quoted closure they were tuned on
+    texts = (raw, *map(includes.read, includes.closure(path, raw, angled=True)))
+    found = list(layouts.helper_lanes(wm, texts))
+    found += wrappers.wrapper_calls(wm, texts, bool(layouts.lane_helper_pair(texts)[1]))
+    for at, rule, *_ in found:
+        s = wm.at(at)
+        if rule == "warp-width-mixed":
+            s.hw_lane = True
+        elif rule == "shfl-fixed-lane":
+            s.fixed = True
+        else:
+            s.vote = True
+    return found
+
+
 _MODEL_WORDS = ("__shfl", "WARP_SHFL", "<<<", "warpSize", "__lane_id", "_tile", "_partition")
 
 
@@ -540,8 +570,10 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
                              own_widths, cuda_only=model.cuda_only(code, facts.side),
                              ptx_matrix=model.ptx_matrix_literals(strings),
                              ptx_laneid=model.ptx_laneid_literals(strings), headers=headers)
+        helpers = _helper_calls(wm, path, m.text)
         judged = itertools.chain(model.classify(wm, hits), layouts.per_warp_rows(wm), layouts.host_tables(wm),
-                                 layouts.hardware_lanes(wm, m.text))
+                                 layouts.hardware_lanes(wm, m.text), helpers,
+                                 layouts.half_wave_blocks(wm))
     ballots: Iterator[warp.Hit] = warp.ballots(code)
     if wm is not None and model.one_warp_file(wm):  # no lane 32-63 anywhere: a returned or passed ballot fits
         ballots = (h for h in ballots if warp.BALLOT_HANDED_ON not in h[2])

@@ -3,9 +3,14 @@ includes, found on disk (issue 26, class 10: a file's findings depend only on wh
 never on which other files share the run).
 
 A quoted ``#include "x.h"`` is looked up next to the including file and in up to three parent
-directories (how projects include "llmc/cuda_utils.cuh" from the repository root); angle-bracket
-includes are system and library headers and are not followed. The closure is read once per
-process (cached by absolute path) and bounded (depth 6, 64 files, 2 MiB per file).
+directories (how projects include "llmc/cuda_utils.cuh" from the repository root). An angle-bracket
+``#include <x.inl>`` is followed (``angled=True``: round 12's helper and wrapper rules only) when it
+is a project header: found the same way, or in an
+``include/`` directory beside one of those directories (AMGX's ``<sm_utils.inl>`` from
+``src/*.cu``, built with ``-Iinclude``); system and library headers are found nowhere there and stay
+unread. Both depend only on the files on disk, so a file's findings stay a function of its unit.
+The closure is read once per process (cached by absolute path) and bounded (depth 6, 64 files,
+2 MiB per file).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from functools import lru_cache
 
 from ..walk import read_regular
 
-_QUOTED = re.compile(r"[ \t]*#[ \t]*include[ \t]*\"([^\"\n]+)\"")
+_QUOTED = re.compile(r"[ \t]*#[ \t]*include[ \t]*(?:\"([^\"\n]+)\"|<([^<>\n]+)>)")
 MAX_FILES = 64
 MAX_DEPTH = 6
 MAX_BYTES = 2 << 20
@@ -28,12 +33,18 @@ def resolve(including: str, name: str) -> str | None:
     return _resolve(os.path.dirname(os.path.abspath(including)), name)
 
 
+def resolve_angled(including: str, name: str) -> str | None:
+    """The project header an angle-bracket include names (None: a system or library header)."""
+    return _resolve(os.path.dirname(os.path.abspath(including)), name, True)
+
+
 @lru_cache(maxsize=16384)
-def _resolve(here: str, name: str) -> str | None:
+def _resolve(here: str, name: str, angled: bool = False) -> str | None:
     for _ in range(4):
-        candidate = os.path.join(here, name)
-        if os.path.isfile(candidate):
-            return os.path.normpath(candidate)
+        for candidate in (os.path.join(here, name), os.path.join(here, "include", name)) if angled else (
+                os.path.join(here, name),):
+            if os.path.isfile(candidate):
+                return os.path.normpath(candidate)
         parent = os.path.dirname(here)
         if parent == here:
             break
@@ -53,17 +64,24 @@ def read(path: str) -> str:
 
 def quoted_includes(text: str) -> Iterator[str]:
     """The names of a text's ``#include "..."`` lines (found from the word, then checked)."""
+    for name, quoted in _include_lines(text):
+        if quoted:
+            yield name
+
+
+def _include_lines(text: str) -> Iterator[tuple[str, bool]]:
+    """(name, quoted?) of a text's ``#include`` lines, in order."""
     at = text.find("include")
     while at >= 0:
         m = _QUOTED.match(text, text.rfind("\n", 0, at) + 1)
         if m is not None:
-            yield m.group(1)
+            yield (m.group(1), True) if m.group(1) is not None else (m.group(2), False)
         at = text.find("include", at + 7)
 
 
-def closure(path: str, text: str) -> tuple[str, ...]:
+def closure(path: str, text: str, angled: bool = False) -> tuple[str, ...]:
     """The headers ``path`` (whose text is ``text``) includes, transitively, in include order,
-    without ``path`` itself."""
+    without ``path`` itself; angle-bracket project headers too when ``angled``."""
     start = os.path.normpath(os.path.abspath(path))
     seen = {start}
     out: list[str] = []
@@ -72,7 +90,7 @@ def closure(path: str, text: str) -> tuple[str, ...]:
         cur, body, depth = todo.pop(0)
         if depth >= MAX_DEPTH:
             continue
-        for found in _includes_of(cur, body) if body is not None else _header_includes(cur):
+        for found in _includes_of(cur, body, angled) if body is not None else _header_includes(cur, angled):
             if found is None or found in seen:
                 continue
             seen.add(found)
@@ -81,18 +99,24 @@ def closure(path: str, text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _includes_of(path: str, body: str) -> Iterator[str | None]:
-    """The files ``path``'s quoted includes resolve to (None: not found), in include order."""
-    if '"' not in body:
-        return
-    for name in quoted_includes(body):
-        yield resolve(path, name)
+def _includes_of(path: str, body: str, angled: bool) -> Iterator[str | None]:
+    """The files ``path``'s quoted includes (and angled project includes when ``angled``) resolve
+    to (None: not found), in include order."""
+    for name, quoted in _include_lines(body):
+        if quoted:
+            yield resolve(path, name)
+        elif angled and name.endswith(_PROJECT_EXTS):
+            yield resolve_angled(path, name)
+
+
+# angled names worth a look on disk: headers (never <vector>, <cstdio>, extension-less C++ ones)
+_PROJECT_EXTS = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc")
 
 
 @lru_cache(maxsize=4096)
-def _header_includes(path: str) -> tuple[str | None, ...]:
+def _header_includes(path: str, angled: bool) -> tuple[str | None, ...]:
     """_includes_of a header, found once per run (asked by every file that includes it)."""
-    return tuple(_includes_of(path, read(path)))
+    return tuple(_includes_of(path, read(path), angled))
 
 
 def clear_caches() -> None:

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from . import warp
-from .model import Hit, WarpModel, unit_value
+from .model import Hit, WarpModel, launch_sites, unit_value
 
 _BY_WARPSIZE_DEF = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*=\s*\(?\s*threadIdx\.x\s*\)?\s*([/%])\s*warpSize\b"
                               r"(?!\s*\*)")
@@ -206,3 +206,132 @@ def hardware_lanes(model: WarpModel, raw: str) -> Iterator[Hit]:
                    "lanes in 32: lanes 32-63 index past a 32-lane warp's data and lane 32 is no leader of its warp",
                    f"take the lane as threadIdx.x % 32 (the function's own warps), or count warps by warpSize; "
                    f"{warp.EMULATE}", m.group(2))
+
+
+# a helper returning the hardware lane without PTX: `int lane() { return threadIdx.x & (warpSize - 1); }`
+_MASKED_LANE_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s*\(?\s*threadIdx\.x\s*"
+                             r"(?:&\s*\(\s*warpSize\s*-\s*1\s*\)|%\s*warpSize\b)\s*\)?\s*;\s*\}")
+# a helper returning a warp index of 32 lanes: `int warp_id() { return threadIdx.x >> 5; }` (or `/ 32`)
+_WARP32_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s*\(?\s*threadIdx\.x\s*"
+                        r"(?:>>\s*5|/\s*32)\s*\)?\s*;\s*\}")
+
+
+def definition(code: str, at: int) -> bool:
+    """Is the call whose ``(`` ends just before ``at`` a definition's head (its ``)`` followed by
+    ``{``, a qualifier or ``->``)? The scope finder gives a function's own head to the scope
+    before it."""
+    depth = 1
+    for i in range(at, min(len(code), at + 600)):
+        depth += (code[i] == "(") - (code[i] == ")")
+        if depth == 0:
+            rest = code[i + 1:i + 80].lstrip()
+            return rest.startswith(("{", "->", "const", "noexcept", "override"))
+    return False
+
+
+def near(pattern: re.Pattern[str], text: str, key: str, before: int = 300, after: int = 120) -> set[str]:
+    """group(1) of ``pattern``'s matches in windows around each ``key`` in ``text``: the helper
+    patterns open with a name (no literal prefix), so over a whole file they are tried at every
+    identifier; a definition is short and holds its key, so the windows find the same ones."""
+    out: set[str] = set()
+    at = text.find(key)
+    while at >= 0:
+        start = max(0, at - before)
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1  # not from inside a word: a cut name would match as another
+        window = text[start:at + after]
+        out.update(m.group(1) for m in pattern.finditer(window) if m.group(1))
+        at = text.find(key, at + after)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _helpers_in(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(hardware-lane helpers, 32-lane warp helpers) defined in one text (cached: a header is
+    read by every file that includes it)."""
+    lanes = near(_LANEID_FN, text, "laneid") if "laneid" in text else set()
+    if "threadIdx" in text:
+        lanes |= near(_MASKED_LANE_FN, text, "threadIdx")
+        warps = near(_WARP32_FN, text, "threadIdx")
+    else:
+        warps = set()
+    return frozenset(lanes), frozenset(warps)
+
+
+def lane_helper_pair(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The unit's helpers returning the hardware lane (PTX %laneid, ``threadIdx.x & (warpSize-1)``)
+    and those returning a 32-lane warp index (``threadIdx.x >> 5``), from ``texts`` (the file and
+    the project headers its unit reaches, angle-bracket ones too); empty when either is missing."""
+    lanes: set[str] = set()
+    warps: set[str] = set()
+    for text in texts:
+        found_lanes, found_warps = _helpers_in(text)
+        lanes |= found_lanes
+        warps |= found_warps
+    return (frozenset(lanes), frozenset(warps)) if lanes and warps else (frozenset(), frozenset())
+
+
+def helper_lanes(model: WarpModel, texts: Sequence[str]) -> Iterator[Hit]:
+    """warp-width-mixed at each call of a project's hardware-lane helper (``utils::lane_id()``,
+    PTX %laneid) in a unit whose warp helper counts warps of 32 (``utils::warp_id()`` is
+    ``threadIdx.x >> 5``): once ported the lane runs 0-63 while the warp index still says 32
+    lanes, so lanes 32-63 index past their warp's 32 slots, lane 0 leads two warps' work and
+    ``lane == 0`` elects one thread where the code expects two. Named at the call: the helper
+    itself is right on NVIDIA and the pairing happens where both are used."""
+    lanes, warps = lane_helper_pair(texts)
+    if not lanes:
+        return
+    code = model.code
+    call = re.compile(r"(?<![\w.>])((?:[A-Za-z_]\w*\s*::\s*)*)(" + "|".join(sorted(map(re.escape, lanes)))
+                      + r")\s*\(\s*\)")
+    for m in call.finditer(code):
+        s = model.at(m.start())
+        if not s.name or s.src or s.body > m.start() or s.name in lanes or s.name in warps or \
+                definition(code, m.end() - 1):
+            continue  # outside a function body, or the helper's own definition
+        yield (m.start(), "warp-width-mixed",
+               f"{m.group(2)}() is the hardware lane (0-63 on a 64-lane gfx942/gfx950 wavefront once ported), "
+               f"but this unit's warps are 32 lanes ({'/'.join(sorted(warps))}() is threadIdx.x >> 5): lanes "
+               "32-63 index past their warp's 32 slots and lane 0 answers for two warps",
+               "take the lane as threadIdx.x % 32 (the unit's own warps), or count warps by warpSize "
+               f"(threadIdx.x / warpSize) with per-warp data sized by warpSize; {warp.EMULATE}", m.group(2))
+
+
+# `dim3 block(32, rows)` / `dim3 block{32, rows}` / `dim3(32, rows)`: a 2-D block 32 threads wide in x
+_BLOCK32_DEF = r"\bdim3\s+{name}\s*[({{]\s*32[uU]?\s*,"
+_BLOCK32_INLINE = re.compile(r"\A\s*dim3\s*[({]\s*32[uU]?\s*,")
+# a thread's loop over a row by the hardware width: `for (int c = threadIdx.x; ...; c += warpSize)`
+_STRIDE_WS = re.compile(r"\bfor\s*\(\s*(?:[\w:]+\s+)?([A-Za-z_]\w*)\s*=\s*threadIdx\.x\b[^;]*;[^;]*;"
+                        r"\s*\1\s*\+=\s*warpSize\b")
+
+
+def half_wave_blocks(model: WarpModel) -> Iterator[Hit]:
+    """launch-warp32 at each ``warpSize`` stride over ``threadIdx.x`` in a kernel that this unit's
+    host launches with blocks 32 threads wide in x (``dim3 block(32, rows)``, one row per 32
+    threads): on a 64-lane gfx942/gfx950 wavefront warpSize is 64 while a row still has 32
+    threads, so each thread skips every other 32 columns and half of each row is never touched."""
+    code = model.code
+    if "<<<" not in code or "warpSize" not in code or "dim3" not in code:
+        return
+    for start, name, args in launch_sites(model):
+        kernel = model.by_name.get(name)
+        parts = warp.split_args(args)
+        if kernel is None or len(parts) < 2 or not _block_32_wide(code, parts[1], model.at(start).lo, start):
+            continue
+        for m in _STRIDE_WS.finditer(code, max(kernel.body, kernel.lo), kernel.hi):
+            yield (m.start(), "launch-warp32", f"{name} strides '{m.group(1)} += warpSize' over threadIdx.x, but "
+                   f"this unit launches it with blocks 32 threads wide in x ({parts[1].strip()}): at 64 lanes "
+                   "(gfx942/gfx950) each 32-thread row skips every other 32 columns, so half the row is never "
+                   "computed", f"stride by blockDim.x (the row's threads), or launch 64-wide rows; {warp.EMULATE}",
+                   name)
+
+
+def _block_32_wide(code: str, arg: str, lo: int, hi: int) -> bool:
+    """Is the launch's block argument 32 threads wide in x: ``dim3(32, n)`` inline, or a ``dim3``
+    declared so earlier in the launching function?"""
+    if _BLOCK32_INLINE.search(arg):
+        return True
+    name = arg.strip()
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return False
+    return re.search(_BLOCK32_DEF.format(name=re.escape(name)), code[lo:hi]) is not None

@@ -939,6 +939,25 @@ _LOWER_LANES = re.compile(r"\bif\s*\(\s*threadIdx\.x\s*<\s*(\d+)[uU]?\s*\)\s*\{"
 _SECOND_DIM = re.compile(r"\b(?:threadIdx|blockDim)\.[yz]\b")
 
 
+def _only_sync_mask(code: str, name: str, at: int) -> bool:
+    """Is every later use of ``name`` in its block (from ``at`` to the brace that closes it) the
+    mask, the first argument, of a ``*_sync`` call or ``__syncwarp``? Such a 32-bit copy of a
+    ballot or ``__activemask()`` is only a mask, and warp-mask-32bit already names each call."""
+    depth, end = 0, len(code)
+    for i in range(at, len(code)):
+        c = code[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth < 0:
+                end = i
+                break
+    uses = [u.start() for u in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\b", code[at:end])]
+    masks = {u.start(1) for u in re.finditer(r"\b__\w*sync\w*\s*\(\s*(" + re.escape(name) + r")\s*[,)]", code[at:end])}
+    return bool(uses) and all(u in masks for u in uses)
+
+
 def ballots(code: str) -> Iterator[Hit]:
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
         return
@@ -960,6 +979,11 @@ def ballots(code: str) -> Iterator[Hit]:
             continue  # only lanes 0-31 can be active, or both halves vote alike: 32 bits hold the whole mask
         if target:
             held.add(target)
+        if decl is not None and target and func == "__activemask" and _only_sync_mask(code, target, m.end()):
+            # the mask rule names the *_sync calls; a 32-bit finding would repeat it. Not for a
+            # ballot: its truncated result drops lanes 32-63 from the shuffles it masks (ADEPT's
+            # `unsigned mask = __ballot_sync(...)`: a hazard named at the ballot)
+            continue
         if decl is not None:
             yield (decl.start(), "ballot-32bit", f"{func} result stored in a 32-bit integer: on a 64-lane wavefront "
                    "it returns 64 bits (unsigned long long) and lanes 32-63 are dropped",

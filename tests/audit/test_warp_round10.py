@@ -235,4 +235,8 @@ def test_mask_of_the_lower_32_lanes_fits_32_bits(tmp_path: Path) -> None:
     assert got == [7, 9], got  # inside threadIdx.x < 32 (4) quiet; outside it and under < 64 named
     two_d = ACTIVE.replace("smem[threadIdx.x] = wide + all;", "smem[threadIdx.y] = wide + all;")
     got = [line for line, rule in found(tmp_path, "act2.cu", two_d) if rule == "ballot-32bit"]
-    assert got == [4, 7, 9], got  # a second dimension: a wavefront holds rows whose x is below 32
+    # a second dimension: a wavefront holds rows whose x is below 32; the copy at 4 is only the mask
+    # of the shuffle at 5, which warp-mask-32bit names (round 12: no ballot-32bit duplicate)
+    assert got == [7, 9], got
+    (tmp_path / "act3.cu").write_text(two_d)
+    assert 5 in [f.line for f in audit_paths([tmp_path / "act3.cu"], jobs=1).findings if f.rule == "warp-mask-32bit"]
