@@ -273,7 +273,8 @@ def _cut_off_hosts(spec: SoakSpec, result: dict[str, Any], run: dict[str, Any]) 
     return Invariant(name, not bad, "; ".join(bad[:10]) or ", ".join(
         f"fault {f['id']} ({f['kind']} of host{f['host']}): " + ", ".join(
             f"r{v['replica']} back {v['rejoin_after_heal_s']} s after the heal"
-            + (f" <- r{v['heal_source']['replica']}" if v["heal_source"] else "") for v in f["victims"])
+            + (f" <- r{v['heal_source']['replica']}" if v["heal_source"] else " in step (nothing to heal)")
+            for v in f["victims"])
         for f in faults) + f" (bound {bound:g} s)")
 
 

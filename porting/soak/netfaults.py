@@ -7,7 +7,11 @@ Expected behaviour, per fault (the bounds are in spec.py; the docs repeat them):
   the Lighthouse or any peer, so they commit nothing (no quorum of their own: the Lighthouse is
   elsewhere); the replica groups on the other hosts drop them from the next quorum and keep
   committing, pausing at most ``hold_bound_s``. Once the link is back, each partitioned replica
-  group commits again within ``rejoin_bound_s`` having healed from a live peer on another host.
+  group commits again within ``rejoin_bound_s``, having healed from a live peer on another host if
+  the others committed any step without it. A partition that ends before any quorum left it out
+  leaves nothing to heal: a collective in flight waits up to the collective timeout, TCP delivers
+  once the link is back, and every replica group commits that step together (CI saw it with the
+  link down 5 s against a 5 s collective timeout).
 * ``host_loss`` — every replica group of host ``h`` is SIGKILLed at once and its link is down for
   ``link_fault_s``: the supervisor restarts them (new generations), they wait for the link, and
   then heal from a live peer on another host; the survivors behave as for a partition.
@@ -68,6 +72,13 @@ def _victim(injection: dict[str, Any], r: int, steps: list[dict[str, Any]], heal
     before = [s for s in mine if s["t"] <= t0]
     back = next((s for s in mine if s["t"] > t1), None)
     heal = next((h for h in heals if h["replica"] == r and h["t"] > t0), None)
+    # what the others committed while it was away (past its last step, not the step it came back
+    # to in the same quorum as they): the steps it must take from a peer
+    left = before[-1]["t"] if before else t0
+    shared = (back["step"], back["quorum_id"]) if back else None
+    missed = {s["step"] for s in steps if s["replica"] != r and s["committed"]
+              and left < s["t"] < (back["t"] if back else window_end)
+              and (not before or s["step"] > before[-1]["step"]) and (s["step"], s["quorum_id"]) != shared}
     failure = next((e for e in supervisor if e.get("event") == "failure" and e.get("replica") == r
                     and e.get("gen") == gen), None)
     return {
@@ -77,6 +88,7 @@ def _victim(injection: dict[str, Any], r: int, steps: list[dict[str, Any]], heal
         "healed_after_link_s": round(float(heal["t"]) - t1, 3) if heal else None,
         "downtime_s": _max_gap([s["t"] for s in mine], t0, window_end) if back else None,
         "recovered": back is not None, "last_step": before[-1]["step"] if before else None,
+        "missed_steps": len(missed),
         "detect_s": round(float(failure["detected"]) - t0, 3) if failure else None,
         "heal_source": None if heal is None else {
             "replica": heal["source_replica"], "gen": heal["source_gen"],
@@ -154,8 +166,11 @@ def victim_problems(fault: dict[str, Any], rejoin_bound: float, addresses: dict[
             continue  # a slowed host that kept up need not heal
         src = v["heal_source"]
         if src is None:
-            bad.append(f"{who} committed again without healing")
-            continue
+            if v["back_gen"] != v["gen"]:
+                bad.append(f"{who} came back as a new process (generation {v['back_gen']}) without healing")
+            elif v["missed_steps"]:
+                bad.append(f"{who} committed again without healing, {v['missed_steps']} step(s) behind")
+            continue  # nobody committed without it: it is in step, nothing to heal
         src_host = host_of.get(str(src["replica"]))
         if src_host == fault["host"] and not _live_again(fault, int(src["replica"]), v["healed_after_link_s"],
                                                          host_of):

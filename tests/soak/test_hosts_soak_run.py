@@ -1,5 +1,7 @@
 """`port soak --hosts` for real, small: 3 simulated hosts (one replica group each) and the
-Lighthouse's, one partition of a host for 5 s; and the teardown of the hosts when the command
+Lighthouse's, one partition of a host for 8 s (longer than the 5 s collective timeout, so the
+survivors always re-form without it and it must heal: at 5 s a collective in flight could wait it
+out, and nothing was left to heal); and the teardown of the hosts when the command
 is stopped by a signal in the middle of a run."""
 
 from __future__ import annotations
@@ -35,9 +37,9 @@ def _soak(out: Path, *options: str) -> subprocess.Popen[str]:
 def test_a_partitioned_host_rejoins_from_a_live_peer_and_every_invariant_holds(tmp_path, alive, descendants):
     out = tmp_path / "soak"
     options = ["--hosts", "3", "--replicas-per-host", "1", "--faults", "partition", "--duration", "40",
-               "--fault-every", "20", "--startup-budget", "300"]
+               "--fault-every", "20", "--startup-budget", "300", "--timeout", "5", "--link-fault", "8"]
     spec = SoakSpec(replicas=3, hosts=3, replicas_per_host=1, faults=["partition"], duration_s=40,
-                    fault_every_s=20, startup_budget_s=300).validate()
+                    fault_every_s=20, startup_budget_s=300, timeout_s=5, link_fault_s=8).validate()
     proc = _soak(out, *options)
     seen: set[int] = set()
     give_up = time.monotonic() + driver_budget_s(spec) + 120  # a hang guard, not a speed check

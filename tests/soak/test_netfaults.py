@@ -18,11 +18,14 @@ LAYOUT = Layout(hosts=2, per_host=2)
 
 def host_history(*, kind: str = "partition", steps: int = 120, period: float = 0.1, fault_at: int = 40,
                  heal_at: int = 65, back_at: int = 70, source: int = 2, via_host: int = 2, rogue_quorum: bool = False,
-                 stale: bool = False, never_back: bool = False, chained: str | None = None) -> dict:
+                 stale: bool = False, never_back: bool = False, chained: str | None = None,
+                 held: bool = False) -> dict:
     """Raw records in the formats the trainer, supervisor and driver write. ``rogue_quorum``: the
     cut-off replicas commit steps of their own under quorum 99 (split brain); ``stale``: they come
     back without healing, training on from their own old weights (a jump in the loss); ``chained``:
-    replica 1 heals from its host-mate 0 (0.1 s "after" 0 healed from off the host, or "before"). Times are
+    replica 1 heals from its host-mate 0 (0.1 s "after" 0 healed from off the host, or "before");
+    ``held``: the survivors commit nothing either until the victims are back (a collective in flight
+    that TCP delivered once the link healed), and nobody heals. Times are
     ``period`` per tick; the step index counts the ticks in which some replica committed."""
     lighthouse = kind == "lighthouse_partition"
     victims = [] if lighthouse else LAYOUT.replicas_on(1)
@@ -31,8 +34,9 @@ def host_history(*, kind: str = "partition", steps: int = 120, period: float = 0
     events = []
     for s in range(steps):
         t = T0 + s * period
-        idle = lighthouse and not rogue_quorum and fault_at <= s < back_at
-        step = s - (min(s, back_at) - fault_at if lighthouse and not rogue_quorum and s >= fault_at else 0)
+        paused = held or (lighthouse and not rogue_quorum)  # nobody commits while it lasts
+        idle = paused and fault_at <= s < back_at
+        step = s - (min(s, back_at) - fault_at if paused and s >= fault_at else 0)
         for r in range(LAYOUT.replicas):
             cut = r in cut_off and fault_at <= s < back_at
             if (cut and not rogue_quorum) or idle:
@@ -49,7 +53,7 @@ def host_history(*, kind: str = "partition", steps: int = 120, period: float = 0
                            "step": step, "loss": loss, "committed": True,
                            "quorum_id": 99 if cut else (2 if s >= fault_at else 1),
                            "participants": 2 if fault_at <= s < back_at else 4, "checksum": f"w{s}"})
-    if not stale:
+    if not (stale or held):
         for r in victims:
             src, via, t_heal = source, via_host, T0 + back_at * period - 0.05
             if chained and r == 1:
@@ -109,6 +113,14 @@ def test_partition_timeline_measures_each_victim_and_the_survivors():
     assert fault["new_quorums_while_cut_off"] == [2]  # the survivors' new quorum without host 1
 
 
+def test_a_partition_that_ends_before_anyone_commits_without_the_host_needs_no_heal():
+    result, inv = _invariants(host_history(held=True))
+    v0, v1 = result["faults"][0]["victims"]
+    assert v0["heal_source"] is None and v0["missed_steps"] == 0 and v0["recovered"]
+    assert inv["cut_off_hosts_rejoin_from_live_peer"].ok, inv["cut_off_hosts_rejoin_from_live_peer"].detail
+    assert "in step" in inv["cut_off_hosts_rejoin_from_live_peer"].detail
+
+
 def test_a_host_mate_that_healed_from_another_host_first_is_a_live_source():
     result, inv = _invariants(host_history(chained="after"))
     v0, v1 = result["faults"][0]["victims"]
@@ -120,7 +132,8 @@ def test_a_host_mate_that_healed_from_another_host_first_is_a_live_source():
 @pytest.mark.parametrize("change, broken", [
     (dict(rogue_quorum=True), "no_split_brain"),
     (dict(stale=True), "loss_curve_continuous"),
-    (dict(stale=True), "cut_off_hosts_rejoin_from_live_peer"),  # came back without healing
+    (dict(stale=True), "cut_off_hosts_rejoin_from_live_peer"),  # came back without healing, steps behind
+    (dict(kind="host_loss", held=True), "cut_off_hosts_rejoin_from_live_peer"),  # a new process, no heal
     (dict(source=1), "cut_off_hosts_rejoin_from_live_peer"),  # healed from the cut-off host itself
     (dict(chained="before"), "cut_off_hosts_rejoin_from_live_peer"),  # from a host-mate not yet healed
     (dict(via_host=1), "cut_off_hosts_rejoin_from_live_peer"),  # state not from the source's address
