@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .tokenize import brace_end
+
 NEUTRAL, HIP, CUDA = 0, 1, 2
 
 # starts at '#' (a literal the regex engine can skip to); "only indentation before it" is checked by hand
@@ -256,16 +258,7 @@ def _item_end(code: str, at: int) -> int:
     brace = code.find("{", at)
     if brace < 0 or (0 <= semi < brace):
         return semi if semi >= 0 else len(code)
-    depth = 0
-    for i in range(brace, len(code)):
-        c = code[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return len(code)
+    return brace_end(code, brace, len(code))
 
 
 def hip_file(includes: list[str]) -> bool:
