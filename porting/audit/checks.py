@@ -160,7 +160,10 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
         if (f.line, f.rule) not in seen:  # one finding per rule per line
             seen.add((f.line, f.rule))
             yield f
-    facts.pending = [f for f in facts.pending if side[f.line] == branches.NEUTRAL]
+    if facts.pending:  # a constant in `#if 0` / `#elif 0` is dead like any finding there (Bonsai)
+        dead = dead if dead is not None else branches.dead_by_file(m.code)
+        facts.pending = [f for f in facts.pending if side[f.line] == branches.NEUTRAL
+                         and not (f.line < len(dead) and dead[f.line])]
 
 
 def _check_c(m: Masked, path: str, sets: SymbolSets, facts: FileFacts,
