@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..rocm_libraries import family_of
-from . import branches, curated, includes, layouts, model, warp, wrappers
+from . import branches, curated, includes, layouts, model, specialised, warp, wrappers
 from .findings import Finding, snippet_at
 from .mask import Masked
 from .rules import RULES
@@ -530,7 +530,10 @@ def _helper_calls(wm: model.WarpModel, path: str, raw: str) -> list[warp.Hit]:
     # only, so the other rules' units stay the quoted closure they were tuned on
     texts = (raw, *map(includes.read, includes.closure(path, raw, angled=True)))
     found = list(layouts.helper_lanes(wm, texts))
-    found += wrappers.wrapper_calls(wm, texts, bool(layouts.lane_helper_pair(texts)[1]))
+    lanes, warps = layouts.lane_helper_pair(texts)
+    found += wrappers.wrapper_calls(wm, texts, bool(warps))
+    if lanes or "__ballot" in raw or any("__ballot" in t for t in texts):  # else nothing to forward to
+        found += specialised.forwarded_calls(wm, texts, lanes, warps, wrappers.wrapper_names(texts)[0])
     for at, rule, *_ in found:
         s = wm.at(at)
         if rule == "warp-width-mixed":

@@ -15,7 +15,16 @@ input that breaks the rule.
   (``#if 0`` / ``#elif 0``) is dead like any other finding there: the constants were kept aside
   for the unit-level pass and escaped round 12's dead-branch filter. Quiet in ``#elif 0``;
   named in ``#elif 1``. Breaks on: a branch decided by a macro the build defines (``#elif
-  USE_OLD``: not the file's own decision, kept)."""
+  USE_OLD``: not the file's own decision, kept).
+- (3) A template's specialisation for 32 forwarding to the project's hardware helpers
+  (``template<> struct subwarp<32> { static int sublane_id() { return utils::lane_id(); }
+  static unsigned masked_ballot(int p) { return utils::ballot(p); } }``, in a helper header):
+  ``subwarp<W>::sublane_id()`` is ``warp-width-mixed`` and ``subwarp<W>::masked_ballot()``
+  ``ballot-32bit`` at each call where W is 32, or the calling kernel's template parameter that a
+  launch in the unit sets to 32 or to a non-literal. Quiet: a kernel launched only with another
+  literal width (``<..., 1>``), or not launched in the unit. Breaks on: a width handed through a
+  host constant the rule does not follow (``kernel<W_HOST>`` with ``const int W_HOST = 4``: named,
+  a false positive it accepts)."""
 
 from __future__ import annotations
 
@@ -114,3 +123,80 @@ def test_width_constant_in_a_live_branch_is_named(tmp_path: Path) -> None:
 def test_dead_width_rule_breaks_on_a_branch_the_build_decides(tmp_path: Path) -> None:
     # USE_OLD may be defined by -DUSE_OLD: the file does not decide it, the constants stay named
     assert widths(tmp_path, DEAD_WIDTH.replace("COND", "defined(USE_OLD)")) == [7, 8]
+
+
+SUBWARP = """#pragma once
+namespace utils {
+static __device__ __forceinline__ int lane_id()
+{
+    int id; asm("mov.u32 %0, %%laneid;" : "=r"(id)); return id;
+}
+static __device__ __forceinline__ int warp_id() { return threadIdx.x >> 5; }
+static __device__ __forceinline__ unsigned int ballot(int p) { return __ballot_sync(0xffffffff, p); }
+}
+template<int N> struct subwarp
+{
+    static __device__ __forceinline__ int sublane_id() { return threadIdx.x % N; }
+    static __device__ __forceinline__ unsigned int masked_ballot(int p) { return utils::ballot(p) & ((1u << N) - 1); }
+};
+template<> struct subwarp<32>
+{
+    static __device__ __forceinline__ int sublane_id() { return utils::lane_id(); }
+    static __device__ __forceinline__ unsigned int masked_ballot(int p) { return utils::ballot(p); }
+};
+"""
+
+COUNTS = """#include <subwarp.h>
+template< int CTA_SIZE, int WARP_SIZE >
+__global__ void count_kernel(const int *rows, int *out)
+{
+    const int lane_id = subwarp<WARP_SIZE>::sublane_id();
+    int n = __popc(subwarp<WARP_SIZE>::masked_ballot(rows[threadIdx.x] > 0));
+    if (lane_id == 0)
+        out[threadIdx.x / WARP_SIZE] = __shfl_sync(0xffffffff, n, 0, WARP_SIZE);
+}
+
+template< int NNZ >
+void count_step(const int *rows, int *out, int n)
+{
+    const int WARP_SIZE = NNZ;
+    count_kernel<256, WIDTH><<<n / 256, 256>>>(rows, out);
+}
+"""
+
+
+def subwarp_unit(tmp_path: Path, width: str) -> list[tuple[int, str]]:
+    (tmp_path / "include").mkdir(exist_ok=True)
+    (tmp_path / "include" / "subwarp.h").write_text(SUBWARP)
+    (tmp_path / "src").mkdir(exist_ok=True)
+    (tmp_path / "src" / "c.cu").write_text(COUNTS.replace("WIDTH", width))
+    return sorted((f.line, f.rule) for f in audit_paths([tmp_path / "src" / "c.cu"], jobs=1).findings
+                  if f.rule in ("warp-width-mixed", "ballot-32bit") and f.path.endswith("c.cu"))
+
+
+def test_specialisation_for_32_named_at_its_calls(tmp_path: Path) -> None:
+    assert subwarp_unit(tmp_path, "WARP_SIZE") == [(5, "warp-width-mixed"), (6, "ballot-32bit")]
+    assert subwarp_unit(tmp_path, "32") == [(5, "warp-width-mixed"), (6, "ballot-32bit")]
+
+
+def test_kernels_launched_narrow_or_not_at_all_are_quiet(tmp_path: Path) -> None:
+    assert subwarp_unit(tmp_path, "1") == []
+    (tmp_path / "include").mkdir(exist_ok=True)
+    (tmp_path / "include" / "subwarp.h").write_text(SUBWARP)
+    (tmp_path / "src").mkdir(exist_ok=True)
+    unlaunched = COUNTS.split("template< int NNZ >")[0]
+    (tmp_path / "src" / "c.cu").write_text(unlaunched)
+    found = [f for f in audit_paths([tmp_path / "src" / "c.cu"], jobs=1).findings
+             if f.rule in ("warp-width-mixed", "ballot-32bit")]
+    assert found == []
+
+
+def test_specialisation_rule_breaks_on_a_width_from_a_host_constant(tmp_path: Path) -> None:
+    text = COUNTS.replace("const int WARP_SIZE = NNZ;", "const int W_HOST = 4;")
+    (tmp_path / "include").mkdir(exist_ok=True)
+    (tmp_path / "include" / "subwarp.h").write_text(SUBWARP)
+    (tmp_path / "src").mkdir(exist_ok=True)
+    (tmp_path / "src" / "c.cu").write_text(text.replace("WIDTH", "W_HOST"))
+    found = sorted(f.line for f in audit_paths([tmp_path / "src" / "c.cu"], jobs=1).findings
+                   if f.rule in ("warp-width-mixed", "ballot-32bit") and f.path.endswith("c.cu"))
+    assert found == [5, 6]  # W_HOST is 4: a false positive the rule accepts
