@@ -223,10 +223,12 @@ def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator
         yield _finding(m, path, hit.start(), "rocm7-removed", f"{hit.group()} was removed in ROCm 7.0",
                        f"use {curated.ROCM7_REMOVED[hit.group()]}; see {curated.ROCM7_CHANGES}")
     if "warpSize" in code:
-        own = _OWN_WARPSIZE.search(code)
+        own: re.Match[str] | None | bool = False  # searched at the first use (most files have none)
         for hit in _warpsize_constant_uses(code):
             at = code.index("warpSize", hit.start())
-            if code[:at].rstrip().endswith("::") or own is not None and own.start() < at:
+            if own is False:
+                own = _OWN_WARPSIZE.search(code)
+            if code[:at].rstrip().endswith("::") or isinstance(own, re.Match) and own.start() < at:
                 continue  # a project's own `constexpr int warpSize = 32` (or ns::warpSize), not HIP's
             yield _finding(m, path, at, "warpsize-not-constexpr",
                            "warpSize used where a compile-time constant is needed; it is not constexpr since ROCm 7.0",
@@ -532,7 +534,7 @@ def _helper_calls(wm: model.WarpModel, path: str, raw: str) -> list[warp.Hit]:
     found = list(layouts.helper_lanes(wm, texts))
     lanes, warps = layouts.lane_helper_pair(texts)
     found += wrappers.wrapper_calls(wm, texts, bool(warps))
-    if lanes or "__ballot" in raw or any("__ballot" in t for t in texts):  # else nothing to forward to
+    if lanes or wrappers.has_ballot(texts):  # else nothing to forward to
         found += specialised.forwarded_calls(wm, texts, lanes, warps, wrappers.wrapper_names(texts)[0])
     for at, rule, *_ in found:
         s = wm.at(at)

@@ -208,12 +208,6 @@ def hardware_lanes(model: WarpModel, raw: str) -> Iterator[Hit]:
                    f"{warp.EMULATE}", m.group(2))
 
 
-# a helper returning the hardware lane without PTX: `int lane() { return threadIdx.x & (warpSize - 1); }`
-_MASKED_LANE_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s*\(?\s*threadIdx\.x\s*"
-                             r"(?:&\s*\(\s*warpSize\s*-\s*1\s*\)|%\s*warpSize\b)\s*\)?\s*;\s*\}")
-# a helper returning a warp index of 32 lanes: `int warp_id() { return threadIdx.x >> 5; }` (or `/ 32`)
-_WARP32_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s*\(?\s*threadIdx\.x\s*"
-                        r"(?:>>\s*5|/\s*32)\s*\)?\s*;\s*\}")
 
 
 def definition(code: str, at: int) -> bool:
@@ -250,12 +244,20 @@ def _helpers_in(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """(hardware-lane helpers, 32-lane warp helpers) defined in one text (cached: a header is
     read by every file that includes it)."""
     lanes = near(_LANEID_FN, text, "laneid") if "laneid" in text else set()
+    warps: set[str] = set()
     if "threadIdx" in text:
-        lanes |= near(_MASKED_LANE_FN, text, "threadIdx")
-        warps = near(_WARP32_FN, text, "threadIdx")
-    else:
-        warps = set()
+        for m in _THREAD_HELPER_BODY.finditer(text):  # opens with `{`: the engine skips to each brace
+            head = _HELPER_HEAD.search(text, max(0, m.start() - 300), m.start())
+            if head is not None:
+                (lanes if m.group(1) else warps).add(head.group(1))
     return frozenset(lanes), frozenset(warps)
+
+
+# the two helpers above read from their body back to their name: `{ return threadIdx.x & (warpSize - 1); }`
+# (group 1: the hardware lane) or `{ return threadIdx.x >> 5; }` (a warp of 32), then `name()` before it
+_THREAD_HELPER_BODY = re.compile(r"\{\s*return\s*\(?\s*threadIdx\.x\s*(?:(&\s*\(\s*warpSize\s*-\s*1\s*\)|"
+                                 r"%\s*warpSize\b)|>>\s*5|/\s*32)\s*\)?\s*;\s*\}")
+_HELPER_HEAD = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\Z")
 
 
 def lane_helper_pair(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:

@@ -24,7 +24,9 @@ from functools import lru_cache
 from . import warp
 from .model import Hit, WarpModel, launch_sites
 
-_SPEC32 = re.compile(r"\btemplate\s*<\s*>\s*struct\s+([A-Za-z_]\w*)\s*<\s*32[uU]?\s*>\s*\{")
+# opens with its literal word (the engine then jumps to each "template"; a leading \b would be tried
+# at every offset of every text); the word's left edge is checked by hand
+_SPEC32 = re.compile(r"template\s*<\s*>\s*struct\s+([A-Za-z_]\w*)\s*<\s*32[uU]?\s*>\s*\{")
 _FORWARD = re.compile(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*(?:const\s*)?\{\s*return\s+((?:[A-Za-z_]\w*\s*::\s*)*)"
                       r"([A-Za-z_]\w*)\s*\([^;{}]*\)\s*;\s*\}")
 _TEMPLATE_HEAD = re.compile(r"template\s*<([^<>]*(?:<[^<>]*>[^<>]*)*)>\s*(?:__\w+__\s*)*[^;{}()]*?\Z")
@@ -38,6 +40,8 @@ def _forwarders_in(text: str) -> tuple[tuple[str, str, str], ...]:
         return ()
     out: list[tuple[str, str, str]] = []
     for spec in _SPEC32.finditer(text):
+        if spec.start() and (text[spec.start() - 1].isalnum() or text[spec.start() - 1] == "_"):
+            continue  # inside a longer word (`my_template<>`)
         body = _braced(text, spec.end() - 1)
         out += [(spec.group(1), m.group(1), m.group(3)) for m in _FORWARD.finditer(body)]
     return tuple(out)
