@@ -59,11 +59,12 @@ def _at_line_start(pattern: re.Pattern[str], code: str) -> Iterator[tuple[int, r
         pos = m.start()
         yield line, m
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)
 def _directives(code: str) -> tuple[tuple[int, re.Match[str]], ...]:
-    """_at_line_start(_DIRECTIVE, code), kept for the last text: regions, feature_ranges and
-    never_compiled each walk the same file's conditionals (one scan instead of three; a str keeps
-    its hash, and the same object compares equal at once)."""
+    """_at_line_start(_DIRECTIVE, code), kept for the last few texts: regions, feature_ranges,
+    never_compiled and dead_by_file each walk the same file's conditionals, with headers read in
+    between (one scan instead of several; a str keeps its hash, and the same object compares equal
+    at once)."""
     return tuple(_at_line_start(_DIRECTIVE, code))
 
 
