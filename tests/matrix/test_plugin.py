@@ -182,13 +182,37 @@ def test_crashed_worker_marks_the_run_incomplete(project):
     assert crash.find("failure") is not None or crash.find("error") is not None
 
 
-def test_leftover_processes_fail_the_run_and_are_killed(project, tmp_path):
-    pidfile = tmp_path / "leak.pid"
+def _leaking_run(project, pidfile, seconds: str, report: str, *args: str):
+    """Run a one-test project whose test leaves ``sleep SECONDS`` running in its own session.
+    When the run reports nothing and the sleep is already gone, something outside the run
+    killed it before the session-end check (CI saw it twice under load; which process sent the
+    signal was not found: the soak's reap of reused pids was one, fixed in 8b0b7f2): the premise
+    is void, so run it again, at most three times. A run that misses a live leftover, or kills one without saying so every
+    time, still fails."""
     project.write("test_matrix/pack/test_leak.py",
                   "import subprocess\n\ndef test_leak():\n"
-                  "    p = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+                  f"    p = subprocess.Popen(['sleep', '{seconds}'], start_new_session=True)\n"
                   f"    open({str(pidfile)!r}, 'w').write(str(p.pid))\n")
-    run = project.run("test_matrix")
+    for _ in range(3):
+        pidfile.unlink(missing_ok=True)
+        run = project.run("test_matrix", *args)
+        if report in run.output or not pidfile.is_file() or _running(int(pidfile.read_text())):
+            return run
+        print(f"the leaked sleep {pidfile.read_text()} died before the session-end check: run again")
+    return run
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_leftover_processes_fail_the_run_and_are_killed(project, tmp_path):
+    pidfile = tmp_path / "leak.pid"
+    run = _leaking_run(project, pidfile, "300", "session-end process check")
     assert run.returncode == 1, run.output
     assert "session-end process check" in run.output and "sleep 300" in run.output
     import os
@@ -207,11 +231,7 @@ def test_an_upstream_suites_leftover_processes_are_killed_and_reported_not_faile
     """Monarch's own tests leave ProcessJob hosts running; in a suite run they are killed and
     named, and the verdict stays the tests'."""
     pidfile = tmp_path / "leak.pid"
-    project.write("test_matrix/pack/test_leak.py",
-                  "import subprocess\n\ndef test_leak():\n"
-                  "    p = subprocess.Popen(['sleep', '301'], start_new_session=True)\n"
-                  f"    open({str(pidfile)!r}, 'w').write(str(p.pid))\n")
-    run = project.run("test_matrix", "--port-suite=d")
+    run = _leaking_run(project, pidfile, "301", "the suite's tests left", "--port-suite=d")
     assert run.returncode == 0, run.output
     assert "the suite's tests left 1 process(es)" in run.output and "sleep 301" in run.output
     pid = int(pidfile.read_text())
