@@ -126,6 +126,38 @@ Usage: `--sixth DIR --exclude-blobs FILE --static --json SCAN` scans every candi
 `--scan SCAN` the programs keep the -I lists SCAN resolved, so `--static --scan SCAN` scans the
 same programs with today's emulator, and `--scan SCAN --samples-common DIR --nvcc-cache FILE
 [--list]` makes the selection (b) and runs it.
+
+--seventh DIR takes the seventh suite: the sixth's design (same candidate rule, include
+resolution, copy rule, strata, (a) and (b), same options), another population, salt "seventh:".
+Its rule, written and committed (2026-12-07 20:35 UTC) before any repository was searched for it
+and before any of its programs ran:
+Search. The stored index's find_repos for each of these name fragments, in this order (three
+kinds of public CUDA code, interleaved: course labs and homework, implementations of one kernel
+family, personal study repositories; no fragment of an earlier suite): "cuda-homework",
+"prefix-sum", "cuda-study", "cuda-lab", "flash-attention", "cuda-demo", "cuda-assignment",
+"layernorm", "cuda-code", "gpu-computing", "histogram", "cuda-playground", "hpc-course",
+"radix-sort", "cuda-basics", "parallel-programming", "matmul", "cuda-intro", "warp-shuffle",
+"nbody", "gemm", "stencil". Drop every repository used here before: named in README.md, docs/,
+tests/audit/ or bench/ (as owner/name or owner+name, case-insensitive) or mirrored under
+/work/.mirror before this search (295 repositories, the sixth suite's 200 tries among them; the
+list of 296 entries with the mirror's fetch.sh has sha256 faef4553...). Order each fragment's
+remaining repositories by the index's file_versions, most first (ties by name as Python sorts
+strings), and take them round-robin: the first fragment's first, the second fragment's first,
+..., then each fragment's second, and so on (a repository already taken under an earlier fragment
+is skipped). Fetch each in that order and keep it when its snapshot holds at least two candidates
+after the copy rule; stop as soon as the kept repositories hold at least 400 candidates, at least
+60 of the warp stratum by the teaching rule's text reach, and at least ten repositories are kept,
+or after 160 repositories were tried (one with no snapshot counts as tried).
+Candidates, copies, strata and (a): the sixth suite's rule, word for word, with the blob list of
+the 295 repositories mirrored before this search (--exclude-blobs: `git ls-tree -r HEAD`'s .cu/.cuh
+blobs, 9,256 hashes, sha256 20e823a9...).
+(b) Verdicts, conditional on (a): from each stratum, walk the candidates in the order of
+sha256("seventh:" + name) and take one when the saved refusal scan (--scan, the code at the time
+the selection is made, its commit recorded) refuses nothing in it and `nvcc -arch=sm_80 -c MAIN`
+(CUDA 13.0, the program's -I/-D flags, then cuda-samples c94ff366's Common/; 180 s) succeeds; stop
+at 20. Each runs once with no arguments in its own directory, timeout 120 s, both widths in
+parallel; tune/eval by the parity rule. The selection is committed (names only) before any of
+the 40 runs. SEVENTH_REPOS holds the kept repositories and docs/emulate.md their commits.
 """
 
 from __future__ import annotations
