@@ -93,3 +93,16 @@ def test_the_selection_takes_scan_passing_compiling_programs_in_hash_order(tmp_p
         assert [p.name for p in chosen if p.stratum == stratum] == sorted(eligible[:2])
     assert not {"r/1.cu", "r/2.cu"} & set(asked)  # refused by the scan: never compiled
     assert corpus.sixth_select(progs, scan, 2, cache, lambda p: pytest.fail("cached")) == chosen
+
+
+def test_a_later_suite_of_the_same_design_orders_by_its_own_salt(tmp_path: Path) -> None:
+    """--seventh shares --sixth's selection; only the hash salt differs, and with 40 names the
+    two orders must disagree somewhere (else the salt would not be used)."""
+    progs = [corpus.Prog(f"r/{i}.cu", [tmp_path / f"{i}.cu"], tmp_path) for i in range(40)]
+    scan: dict[str, Any] = {"strata": {p.name: "plain" for p in progs}, "scan": {p.name: [] for p in progs}}
+    sixth = corpus.sixth_select(progs, scan, 5, {}, lambda p: True)
+    seventh = corpus.sixth_select(progs, scan, 5, {}, lambda p: True, corpus.SIXTH_DESIGN["seventh"][1])
+    by_salt = sorted((p.name for p in progs), key=lambda n: corpus._sixth_key(n, "seventh:"))[:5]
+    assert [p.name for p in seventh] == sorted(by_salt)
+    assert {p.name for p in seventh} != {p.name for p in sixth}
+    assert corpus.SIXTH_DESIGN["sixth"] == (corpus.SIXTH_REPOS, "sixth:")
