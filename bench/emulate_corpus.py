@@ -167,8 +167,10 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -340,6 +342,102 @@ def teaching_candidates(root: Path, repos: tuple[str, ...] = TEACHING_REPOS) -> 
             prog.stratum = "warp" if warp else "plain"
             found.append(prog)
     return found
+
+
+# The link rule (sixth suite's rerun on): a program's sources are its main file and, found by
+# what they define, the files that define a function it declares and does not define.
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+# a brace whose block still counts as file scope: extern "C" { }, namespace { }, class bodies
+# (a member declared there is defined as Class::name( at file scope elsewhere)
+_TRANSPARENT = re.compile(r'(?:extern\s*""|namespace(?:\s+[\w:]+)?|(?:class|struct|union)\s+\w[\w:<>, ]*'
+                          r'(?:\s*:[^{;()]*)?)\s*$')
+_FUNCTION = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^;{}]*)\)\s*(?:const\s*)?(?:noexcept\s*)?(?:->\s*[\w:<>*& ]+)?([;{])")
+_NOT_FUNCTIONS = {"if", "while", "for", "switch", "return", "sizeof", "defined", "decltype", "alignof", "static_assert",
+                  "__attribute__", "__declspec", "main"}
+
+
+def _file_scope(text: str) -> str:
+    """``text`` without comments and literals, the insides of function bodies blanked (a call
+    inside a body is no declaration); braces kept."""
+    code = _COMMENT_OR_STRING.sub(lambda m: '""' if m.group(0).startswith('"') else " ", text)
+    out: list[str] = []
+    stack: list[bool] = []  # stack: True for a block that still counts as file scope
+    for i, ch in enumerate(code):
+        deep = not all(stack)
+        if ch == "{":
+            stack.append(not deep and bool(_TRANSPARENT.search(code[max(0, i - 200):i])))
+            out.append("{" if not deep else " ")
+        elif ch == "}":
+            if stack:
+                stack.pop()
+            out.append("}" if all(stack) else " ")
+        else:
+            out.append(ch if not deep or ch == "\n" else " ")
+    return "".join(out)
+
+
+def declared_and_defined(path: Path) -> tuple[set[str], set[str]]:
+    """The function names a file declares (a prototype ending in ;) and defines (a body) at file
+    scope or in a class body."""
+    declared: set[str] = set()
+    defined: set[str] = set()
+    for m in _FUNCTION.finditer(_file_scope(path.read_text(errors="replace"))):
+        name = m.group(1)
+        if name in _NOT_FUNCTIONS or name.isupper():  # macros called at file scope (DEFINE_X(...);)
+            continue
+        (defined if m.group(3) == "{" else declared).add(name)
+    return declared, defined
+
+
+def link_sources(p: Prog, top: Path, rounds: int = 8) -> list[Path]:
+    """The link rule: to the program's main file, add the main-less source files of its repository
+    (.cu .cpp .cc .cxx .c) that define a function the program's files (sources and the headers
+    they reach by #include "...") declare and do not define; of several files defining one, the
+    nearest to the main file (most leading directories shared) when it is the only one that near,
+    else none (two variants of one function are not guessed). Repeats with the added files (at
+    most ``rounds``). Replaces the directory rule, which compiled every main-less sibling (a
+    truncated variant broke its neighbours) and missed definitions in other directories."""
+    main = p.sources[0].resolve()
+    index = _definitions(top.resolve())
+    sources = [main]
+    for _ in range(rounds):
+        seen: set[Path] = set()
+        for s in sources:
+            _reached(s, p.include_dirs, seen)
+        declared: set[str] = set()
+        defined: set[str] = set()
+        for f in seen:
+            d, e = declared_and_defined(f)
+            declared |= d
+            defined |= e
+        added = {f for name in sorted(declared - defined) for f in _nearest(index.get(name, []), main)
+                 if f != main} - set(sources)
+        if not added:
+            break
+        sources += sorted(added)
+    return sources
+
+
+@functools.lru_cache(maxsize=8)
+def _definitions(top: Path) -> dict[str, list[Path]]:
+    """Function name -> the main-less source files of ``top`` that define it."""
+    index: dict[str, list[Path]] = collections.defaultdict(list)
+    for f in sorted(top.rglob("*")):
+        if f.suffix in _SOURCE_SUFFIXES and f.is_file() and not _MAIN.search(f.read_text(errors="replace")):
+            for name in declared_and_defined(f)[1]:
+                index[name].append(f.resolve())
+    return index
+
+
+def _nearest(files: list[Path], main: Path) -> list[Path]:
+    """The one file sharing the most leading directories with ``main``, or none when two tie."""
+    if not files:
+        return []
+    shared = {f: len(os.path.commonpath([f, main]).split(os.sep)) for f in files}
+    best = max(shared.values())
+    top = [f for f, n in shared.items() if n == best]
+    return top if len(top) == 1 else []
 
 
 def git_blob(path: Path) -> str:
@@ -653,6 +751,9 @@ def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser, suite: str = "
         tmp.write_text(json.dumps(nvcc, indent=1))
         tmp.replace(args.nvcc_cache)
     print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in chosen))
+    if args.program_rule == "link":  # strata and selection stay the directory rule's (committed before the run)
+        for p in chosen:
+            p.sources = link_sources(p, root / p.name.split("/", 1)[0])
     return None if args.list else chosen
 
 
@@ -675,6 +776,9 @@ def main() -> int:
                     help="--sixth: cuda-samples' Common/ directory, the last -I of the nvcc check")
     ap.add_argument("--nvcc-cache", type=Path, help="--sixth: JSON of the nvcc check's answers, read and updated")
     ap.add_argument("--list", action="store_true", help="--sixth: print the selection and stop")
+    ap.add_argument("--program-rule", choices=("directory", "link"), default="directory",
+                    help="--sixth: a program's other sources: every main-less .cu/.cpp of its directory (the "
+                         "rule of the one run), or the files defining what it declares (link_sources)")
     ap.add_argument("--per-stratum", type=int, default=20)
     ap.add_argument("--half", choices=("tune", "eval", "all"), default="all")
     ap.add_argument("--only", action="append", default=[], help="program names (repeatable)")

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .tokenize import brace_end
+
 NEUTRAL, HIP, CUDA = 0, 1, 2
 
 # starts at '#' (a literal the regex engine can skip to); "only indentation before it" is checked by hand
@@ -57,11 +59,12 @@ def _at_line_start(pattern: re.Pattern[str], code: str) -> Iterator[tuple[int, r
         pos = m.start()
         yield line, m
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)
 def _directives(code: str) -> tuple[tuple[int, re.Match[str]], ...]:
-    """_at_line_start(_DIRECTIVE, code), kept for the last text: regions, feature_ranges and
-    never_compiled each walk the same file's conditionals (one scan instead of three; a str keeps
-    its hash, and the same object compares equal at once)."""
+    """_at_line_start(_DIRECTIVE, code), kept for the last few texts: regions, feature_ranges,
+    never_compiled and dead_by_file each walk the same file's conditionals, with headers read in
+    between (one scan instead of several; a str keeps its hash, and the same object compares equal
+    at once)."""
     return tuple(_at_line_start(_DIRECTIVE, code))
 
 
@@ -256,16 +259,7 @@ def _item_end(code: str, at: int) -> int:
     brace = code.find("{", at)
     if brace < 0 or (0 <= semi < brace):
         return semi if semi >= 0 else len(code)
-    depth = 0
-    for i in range(brace, len(code)):
-        c = code[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return len(code)
+    return brace_end(code, brace, len(code))
 
 
 def hip_file(includes: list[str]) -> bool:

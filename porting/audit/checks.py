@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..rocm_libraries import family_of
-from . import branches, curated, includes, layouts, model, warp, wrappers
+from . import branches, curated, includes, layouts, model, specialised, warp, wrappers
 from .findings import Finding, snippet_at
 from .mask import Masked
 from .rules import RULES
@@ -160,7 +160,10 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
         if (f.line, f.rule) not in seen:  # one finding per rule per line
             seen.add((f.line, f.rule))
             yield f
-    facts.pending = [f for f in facts.pending if side[f.line] == branches.NEUTRAL]
+    if facts.pending:  # a constant in `#if 0` / `#elif 0` is dead like any finding there (Bonsai)
+        dead = dead if dead is not None else branches.dead_by_file(m.code)
+        facts.pending = [f for f in facts.pending if side[f.line] == branches.NEUTRAL
+                         and not (f.line < len(dead) and dead[f.line])]
 
 
 def _check_c(m: Masked, path: str, sets: SymbolSets, facts: FileFacts,
@@ -220,10 +223,12 @@ def _rocm7(m: Masked, path: str, code: str, table, sets: SymbolSets) -> Iterator
         yield _finding(m, path, hit.start(), "rocm7-removed", f"{hit.group()} was removed in ROCm 7.0",
                        f"use {curated.ROCM7_REMOVED[hit.group()]}; see {curated.ROCM7_CHANGES}")
     if "warpSize" in code:
-        own = _OWN_WARPSIZE.search(code)
+        own: re.Match[str] | None | bool = False  # searched at the first use (most files have none)
         for hit in _warpsize_constant_uses(code):
             at = code.index("warpSize", hit.start())
-            if code[:at].rstrip().endswith("::") or own is not None and own.start() < at:
+            if own is False:
+                own = _OWN_WARPSIZE.search(code)
+            if code[:at].rstrip().endswith("::") or isinstance(own, re.Match) and own.start() < at:
                 continue  # a project's own `constexpr int warpSize = 32` (or ns::warpSize), not HIP's
             yield _finding(m, path, at, "warpsize-not-constexpr",
                            "warpSize used where a compile-time constant is needed; it is not constexpr since ROCm 7.0",
@@ -527,7 +532,10 @@ def _helper_calls(wm: model.WarpModel, path: str, raw: str) -> list[warp.Hit]:
     # only, so the other rules' units stay the quoted closure they were tuned on
     texts = (raw, *map(includes.read, includes.closure(path, raw, angled=True)))
     found = list(layouts.helper_lanes(wm, texts))
-    found += wrappers.wrapper_calls(wm, texts, bool(layouts.lane_helper_pair(texts)[1]))
+    lanes, warps = layouts.lane_helper_pair(texts)
+    found += wrappers.wrapper_calls(wm, texts, bool(warps))
+    if lanes or wrappers.has_ballot(texts):  # else nothing to forward to
+        found += specialised.forwarded_calls(wm, texts, lanes, warps, wrappers.wrapper_names(texts)[0])
     for at, rule, *_ in found:
         s = wm.at(at)
         if rule == "warp-width-mixed":

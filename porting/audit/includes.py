@@ -102,6 +102,8 @@ def closure(path: str, text: str, angled: bool = False) -> tuple[str, ...]:
 def _includes_of(path: str, body: str, angled: bool) -> Iterator[str | None]:
     """The files ``path``'s quoted includes (and angled project includes when ``angled``) resolve
     to (None: not found), in include order."""
+    if not angled and '"' not in body:
+        return  # no quoted include (most headers of a system-style tree): no line to read
     for name, quoted in _include_lines(body):
         if quoted:
             yield resolve(path, name)

@@ -208,12 +208,6 @@ def hardware_lanes(model: WarpModel, raw: str) -> Iterator[Hit]:
                    f"{warp.EMULATE}", m.group(2))
 
 
-# a helper returning the hardware lane without PTX: `int lane() { return threadIdx.x & (warpSize - 1); }`
-_MASKED_LANE_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s*\(?\s*threadIdx\.x\s*"
-                             r"(?:&\s*\(\s*warpSize\s*-\s*1\s*\)|%\s*warpSize\b)\s*\)?\s*;\s*\}")
-# a helper returning a warp index of 32 lanes: `int warp_id() { return threadIdx.x >> 5; }` (or `/ 32`)
-_WARP32_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s*\(?\s*threadIdx\.x\s*"
-                        r"(?:>>\s*5|/\s*32)\s*\)?\s*;\s*\}")
 
 
 def definition(code: str, at: int) -> bool:
@@ -250,12 +244,20 @@ def _helpers_in(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """(hardware-lane helpers, 32-lane warp helpers) defined in one text (cached: a header is
     read by every file that includes it)."""
     lanes = near(_LANEID_FN, text, "laneid") if "laneid" in text else set()
+    warps: set[str] = set()
     if "threadIdx" in text:
-        lanes |= near(_MASKED_LANE_FN, text, "threadIdx")
-        warps = near(_WARP32_FN, text, "threadIdx")
-    else:
-        warps = set()
+        for m in _THREAD_HELPER_BODY.finditer(text):  # opens with `{`: the engine skips to each brace
+            head = _HELPER_HEAD.search(text, max(0, m.start() - 300), m.start())
+            if head is not None:
+                (lanes if m.group(1) else warps).add(head.group(1))
     return frozenset(lanes), frozenset(warps)
+
+
+# the two helpers above read from their body back to their name: `{ return threadIdx.x & (warpSize - 1); }`
+# (group 1: the hardware lane) or `{ return threadIdx.x >> 5; }` (a warp of 32), then `name()` before it
+_THREAD_HELPER_BODY = re.compile(r"\{\s*return\s*\(?\s*threadIdx\.x\s*(?:(&\s*\(\s*warpSize\s*-\s*1\s*\)|"
+                                 r"%\s*warpSize\b)|>>\s*5|/\s*32)\s*\)?\s*;\s*\}")
+_HELPER_HEAD = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\Z")
 
 
 def lane_helper_pair(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
@@ -297,41 +299,85 @@ def helper_lanes(model: WarpModel, texts: Sequence[str]) -> Iterator[Hit]:
                f"(threadIdx.x / warpSize) with per-warp data sized by warpSize; {warp.EMULATE}", m.group(2))
 
 
-# `dim3 block(32, rows)` / `dim3 block{32, rows}` / `dim3(32, rows)`: a 2-D block 32 threads wide in x
-_BLOCK32_DEF = r"\bdim3\s+{name}\s*[({{]\s*32[uU]?\s*,"
+# `dim3 block(32, rows)` / `dim3 block{32, rows}` / `dim3(32, rows)`: a 2-D block 32 threads wide in x;
+# the name may be a later declarator of the statement (`dim3 grid(n), block(32, rows);`)
+_BLOCK32_DEF = r"(?<![\w.]){name}\s*(?:[({{]|=\s*dim3\s*[({{])\s*32[uU]?\s*,"
 _BLOCK32_INLINE = re.compile(r"\A\s*dim3\s*[({]\s*32[uU]?\s*,")
-# a thread's loop over a row by the hardware width: `for (int c = threadIdx.x; ...; c += warpSize)`
-_STRIDE_WS = re.compile(r"\bfor\s*\(\s*(?:[\w:]+\s+)?([A-Za-z_]\w*)\s*=\s*threadIdx\.x\b[^;]*;[^;]*;"
-                        r"\s*\1\s*\+=\s*warpSize\b")
+# a copy of the thread's x index (`int warp_tid = threadIdx.x;`): in rows of 32 threads, the lane in its row
+_X_COPY = re.compile(r"(?<![\w.])(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|unsigned|uint32_t|size_t|auto)\s+"
+                     r"([A-Za-z_]\w*)\s*=\s*\(?\s*(?:int\s*\)\s*)?threadIdx\.x\s*;")
+# a thread's loop over a row by the hardware width: `for (int c = X; ...; c += warpSize)` (X: threadIdx.x
+# or a copy of it), and the same walk unrolled: `int c = X + warpSize * i` / `X + i * warpSize`
+_STRIDE_WS = r"\bfor\s*\(\s*(?:[\w:]+\s+)?([A-Za-z_]\w*)\s*=\s*{x}[^;]*;[^;]*;\s*\1\s*\+=\s*warpSize\b"
+_UNROLLED_WS = (r"(?<![\w.])([A-Za-z_]\w*)\s*=\s*{x}\s*\+\s*(?:warpSize\s*\*\s*[A-Za-z_]\w*|"
+                r"[A-Za-z_]\w*\s*\*\s*warpSize)\b\s*;")
+
+
+def _row_walks(code: str, lo: int, hi: int) -> Iterator[tuple[int, str]]:
+    """(offset, variable) of each walk over a row by warpSize from the thread's x index in
+    code[lo:hi]: the index itself or a local copy of it."""
+    xs = ["threadIdx\\.x\\b", *(re.escape(m.group(1)) + r"\b" for m in _X_COPY.finditer(code, lo, hi))]
+    x = "(?:" + "|".join(xs) + ")"
+    for pattern in (_STRIDE_WS, _UNROLLED_WS):
+        for m in re.finditer(pattern.format(x=x), code[lo:hi]):
+            yield lo + m.start(), m.group(1)
 
 
 def half_wave_blocks(model: WarpModel) -> Iterator[Hit]:
-    """launch-warp32 at each ``warpSize`` stride over ``threadIdx.x`` in a kernel that this unit's
-    host launches with blocks 32 threads wide in x (``dim3 block(32, rows)``, one row per 32
-    threads): on a 64-lane gfx942/gfx950 wavefront warpSize is 64 while a row still has 32
-    threads, so each thread skips every other 32 columns and half of each row is never touched."""
+    """launch-warp32 at each ``warpSize`` stride over ``threadIdx.x`` (or a local copy of it) in a
+    kernel that this unit's host launches with blocks 32 threads wide in x (``dim3 block(32,
+    rows)``, one row per 32 threads; the launch may sit in a macro the launching function expands):
+    on a 64-lane gfx942/gfx950 wavefront warpSize is 64 while a row still has 32 threads, so each
+    thread skips every other 32 columns and half of each row is never touched."""
     code = model.code
     if "<<<" not in code or "warpSize" not in code or "dim3" not in code:
         return
+    done: set[str] = set()
     for start, name, args in launch_sites(model):
         kernel = model.by_name.get(name)
         parts = warp.split_args(args)
-        if kernel is None or len(parts) < 2 or not _block_32_wide(code, parts[1], model.at(start).lo, start):
+        if kernel is None or name in done or len(parts) < 2 or not _block_32_wide(model, parts[1], start):
             continue
-        for m in _STRIDE_WS.finditer(code, max(kernel.body, kernel.lo), kernel.hi):
-            yield (m.start(), "launch-warp32", f"{name} strides '{m.group(1)} += warpSize' over threadIdx.x, but "
+        done.add(name)  # one launch in rows of 32 is enough: each stride is named once
+        for at, var in _row_walks(code, max(kernel.body, kernel.lo), kernel.hi):
+            yield (at, "launch-warp32", f"{name} strides '{var}' by warpSize over threadIdx.x, but "
                    f"this unit launches it with blocks 32 threads wide in x ({parts[1].strip()}): at 64 lanes "
                    "(gfx942/gfx950) each 32-thread row skips every other 32 columns, so half the row is never "
                    "computed", f"stride by blockDim.x (the row's threads), or launch 64-wide rows; {warp.EMULATE}",
                    name)
 
 
-def _block_32_wide(code: str, arg: str, lo: int, hi: int) -> bool:
+def _block_32_wide(model: WarpModel, arg: str, launch: int) -> bool:
     """Is the launch's block argument 32 threads wide in x: ``dim3(32, n)`` inline, or a ``dim3``
-    declared so earlier in the launching function?"""
+    declared so earlier in the launching function (for a launch inside a ``#define``: in a
+    function that expands the macro)?"""
     if _BLOCK32_INLINE.search(arg):
         return True
     name = arg.strip()
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         return False
-    return re.search(_BLOCK32_DEF.format(name=re.escape(name)), code[lo:hi]) is not None
+    code = model.code
+    decl = re.compile(_BLOCK32_DEF.format(name=re.escape(name)))
+    macro = _macro_at(code, launch)
+    spans = [(model.at(launch).lo, launch)] if macro is None else [
+        (model.at(m.start()).lo, m.start()) for m in re.finditer(r"(?<![\w.])" + re.escape(macro) + r"\s*\(", code)
+        if model.at(m.start()).body >= 0 and _macro_at(code, m.start()) is None]
+    return any(_dim3_statement(code, d.start()) for lo, hi in spans for d in decl.finditer(code, lo, hi))
+
+
+def _dim3_statement(code: str, at: int) -> bool:
+    """Does the declaration statement holding ``at`` begin with ``dim3`` (``dim3 a(..), b(..)``)?"""
+    begin = max(code.rfind(c, 0, at) for c in ";{}") + 1
+    return code[begin:at].lstrip().startswith("dim3")
+
+
+def _macro_at(code: str, at: int) -> str | None:
+    """The name of the ``#define`` whose (backslash-continued) body holds ``at``, else None."""
+    line = code.rfind("\n", 0, at) + 1
+    while True:
+        m = re.match(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", code[line:line + 200])
+        if m:
+            return m.group(1)
+        if line == 0 or code[line - 2:line - 1] != "\\":
+            return None
+        line = code.rfind("\n", 0, line - 1) + 1

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import warp
+from .tokenize import brace_end
 
 Hit = warp.Hit
 
@@ -754,7 +755,7 @@ def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
         if close < 0:
             return
         j = at - 1
-        while j >= 0 and code[j] in " \t\n":
+        while j >= 0 and code[j] in " \t\n\\":  # a backslash: the launch continues a #define's line
             j -= 1
         if j >= 0 and code[j] == ">":
             depth = 0
@@ -764,7 +765,7 @@ def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
                     break
                 j -= 1
             j -= 1
-            while j >= 0 and code[j] in " \t\n":
+            while j >= 0 and code[j] in " \t\n\\":
                 j -= 1
         end = j + 1
         while j >= 0 and (code[j].isalnum() or code[j] == "_"):
@@ -838,7 +839,7 @@ def _barrier_under_warp_test(model: WarpModel, s: Scope) -> bool:
             continue
         test = re.compile(r"\bif\s*\(\s*" + re.escape(w.group(1)) + r"\s*(?:[<>]=?|[!=]=)\s*[\w.]+\s*\)\s*\{")
         for m in test.finditer(code, w.end(), s.hi):
-            end = warp.brace_end(code, m.end() - 1, s.hi)
+            end = brace_end(code, m.end() - 1, s.hi)
             if "__syncthreads" in code[m.end():end]:
                 return True
     return False
@@ -1188,7 +1189,7 @@ def _forwarded_to_calls(model: WarpModel, s: Scope, src: str) -> bool:
     code = model.code
     if not s.name or s.src or s.body < 0 or src.strip() not in _param_names(code, s):
         return False
-    body = code[s.body + 1:warp.brace_end(code, s.body, s.hi)].strip()
+    body = code[s.body + 1:brace_end(code, s.body, s.hi)].strip()
     if not body.startswith("return") or body.count(";") != 1 or s.name not in shuffle_wrappers(model):
         return False
     return any(c is not s and c.name and s.name in model.calls_of(c) for c in model.scopes)

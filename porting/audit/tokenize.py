@@ -169,3 +169,14 @@ def tokenize(text: str, lang: str = "c") -> Iterator[Token]:
             line += tok_text.count("\n")
             line_start = start + tok_text.rfind("\n") + 1
         pos = end
+
+
+def brace_end(code: str, brace: int, hi: int) -> int:
+    """In code whose comments and strings are blanked: the index of the `}` that closes the `{` at
+    ``brace``, searched below ``hi``; ``hi`` when it stays open there."""
+    depth = 0
+    for i in range(brace, hi):
+        depth += (code[i] == "{") - (code[i] == "}")
+        if depth == 0:
+            return i
+    return hi

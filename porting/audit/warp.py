@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
+from .tokenize import brace_end
+
 Hit = tuple[int, str, str, str, str]
 
 EMULATE = "confirm with `port emulate SOURCES --warp 32,64`"
@@ -614,17 +616,6 @@ def split_args(args: str) -> list[str]:
 
 
 _ARG_PUNCT = re.compile(r"[()\[\]{},]")
-
-
-def brace_end(code: str, brace: int, hi: int) -> int:
-    """The index of the `}` that closes the `{` at ``brace``, searched below ``hi``; ``hi`` when it
-    stays open there."""
-    depth = 0
-    for i in range(brace, hi):
-        depth += (code[i] == "{") - (code[i] == "}")
-        if depth == 0:
-            return i
-    return hi
 
 
 def shuffle_widths(code: str) -> Iterator[Hit]:

@@ -63,6 +63,19 @@ def _wrappers_in(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[s
     return frozenset(ballots), frozenset(masks), frozenset(shuffles)
 
 
+@lru_cache(maxsize=4096)
+def _words_in(text: str) -> tuple[bool, bool]:
+    """(a ballot, any warp intrinsic a wrapper is made of) in one text: asked of the same headers
+    by every file that reaches them (cached per text)."""
+    ballot = "__ballot" in text
+    return ballot, ballot or "lanemask" in text or "__shfl" in text
+
+
+def has_ballot(texts: Sequence[str]) -> bool:
+    """Does a text of the unit hold a ballot (the intrinsic every ballot wrapper wraps)?"""
+    return any(_words_in(t)[0] for t in texts)
+
+
 def wrapper_calls(model: WarpModel, texts: Sequence[str], warps32: bool) -> Iterator[Hit]:
     """ballot-32bit at calls of the 32-bit ballot and lanemask wrappers; shfl-fixed-lane at calls
     of a warpSize-wide shuffle wrapper with a fixed source lane, when the unit's warps are 32
@@ -70,12 +83,14 @@ def wrapper_calls(model: WarpModel, texts: Sequence[str], warps32: bool) -> Iter
     its warps in 32."""
     from .model import _counts_in_32
 
-    if not any("__ballot" in t or "lanemask" in t or "__shfl" in t for t in texts):
+    if not any(_words_in(t)[1] for t in texts):
         return
     ballots, masks, shuffles = wrapper_names(texts)
+    if not (ballots or masks or shuffles):
+        return
     code = model.code
     # every launch of the file runs at most 32 threads: no lane 32-63 to lose (round 7's rule)
-    one_warp = one_warp_file(model)
+    one_warp = one_warp_file(model) if ballots or masks else False
     for names, kind in ((ballots, "ballot"), (masks, "mask"), (shuffles, "shfl")):
         if not names:
             continue

@@ -77,6 +77,7 @@ class Result:
                 "launch_sites": self.launches,
                 "language": self.language, "warps": r.warps, "compare": r.compare, "masks": r.masks,
                 "default_masks": list(run.DEFAULT_MASKS) if r.default_masks else [],
+                "column_mask": r.default_masks,
                 "sandbox": "bwrap" if r.sandbox else "none",
                 "mask_faults": r.mask_faults, "sync": "strict" if r.strict_sync else "hardware",
                 "program_args": r.program_args,
@@ -130,7 +131,7 @@ def emulate(req: Request) -> Result:
     launch = run.Launch(req.program_args, "./" + req.sources[0].stem, tool_bwrap, env)
     runs = [_run_width(req, compiled[w], str(req.out_dir / "src"), launch, scanned.loaded) for w in req.warps]
     _raise_if_unrunnable(runs)
-    diffs = run.compare(runs, req.compare, masks)
+    diffs = run.compare(runs, req.compare, masks, tables=req.default_masks)
     return Result(req, runs, diffs, program.launches, program.files, program.language, time.monotonic() - began)
 
 

@@ -377,6 +377,15 @@ _NOT_DECLARED = re.compile(r"[‘'](\w+)[’'] (?:was not declared in this scope
 _NOT_IN_CUB = re.compile(r"[‘'](\w+)[’'] (?:is not a member of|in namespace) [‘'](cub|hipcub)[’']")
 _NO_HEADER = re.compile(r"fatal error: ([^:]+): No such file or directory")
 _GPU_NAME = re.compile(r"^(?:cuda|hip|cu|CU|nv|__)\w*")
+# a program's own CPU-only stand-in for CUDA (the CUDA Handbook's chCUDA.h under NO_CUDA: `typedef
+# int cudaError_t`, `static inline cudaError_t cudaMalloc(...)`) meeting the runtime's definitions
+_OWN_DEFINITION = re.compile(r"(?:conflicting declaration (?:of )?[‘'](?:typedef )?[^’']*?\b(\w+)(?:\(|[’'])"
+                             r"|redefinition of [‘'][^’'(]*?\b(\w+)(?:\(|[’'])"
+                             r"|[‘'](\w+)[’'] conflicts with a previous declaration)")
+OWN_STAND_IN = ("declares {name} itself, a CPU-only stand-in for CUDA (a book's helper header with a fallback "
+                "path for host files, as the CUDA Handbook's chCUDA.h under NO_CUDA; nvcc compiles a .cpp file "
+                "without CUDA's headers, port emulate compiles every file with its runtime, whose {name} it "
+                "meets): not emulated; docs/emulate.md")
 
 
 def explain_compile_error(stderr: str) -> str:
@@ -391,6 +400,10 @@ def explain_compile_error(stderr: str) -> str:
         m = _NOT_DECLARED.search(line)
         if m and _GPU_NAME.match(m.group(1)):
             return f"{_location(line)}uses {m.group(1)}, which port emulate's runtime does not provide"
+        m = _OWN_DEFINITION.search(line)
+        name = next((g for g in m.groups() if g), "") if m else ""
+        if name and _GPU_NAME.match(name):
+            return _location(line) + OWN_STAND_IN.format(name=name)
     for line in stderr.splitlines():
         if " error: " in line or line.startswith("error:"):
             return line.strip()

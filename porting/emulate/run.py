@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..process_group import spawn, stop_group
-from . import sandbox
+from . import columns, sandbox
 
 EXIT_FAULT = 3          # emu_internal.h: a kernel trapped (bad warp mask, __trap, ...)
 EXIT_UNSUPPORTED = 4    # emu_internal.h: the program needs something not emulated
@@ -223,12 +223,14 @@ class Difference:
         return f"{self.what}{' ' + self.where if self.where else ''}: {shown}"
 
 
-def compare(runs: list[Run], what: list[str], masks: list[re.Pattern[str]]) -> list[Difference]:
+def compare(runs: list[Run], what: list[str], masks: list[re.Pattern[str]],
+            tables: bool = False) -> list[Difference]:
     """The first difference of each compared item between the first run and every other; the
-    masked stdout lines are recorded on each run. A run that timed out is compared only on
+    masked stdout lines are recorded on each run (``tables``: the column-aware timing mask,
+    porting.emulate.columns, before ``masks``). A run that timed out is compared only on
     what is already certain (_partial_diff); with no such difference the caller calls the
     verdict inconclusive."""
-    texts = {id(r): _masked(r, masks) for r in runs}
+    texts = {id(r): _masked(r, masks, tables) for r in runs}
     diffs: list[Difference] = []
     base = runs[0]
     for other in runs[1:]:
@@ -280,9 +282,9 @@ def _status(run: Run) -> str:
     return f"exit {run.exit}" + (f" ({run.fault})" if run.fault else "")
 
 
-def _masked(run: Run, masks: list[re.Pattern[str]]) -> list[str]:
+def _masked(run: Run, masks: list[re.Pattern[str]], tables: bool = False) -> list[str]:
     original = run.stdout.splitlines()
-    lines = list(original)
+    lines = columns.mask_tables(original) if tables else list(original)
     for pattern in masks:
         lines = [pattern.sub("<masked>", line) for line in lines]
     run.masked = [(i + 1, o) for i, (o, m) in enumerate(zip(original, lines)) if o != m]

@@ -227,3 +227,41 @@ def test_anchored_matches_agree_with_finditer() -> None:
     for code in _texts(random.Random(2617), atoms, n=6000):
         assert [m.span() for m in warp.anchored_matches(model._CUB_WARP, code, "cub::Warp", model._cub_start)] == [
             m.span() for m in model._CUB_WARP.finditer(code)], repr(code)
+
+
+# round 12's helper patterns as they were (name first, run over the whole text); round 13 reads
+# from the body back to the name (layouts._helpers_in)
+_MASKED_LANE_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s*\(?\s*threadIdx\.x\s*"
+                             r"(?:&\s*\(\s*warpSize\s*-\s*1\s*\)|%\s*warpSize\b)\s*\)?\s*;\s*\}")
+_WARP32_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\{\s*return\s*\(?\s*threadIdx\.x\s*"
+                        r"(?:>>\s*5|/\s*32)\s*\)?\s*;\s*\}")
+
+
+def test_thread_helpers_found_from_their_bodies_as_by_the_whole_text_patterns() -> None:
+    from porting.audit import layouts
+
+    rng = random.Random(1326)
+    # helper definitions piece by piece, each piece sometimes dropped, doubled or replaced by noise
+    pieces = [["int ", "static int ", "9", ""], ["lane", "warp_id", "a_b", "x9"], [" (", "("], ["", "void", " void "],
+              [")", ") "], ["\n", " ", ""], ["{"], [" return ", "return"], ["(", ""], ["threadIdx.x", "threadIdx.y"],
+              [" & (warpSize - 1)", "&(warpSize-1)", " % warpSize", "% warpSizeX", " >> 5", ">>5", " / 32", " / 320"],
+              [")", ""], [";"], [" }", "}"]]
+    noise = ["(", ")", "{", "}", ";", " ", "x", "::"]
+    hits = 0
+    for _ in range(6000):
+        out = []
+        for _def in range(rng.randint(1, 3)):
+            for choices in pieces:
+                roll = rng.random()
+                piece = rng.choice(choices)
+                out.append("" if roll < 0.04 else piece * 2 if roll < 0.06 else rng.choice(noise) if roll < 0.09
+                           else piece)
+            out.append(rng.choice(["\n", " ", "", ";\n"]))
+        text = "".join(out)
+        lanes = set(_MASKED_LANE_FN.findall(text))
+        warps = set(_WARP32_FN.findall(text))
+        hits += bool(lanes or warps)
+        assert layouts._helpers_in(text) == (frozenset(lanes), frozenset(warps)), repr(text)
+    assert hits > 1000  # the texts do hold helpers: the comparison is not of empty sets
+    text = "int lane() { return threadIdx.x & (warpSize - 1); }\nint warp_id(void) { return (threadIdx.x >> 5); }"
+    assert layouts._helpers_in(text) == (frozenset({"lane"}), frozenset({"warp_id"}))

@@ -215,3 +215,62 @@ def test_a_program_that_returns_128_plus_n_itself_is_judged(emulate_program, tmp
     src.write_text("#include <cstdio>\nint main() { std::printf(\"done\\n\"); return 134; }\n")
     result = emulate_program(src)
     assert result.verdict == "same" and [r.exit for r in result.runs] == [134, 134]
+
+
+TIMING = Path(__file__).parent / "programs" / "timing"
+
+
+def test_a_timing_table_is_masked_by_column_and_judged_the_same(emulate_program):
+    """Bare timings under `time(ms)`/`GB/s` and under an "(all times in ms)" caption differ at
+    every run; the column-aware mask takes them, keeps the result column compared, and the
+    record lists the masked rows."""
+    result = emulate_program(TIMING / "table.cu", sandbox=False)
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    rows = dict(result.runs[0].masked)
+    assert rows[2].startswith("512\t171\t") and len(rows) == 5  # three table rows, two copy rows
+    assert result.to_json()["column_mask"] is True
+
+
+def test_a_result_column_beside_a_timing_column_still_diverges(emulate_program):
+    result = emulate_program(TIMING / "table.cu", defines=["ASSUME_32"], sandbox=False)
+    assert result.verdict == "diverged"
+    [diff] = result.differences
+    assert diff.where == "line 2" and diff.values == {32: "512\t171\t<masked>\t<masked>",
+                                                     64: "512\t85\t<masked>\t<masked>"}
+
+
+def test_without_default_masks_the_timing_table_diverges(emulate_program):
+    result = emulate_program(TIMING / "table.cu", default_masks=False, sandbox=False)
+    assert result.verdict == "diverged" and result.runs[0].masked == []
+    assert result.differences[0].where == "line 2" and result.to_json()["column_mask"] is False
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the fifth suite's cycle table: per-column units, the key columns stay
+    ("stride(KB) hops cyc/hop ns\n4 1000 123.4 56.7", "4 1000 <masked> <masked>"),
+    # the sixth suite's pinnedBandwidth: a caption names the unit of all columns but the key
+    ("x (all bandwidths in GB/s)\nDevice\tHtoD\tDtoH\n0\t12.34\t11.22", "0\t<masked>\t<masked>"),
+    ("| kernel | ms | GFLOP/s | max err |\n| naive | 1.2 | 33.0 | 0.25 |", "| naive | <masked> | <masked> | 0.25 |"),
+    ("n, time_ms, sum\n2, 0.7, 20", "2, <masked>, 20"),
+    # not tables: a label line of as many words, a header naming no unit, a column named "s"
+    ("Elapsed time: 5 ms\nResult: 42 ok 1", "Result: 42 ok 1"),
+    ("n  sum  err\n4  10  0.5", "4  10  0.5"),
+    ("a s sum\n1 2 3", "1 2 3"),
+])
+def test_the_column_mask_takes_timing_columns_only(text, expected):
+    from porting.emulate.columns import mask_tables
+
+    assert mask_tables(text.split("\n"))[-1] == expected
+
+
+def test_inputs_that_break_the_column_rule():
+    """What the rule cannot know, pinned so a change is seen: a column chosen by timing names no
+    unit (the sixth suite's globalRead: `maxThreads`, the fastest configuration) and stays
+    compared, a false divergence left to --mask; and a result column in a table whose caption
+    claims "all ... in ms" is masked with the timings (a real difference there is hidden, though
+    listed among the masked lines)."""
+    from porting.emulate.columns import mask_tables
+
+    assert mask_tables(["Unroll\t32\t64\tmaxBW\tmaxThreads", "1\t0.01\t0.02\t1.02\t512"])[1] == \
+        "1\t0.01\t0.02\t<masked>\t512"
+    assert mask_tables(["all times in ms", "n  ms  checksum", "4  0.5  99"])[2] == "4  <masked>  <masked>"

@@ -106,3 +106,57 @@ def test_a_later_suite_of_the_same_design_orders_by_its_own_salt(tmp_path: Path)
     assert [p.name for p in seventh] == sorted(by_salt)
     assert {p.name for p in seventh} != {p.name for p in sixth}
     assert corpus.SIXTH_DESIGN["sixth"] == (corpus.SIXTH_REPOS, "sixth:")
+
+
+def _linked(top: Path, rel: str, *incs: str) -> list[str]:
+    f = top / rel
+    p = corpus.Prog(f"repo/{rel}", [f], f.parent, [f.parent, *(top / i for i in incs)])
+    return [str(s.relative_to(top)) for s in corpus.link_sources(p, top)]
+
+
+def test_the_link_rule_adds_what_the_program_declares_wherever_it_is_defined(tmp_path: Path) -> None:
+    """The sixth suite's four wrongly built programs, reproduced: a truncated sibling variant
+    (ASpT's sspmm_128.cu) is not compiled with its neighbour; definitions under src/ of a
+    program in tests/ are found, through a header on the -I list; a header's own definitions
+    (datastructures/bcsr.cu) are found in a second round; a class member defined as
+    Class::name( counts."""
+    top = tmp_path / "repo"
+    _write(top, {
+        "spmm/dspmm_32.cu": '#include "common.h"\nint main() { return shared_inline(); }\n',
+        "spmm/common.h": "static inline int shared_inline() { return 0; }\n",
+        "spmm/sspmm_128.cu": '#include "common.h"\nvoid half_a_file() {\n  for (;;) {\n',  # cut off
+        "proj/include/kernels.h": "void gemm(float* a, int n);\nstruct Model { void step(); };\n",
+        "proj/src/kernels/gemm.cu": '#include "kernels.h"\n#include "tile.h"\n'
+                                    "void gemm(float* a, int n) { tile(a); }\n",
+        "proj/src/kernels/tile.h": "void tile(float* a);\n",
+        "proj/src/kernels/tile.cu": '#include "tile.h"\nvoid tile(float* a) { a[0] = 1; }\n',
+        "proj/src/model.cpp": '#include "kernels.h"\nvoid Model::step() { gemm(nullptr, 0); }\n',
+        "proj/tests/profile.cu": '#include "kernels.h"\nint main() { Model m; m.step(); }\n',
+        "proj/tests/other_test.cu": '#include "kernels.h"\nint main() { gemm(0, 0); }\n',
+    })
+    assert _linked(top, "spmm/dspmm_32.cu") == ["spmm/dspmm_32.cu"]
+    assert _linked(top, "proj/tests/profile.cu", "proj/include") == [
+        "proj/tests/profile.cu", "proj/src/kernels/gemm.cu", "proj/src/model.cpp", "proj/src/kernels/tile.cu"]
+
+
+def test_the_link_rule_takes_the_nearest_definition_and_no_tie(tmp_path: Path) -> None:
+    top = tmp_path / "repo"
+    _write(top, {
+        "a/main.cu": "void work();\nvoid other();\nint main() { work(); other(); }\n",
+        "a/work.cu": "void work() {}\n",
+        "old/work.cu": "void work() { /* an older copy, farther away */ }\n",
+        "v1/other.cu": "void other() {}\n", "v2/other.cu": "void other() {}\n",
+    })
+    assert _linked(top, "a/main.cu") == ["a/main.cu", "a/work.cu"]  # other(): two as near, none guessed
+
+
+def test_what_breaks_the_link_rule(tmp_path: Path) -> None:
+    """A function defined by a macro (DEFINE_KERNEL(scale)) or only ever called through a pointer
+    the program never declares is not seen: its file is not added, and the link fails, named."""
+    top = tmp_path / "repo"
+    _write(top, {
+        "p/main.cu": '#include "k.h"\nint main() { scale(); }\n',
+        "p/k.h": "void scale();\n#define DEFINE_KERNEL(n) void n() {}\n",
+        "p/k.cu": '#include "k.h"\nDEFINE_KERNEL(scale)\n',
+    })
+    assert _linked(top, "p/main.cu") == ["p/main.cu"]

@@ -58,3 +58,23 @@ def test_another_cpus_assembly_on_the_taken_branch_fails_the_build(emulate_progr
                    '  return (int)(t & 1);\n}\n')
     with pytest.raises(InputError, match="mrs"):
         emulate_program(src)
+
+
+FALLBACK = Path(__file__).parent / "programs" / "fallback"
+
+
+def test_a_helper_headers_cpu_stand_in_for_cuda_is_refused_by_name(emulate_program):
+    """The CUDA Handbook's chCUDA.h class: a host .cpp defines NO_CUDA and gets the header's own
+    `typedef int cudaError_t`; nvcc compiles that file without CUDA's headers, port emulate with
+    its runtime, so the refusal names the stand-in and why."""
+    from porting.errors import PortError
+
+    with pytest.raises(PortError, match=r"book\.h:\d+: declares cudaError_t itself, a CPU-only stand-in for CUDA"):
+        emulate_program(FALLBACK / "main.cu", FALLBACK / "host.cpp")
+
+
+def test_a_stand_in_of_declaration_specifiers_only_runs(emulate_program):
+    """What the refusal does not cover, since it compiles: stand-ins that are only the macros
+    `__global__`/`__host__`/`__device__`; judged on its results."""
+    result = emulate_program(FALLBACK / "main.cu", FALLBACK / "host.cpp", defines=["MACROS_ONLY"])
+    assert result.verdict == "same" and result.runs[0].stdout == "gpu 3067 cpu 3067\n"

@@ -332,3 +332,31 @@ def test_per_architecture_toolkit_headers_and_integer_dot_products(emulate_progr
         "dp2a lo -1 131071 hi 1 262145",
         "atomic 18",
     ]
+
+
+def test_globals_named_like_standard_algorithms_compile_with_using_namespace_std(emulate_program):
+    """The sixth suite's `__device__ unsigned int count` beside `using namespace std;`: nvcc's
+    headers bring no <algorithm>, and neither do the runtime's (emu_base.h)."""
+    result = emulate_program(RUNTIME / "std_names.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    assert result.runs[0].stdout == "lanes counted: 256, find[3] = 9, sort = 3\n"
+
+
+def test_a_32_lane_count_beside_std_named_globals_diverges(emulate_program):
+    result = emulate_program(RUNTIME / "std_names.cu", defines=["ASSUME_32"])
+    assert [r.stdout for r in result.runs] == ["lanes counted: 256, find[3] = 9, sort = 3\n",
+                                               "lanes counted: 128, find[3] = 9, sort = 3\n"]
+
+
+def test_a_global_named_like_a_container_helper_is_still_ambiguous(emulate_program, tmp_path):
+    """What the rule leaves: the runtime's own containers (<vector>, <string>, <unordered_map>,
+    <mutex>, std::function) still declare `size`, `data`, `empty`, `vector`, `string`,
+    `function`, `hash`, `less`... in std, which nvcc's headers do not; such a global with
+    `using namespace std;` does not compile (docs/emulate.md lists the names)."""
+    from porting.errors import PortError
+
+    src = tmp_path / "size.cu"
+    src.write_text("#include <cstdio>\nusing namespace std;\nint size = 4;\n"
+                   "int main() { printf(\"%d\\n\", size); return 0; }\n")
+    with pytest.raises(PortError, match="reference to .size. is ambiguous"):
+        emulate_program(src)

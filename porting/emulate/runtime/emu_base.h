@@ -2,7 +2,10 @@
 // configuration macros, declaration specifiers, vector types, error codes and handles.
 #pragma once
 
-#include <algorithm>
+// Only what the runtime needs, as nvcc's own headers do: a program with `using namespace std;`
+// and a global named like a standard algorithm (`count`, `find`, `sort`) compiles with nvcc,
+// whose headers do not bring <algorithm> in; the runtime's must not either (docs/emulate.md).
+// std::min/max come with <memory> (bits/stl_algobase.h), as they do with nvcc's <cmath>.
 #include <cassert>
 #include <cfloat>
 #include <climits>

@@ -13,7 +13,13 @@
 // refused too.
 #pragma once
 #include <atomic>
+// std::function without <functional>, which brings <algorithm>'s names along (libstdc++'s
+// <functional> includes bits/stl_algo.h for its searchers): see emu_base.h
+#if __has_include(<bits/std_function.h>)
+#include <bits/std_function.h>
+#else
 #include <functional>
+#endif
 #include <memory>
 #include <mutex>
 #include <unordered_map>

@@ -7,6 +7,8 @@
 #pragma once
 #include "emu_runtime.h"
 
+#include <algorithm>
+#include <functional>
 #include <vector>
 
 #if defined(__x86_64__) && !defined(EMU_UCONTEXT)

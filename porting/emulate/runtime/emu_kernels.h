@@ -7,7 +7,13 @@
 // own type; the void* forms look it up. A void* no cast recorded (a kernel taken from a library,
 // or cast in a way the rewrite does not see) stops the run, named (exit 2).
 #pragma once
+// std::function without <functional>, which brings <algorithm>'s names along (libstdc++'s
+// <functional> includes bits/stl_algo.h for its searchers): see emu_base.h
+#if __has_include(<bits/std_function.h>)
+#include <bits/std_function.h>
+#else
 #include <functional>
+#endif
 #include <memory>
 #include <mutex>
 #include <string>
