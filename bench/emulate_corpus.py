@@ -723,6 +723,10 @@ def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser, suite: str = "
     resolved (a --static run then scans them again with today's emulator)."""
     repos, salt = SIXTH_DESIGN[suite]
     root = getattr(args, suite)
+    missing = [r for r in repos if not (root / r).is_dir()]
+    if missing:  # a wrong DIR would otherwise scan nothing and report 0 of 0
+        ap.error(f"--{suite} {root}: no checkout {missing[0]} (owner+name) there"
+                 + (f", nor {len(missing) - 1} more of its repositories" if len(missing) > 1 else ""))
     saved = json.loads(args.scan.read_text()) if args.scan else None
     if saved is None:
         cands = sixth_candidates(root, args.exclude_blobs, repos)

@@ -160,3 +160,16 @@ def test_what_breaks_the_link_rule(tmp_path: Path) -> None:
         "p/k.cu": '#include "k.h"\nDEFINE_KERNEL(scale)\n',
     })
     assert _linked(top, "p/main.cu") == ["p/main.cu"]
+
+
+def test_a_suite_directory_without_its_checkouts_is_an_error_naming_it(tmp_path: Path, monkeypatch: Any,
+                                                                        capsys: Any) -> None:
+    """A wrong --seventh DIR must not scan zero programs and report 0 of 0 as a coverage figure."""
+    (tmp_path / corpus.SEVENTH_REPOS[0]).mkdir()
+    monkeypatch.setattr(sys, "argv", ["emulate_corpus.py", "--seventh", str(tmp_path), "--static"])
+    with pytest.raises(SystemExit) as exc:
+        corpus.main()
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"no checkout {corpus.SEVENTH_REPOS[1]}" in err and str(tmp_path) in err
+    assert f"nor {len(corpus.SEVENTH_REPOS) - 2} more" in err
