@@ -39,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="volatile stdout text (timings) to ignore in the comparison (repeatable)")
     parser.add_argument("--no-default-mask", dest="default_masks", action="store_false",
                         help="compare timing lines too (by default numbers with time units, rates such as "
-                             "GB/s and the number after 'time'/'elapsed' are masked; docs/emulate.md)")
+                             "GB/s, the number after 'time'/'elapsed' and the table columns under a header "
+                             "naming a time or rate unit are masked; docs/emulate.md)")
     parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
                         help="run the program with your own rights, without the bubblewrap sandbox "
                              "(which allows no network and no writes outside the run directory)")

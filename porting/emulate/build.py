@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -62,6 +63,7 @@ class Program:
     cccl: Path | None = None       # a file includes <thrust/...> or <cuda/...>: CCCL's include directory
     thrust: bool = False           # a file includes <thrust/...> (emu_thrust.h)
     libcudacxx: bool = False       # a file includes <cuda/...> (emu_libcudacxx.h)
+    host_only: list[Path] = field(default_factory=list)  # of sources: plain C++, compiled without the runtime
 
     def flags(self) -> list[str]:
         # __FILE__ and __builtin_FILE() (the emulator's sites) name the user's file, not the copy
@@ -217,12 +219,17 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
     out = OutputDir(mirror)  # writes stay inside the mirror, whatever symlinks appear in it
     texts = {path: _read_text(path) for path in sorted(files)}
     kernels = set().union(*map(kernel_names, texts.values()))  # a kernel cast to void* in another file
+    host_only = []
+    own = {s.resolve() for s in sources}
     for path, text in texts.items():
         openmp = openmp or bool(_OPENMP.search(text))
         thrust = thrust or bool(_THRUST_INCLUDE.search(text))
         libcudacxx = libcudacxx or bool(_LIBCUDACXX_INCLUDE.search(text))
         result = rewrite(text, str(path), kernels, register)
         launches += result.launches
+        if path.resolve() in own and is_host_only(path, text, result.launches):
+            host_only.append(_mirrored(mirror, path.resolve()))
+            h.update(b"host-only\0")
         data = result.text.encode("utf-8")
         target = _mirrored(mirror, path)
         mode = path.stat().st_mode & 0o666
@@ -239,7 +246,20 @@ def prepare(files: list[Path], sources: list[Path], include_dirs: list[Path], de
     return Program(sources=[_mirrored(mirror, s.resolve()) for s in sources],
                    include_dirs=[*mirrored_dirs, *dirs], defines=defines,
                    digest=h.hexdigest()[:20], launches=launches, files=files, language=language,
-                   openmp=openmp, mirror=mirror, cccl=cccl, thrust=thrust, libcudacxx=libcudacxx)
+                   openmp=openmp, mirror=mirror, cccl=cccl, thrust=thrust, libcudacxx=libcudacxx,
+                   host_only=host_only)
+
+
+# nvcc compiles a .cpp/.cc/.c file as plain C++, without CUDA's headers: a book's helper header may
+# then give it a CPU-only stand-in for CUDA (the CUDA Handbook's chCUDA.h under NO_CUDA: `typedef int
+# cudaError_t`), which would meet the runtime's own definitions if the runtime were force-included.
+# Such a file is compiled as nvcc does; it still gets the runtime by including <cuda_runtime.h>. A
+# .cpp with a launch or a __global__ function was meant for `nvcc -x cu` and gets the runtime.
+_HOST_SUFFIXES = (".cpp", ".cc", ".cxx", ".c", ".C")
+
+
+def is_host_only(path: Path, text: str, launches: int) -> bool:
+    return path.suffix in _HOST_SUFFIXES and launches == 0 and not kernel_names(text)
 
 
 def _thrust_headers(first: Path) -> Path:
@@ -329,9 +349,16 @@ def _runtime_job(tool: Toolchain, warp: int, cache: Path) -> _Job:
 
 def _program_job(program: Program, tool: Toolchain, warp: int, cache: Path, runtime_obj: Path | None) -> _Job:
     out = cache / f"program-{program.digest}-{runtime_obj.stem if runtime_obj else ''}"
-    cmd = [tool.cxx, *tool.base_flags(warp), *program.flags(), *_include_flags(program.include_dirs),
-           *[f"-D{d}" for d in program.defines], *program.force_includes(),
-           "-x", "c++", *map(str, program.sources), "-x", "none", str(runtime_obj)]
+    common = [tool.cxx, *tool.base_flags(warp), *program.flags(), *_include_flags(program.include_dirs),
+              *[f"-D{d}" for d in program.defines]]
+    cuda = [s for s in program.sources if s not in program.host_only]
+    objects = [out.with_name(f"{out.name}.host{i}.o") for i in range(len(program.host_only))]
+    cmd = [*common, *program.force_includes(), "-x", "c++", *map(str, cuda),
+           "-x", "none", *map(str, objects), str(runtime_obj)]
+    if program.host_only:  # host files first, each without the runtime (is_host_only), then the link
+        steps = [shlex.join([*common, "-x", "c++", "-c", str(src), "-o", str(obj)])
+                 for src, obj in zip(program.host_only, objects)]
+        cmd = ["/bin/sh", "-c", " && ".join([*steps, '"$@"']), "sh", *cmd]
     return _Job(warp, out, None if out.is_file() else cmd + ["-o"])
 
 

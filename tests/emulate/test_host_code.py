@@ -63,18 +63,24 @@ def test_another_cpus_assembly_on_the_taken_branch_fails_the_build(emulate_progr
 FALLBACK = Path(__file__).parent / "programs" / "fallback"
 
 
-def test_a_helper_headers_cpu_stand_in_for_cuda_is_refused_by_name(emulate_program):
-    """The CUDA Handbook's chCUDA.h class: a host .cpp defines NO_CUDA and gets the header's own
-    `typedef int cudaError_t`; nvcc compiles that file without CUDA's headers, port emulate with
-    its runtime, so the refusal names the stand-in and why."""
+def test_a_host_file_with_a_cpu_stand_in_for_cuda_compiles_as_nvcc_compiles_it(emulate_program):
+    """The CUDA Handbook's chCUDA.h class: host.cpp defines NO_CUDA and gets book.h's own
+    `typedef int cudaError_t`; nvcc compiles a .cpp file without CUDA's headers, and so does
+    port emulate (build.is_host_only), so the stand-in does not meet the runtime."""
+    result = emulate_program(FALLBACK / "main.cu", FALLBACK / "host.cpp")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    assert result.runs[0].stdout == "gpu 3067 cpu 3067 lanes 1024\n"
+
+
+def test_a_32_lane_count_beside_the_host_stand_in_diverges(emulate_program):
+    result = emulate_program(FALLBACK / "main.cu", FALLBACK / "host.cpp", defines=["ASSUME_32"])
+    assert [r.stdout for r in result.runs] == ["gpu 3067 cpu 3067 lanes 1024\n", "gpu 3067 cpu 3067 lanes 512\n"]
+
+
+def test_a_cuda_file_taking_the_stand_in_is_refused_by_name(emulate_program):
+    """What the rule leaves: a CUDA file itself on the fallback path (NO_CUDA for every file) gets
+    the runtime and the stand-in together; the refusal names the stand-in and why."""
     from porting.errors import PortError
 
     with pytest.raises(PortError, match=r"book\.h:\d+: declares cudaError_t itself, a CPU-only stand-in for CUDA"):
-        emulate_program(FALLBACK / "main.cu", FALLBACK / "host.cpp")
-
-
-def test_a_stand_in_of_declaration_specifiers_only_runs(emulate_program):
-    """What the refusal does not cover, since it compiles: stand-ins that are only the macros
-    `__global__`/`__host__`/`__device__`; judged on its results."""
-    result = emulate_program(FALLBACK / "main.cu", FALLBACK / "host.cpp", defines=["MACROS_ONLY"])
-    assert result.verdict == "same" and result.runs[0].stdout == "gpu 3067 cpu 3067\n"
+        emulate_program(FALLBACK / "main.cu", FALLBACK / "host.cpp", defines=["NO_CUDA"])

@@ -1,6 +1,6 @@
 // A book's helper header with a CPU-only fallback (as the CUDA Handbook's chCUDA.h): a host file
 // that defines NO_CUDA gets stand-ins instead of CUDA's headers. With -D MACROS_ONLY the
-// stand-ins are only the declaration specifiers, which the emulator's runtime tolerates.
+// stand-ins are only the declaration specifiers.
 #pragma once
 #ifndef NO_CUDA
 #include <cuda_runtime.h>

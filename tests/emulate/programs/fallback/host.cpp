@@ -1,5 +1,7 @@
 // A host-only file of the program, compiled by nvcc without CUDA's headers (its CPU fallback).
+#ifndef NO_CUDA
 #define NO_CUDA
+#endif
 #include "book.h"
 
 __host__ __device__ int cpu_sum(const int* v, int n) {
