@@ -15,7 +15,8 @@ names a time or rate unit, or a timing word (``Time(ms)``, ``cyc/hop``, ``ns``, 
 just above the header that names a unit for *all* columns (``(all bandwidths in GB/s)``,
 ``all times in ms``) makes every column but the first (the row's key) one. The numbers of
 timing columns are replaced by ``<masked>`` in the header's rows, until a blank line or a line
-whose field count differs. Every other column stays compared: a result printed beside a timing
+whose field count differs; a drawn rule (``-----``, ``=====``, markdown's ``|---|---|``) under
+the header or between rows is passed over (the seventh suite's histogram table). Every other column stays compared: a result printed beside a timing
 column still diverges.
 """
 
@@ -43,6 +44,10 @@ _ABBREVIATION = re.compile(r"(?<![A-Z])BW(?![A-Z])")              # BW, maxBW, B
 _CAPTION = re.compile(rf"(?i)\ball\b[^\n]*?\bin\s+(?:\[|\()?\s*(?:{_TIME_UNITS}|s|sec|[a-z]+\s*/\s*s(?:ec)?)(?![a-z])")
 
 
+# a rule drawn under a header or between rows: dashes, equals signs, markdown's |---|:--:|
+_RULE = re.compile(r"^\s*[-=_~*+|: \t]*[-=_~*]{3}[-=_~*+|: \t]*$")
+
+
 def names_unit(field: str) -> bool:
     """A header field naming a time or rate unit or a timing word."""
     return any(p.search(field) for p in (_UNIT_TOKEN, _SECONDS, _RATE, _ABBREVIATION))
@@ -67,22 +72,32 @@ def mask_tables(lines: list[str]) -> list[str]:
 def _table_at(lines: list[str], i: int) -> tuple[re.Pattern[str], set[int], int] | None:
     """(separator, timing columns, end of rows) when line ``i`` is a header with timing columns."""
     header = lines[i]
-    if not header.strip() or _NUMERIC_FIELD.match(header):
+    if not header.strip() or _NUMERIC_FIELD.match(header) or _RULE.match(header):
+        return None
+    first = _past_rules(lines, i + 1)  # a rule under the header is drawn, not a row
+    if first >= len(lines):
         return None
     for sep in _SEPARATORS:
         fields = _fields(header, sep)
-        if len(fields) < 2 or len(_fields(lines[i + 1], sep)) != len(fields):
+        if len(fields) < 2 or len(_fields(lines[first], sep)) != len(fields):
             continue
         if all(_NUMERIC_FIELD.match(f) for f in fields):
             return None  # a row, not a header
         timing = {k for k, f in enumerate(fields) if names_unit(f)}
         if i > 0 and _CAPTION.search(lines[i - 1]):
             timing |= set(range(1, len(fields)))
-        end = i + 1
+        end, rows = first, 0
         while end < len(lines) and _is_row(_fields(lines[end], sep), len(fields), timing):
-            end += 1
-        return (sep, timing, end) if timing and end > i + 1 else None
+            end, rows = _past_rules(lines, end + 1), rows + 1
+        return (sep, timing, end) if timing and rows else None
     return None
+
+
+def _past_rules(lines: list[str], at: int) -> int:
+    """The first line from ``at`` on that is not a drawn rule."""
+    while at < len(lines) and _RULE.match(lines[at]):
+        at += 1
+    return at
 
 
 def _fields(line: str, sep: re.Pattern[str]) -> list[str]:

@@ -252,10 +252,17 @@ def test_without_default_masks_the_timing_table_diverges(emulate_program):
     ("x (all bandwidths in GB/s)\nDevice\tHtoD\tDtoH\n0\t12.34\t11.22", "0\t<masked>\t<masked>"),
     ("| kernel | ms | GFLOP/s | max err |\n| naive | 1.2 | 33.0 | 0.25 |", "| naive | <masked> | <masked> | 0.25 |"),
     ("n, time_ms, sum\n2, 0.7, 20", "2, <masked>, 20"),
+    # a drawn rule under the header or between rows (the seventh suite's histogram table)
+    ("bins  time(ms)  count\n------------------------\n256  1.25  1000", "256  <masked>  1000"),
+    ("| kernel | ms |\n|--------|---:|\n| naive | 1.2 |", "| naive | <masked> |"),
+    ("n  ms\n=====\n1  0.5\n-----\n2  0.7", "2  <masked>"),
     # not tables: a label line of as many words, a header naming no unit, a column named "s"
     ("Elapsed time: 5 ms\nResult: 42 ok 1", "Result: 42 ok 1"),
     ("n  sum  err\n4  10  0.5", "4  10  0.5"),
     ("a s sum\n1 2 3", "1 2 3"),
+    # a rule is not a header, and a header with only rules under it has no rows
+    ("-----\n1 2", "1 2"),
+    ("n  ms\n-----", "-----"),
 ])
 def test_the_column_mask_takes_timing_columns_only(text, expected):
     from porting.emulate.columns import mask_tables
