@@ -16,8 +16,8 @@ just above the header that names a unit for *all* columns (``(all bandwidths in 
 ``all times in ms``) makes every column but the first (the row's key) one. The numbers of
 timing columns are replaced by ``<masked>`` in the header's rows, until a blank line or a line
 whose field count differs; a drawn rule (``-----``, ``=====``, markdown's ``|---|---|``) under
-the header or between rows is passed over (the seventh suite's histogram table). Every other column stays compared: a result printed beside a timing
-column still diverges.
+the header or between rows is passed over (the seventh suite's histogram table). Every other
+column stays compared: a result printed beside a timing column still diverges.
 """
 
 from __future__ import annotations
