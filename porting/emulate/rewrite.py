@@ -267,16 +267,19 @@ def _launch(text: str, code: str, opening: re.Match, path: str) -> tuple[int, in
 
 
 def _callee_start(code: str, pos: int) -> int:
-    """Walk back from '<<<' over the kernel expression: names, '::', template arguments."""
+    """Walk back from '<<<' over the kernel expression: names, '::', template arguments, and
+    a kernel pointer picked from an array or a member (`kernels[k]`, `t.fn`, `p->fn`)."""
     i = pos
     while i > 0 and code[i - 1] in " \t\r\n":  # the kernel's name may end the line before `<<<`
         i -= 1
     while i > 0:
         c = code[i - 1]
-        if c.isalnum() or c == "_" or c == ":":
+        if c.isalnum() or c in "_:.":
             i -= 1
-        elif c in ">)":
-            opener = "<" if c == ">" else "("
+        elif c == ">" and i > 1 and code[i - 2] == "-":
+            i -= 2
+        elif c in ">)]":
+            opener = {">": "<", ")": "(", "]": "["}[c]
             j = _matching_back(code, i - 1, opener, c)
             if j < 0:
                 break

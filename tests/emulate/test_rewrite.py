@@ -44,6 +44,7 @@ def test_extern_shared_becomes_the_dynamic_buffer():
     ("\nk<<<1, 1;\n", "x.cu:2: a '<<<' launch without its closing '>>>'"),
     ("k<<<1, 1>>>(a, b;\n", "x.cu:1: a kernel launch whose argument list is not closed"),
     ("  <<<1, 1>>>();\n", "x.cu:1: a '<<<' launch without a kernel name before it"),
+    ("x = a[1;\n]<<<1, 1>>>();\n", "x.cu:2: a '<<<' launch without a kernel name before it"),
 ])
 def test_malformed_launches_are_named(src, message):
     with pytest.raises(InputError) as err:
@@ -56,6 +57,17 @@ def test_a_kernel_name_on_the_line_before_the_chevrons():
     out = rewrite(src, "x.cu")
     assert out.launches == 1 and out.text.count("\n") == src.count("\n")
     assert "::emu::launch(::emu::config(grid, 256), [&](auto&&... emu_a_) { my_kernel(emu_a_...); }, a)" in out.text
+
+
+def test_a_kernel_pointer_from_an_array_or_a_member_is_launched():
+    src = "kernels[k % 2]<<<1, 32>>>(a);\nt.fn<<<2, 64>>>(a);\np->fns[1]<<<1, 1>>>();\n"
+    out = rewrite(src, "x.cu")
+    assert out.launches == 3 and out.text.count("\n") == src.count("\n")
+    assert out.text.splitlines() == [
+        "::emu::launch(::emu::config(1, 32), [&](auto&&... emu_a_) { kernels[k % 2](emu_a_...); }, a);",
+        "::emu::launch(::emu::config(2, 64), [&](auto&&... emu_a_) { t.fn(emu_a_...); }, a);",
+        "::emu::launch(::emu::config(1, 1), [&](auto&&... emu_a_) { p->fns[1](emu_a_...); });",
+    ]
 
 
 def test_chevrons_with_blanks_between_them_as_visual_studio_formats_them():

@@ -87,7 +87,8 @@ def test_front_end_gaps_of_real_programs(emulate_program):
     result = emulate_program(RUNTIME / "frontend_gaps.cu")
     assert result.verdict == "same", [d.line() for d in result.differences] + [r.fault for r in result.runs]
     s = sum(min(t, 100) + max(t, 5) for t in range(128))
-    assert result.runs[0].stdout == f"out {s + 256} {s + 256} counter 256\ncallback 1 overlap 1 cudaErrorAssert\n"
+    assert result.runs[0].stdout == (f"out {s + 256} {s + 256} counter 256\ncallback 1 overlap 1 cudaErrorAssert\n"
+                                     "pointers 176 176\n")
 
 
 def test_a_tile_wider_than_the_warp_compiles_when_unused(emulate_program):

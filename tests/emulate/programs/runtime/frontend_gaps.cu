@@ -2,7 +2,8 @@
 // the line before `<<<`, `static __shared__`, `extern T __shared__`, a block passed as a
 // cg::thread_group, this_grid() for ranks, block_tile_memory, umin/umax, atomicInc_system,
 // cudaHostRegisterMapped, CUDART_CB callbacks, cudaDeviceBlockingSync, cudaDevAttrGpuOverlap,
-// cudaErrorAssert. The output is the same at both widths.
+// cudaErrorAssert, kernels launched through an array of pointers (`kernels[k]<<<...>>>`).
+// The output is the same at both widths.
 #include <cstdio>
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -28,6 +29,9 @@ __global__ void gaps(unsigned* out, unsigned* counter) {
   out[grid.thread_rank()] = s + (unsigned)grid.size();
 }
 
+__global__ void add_one(unsigned* v) { atomicAdd(&v[threadIdx.x % 4], 1u); }
+__global__ void add_ten(unsigned* v) { atomicAdd(&v[threadIdx.x % 4], 10u); }
+
 void CUDART_CB on_done(cudaStream_t, cudaError_t status, void* data) { *(int*)data = status == cudaSuccess; }
 
 int main() {
@@ -45,5 +49,9 @@ int main() {
   cudaStreamSynchronize(0);
   cudaDeviceGetAttribute(&overlap, cudaDevAttrGpuOverlap, 0);
   printf("callback %d overlap %d %s\n", done, overlap, cudaGetErrorName(cudaErrorAssert));
+  void (*kernels[2])(unsigned*) = {add_one, add_ten};
+  for (int k = 0; k < 2; ++k) kernels[k]<<<1, 64>>>(out);  // out[0..3] += 16 * (1 + 10)
+  cudaDeviceSynchronize();
+  printf("pointers %u %u\n", out[0] - out[255], out[3] - out[255]);
   return 0;
 }
