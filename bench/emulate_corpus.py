@@ -126,6 +126,41 @@ Usage: `--sixth DIR --exclude-blobs FILE --static --json SCAN` scans every candi
 `--scan SCAN` the programs keep the -I lists SCAN resolved, so `--static --scan SCAN` scans the
 same programs with today's emulator, and `--scan SCAN --samples-common DIR --nvcc-cache FILE
 [--list]` makes the selection (b) and runs it.
+
+--seventh DIR takes the seventh suite: the sixth's design (same candidate rule, include
+resolution, copy rule, strata, (a) and (b), same options), another population, salt "seventh:".
+Its rule, written and committed (2026-12-07 20:25 UTC, 289a4c5) before any repository was searched for it
+and before any of its programs ran:
+Search. The stored index's find_repos for each of these name fragments, in this order (three
+kinds of public CUDA code, interleaved: course labs and homework, implementations of one kernel
+family, personal study repositories; no fragment of an earlier suite): "cuda-homework",
+"prefix-sum", "cuda-study", "cuda-lab", "flash-attention", "cuda-demo", "cuda-assignment",
+"layernorm", "cuda-code", "gpu-computing", "histogram", "cuda-playground", "hpc-course",
+"radix-sort", "cuda-basics", "parallel-programming", "matmul", "cuda-intro", "warp-shuffle",
+"nbody", "gemm", "stencil". Drop every repository used here before: named in README.md, docs/,
+tests/audit/ or bench/ (as owner/name or owner+name, case-insensitive) or mirrored under
+/work/.mirror before this search (295 repositories, the sixth suite's 200 tries among them; the
+list of 296 entries with the mirror's fetch.sh has sha256 faef4553...). Order each fragment's
+remaining repositories by the index's file_versions, most first (ties by name as Python sorts
+strings), and take them round-robin: the first fragment's first, the second fragment's first,
+..., then each fragment's second, and so on (a repository already taken under an earlier fragment
+is skipped). Fetch each in that order and keep it when its snapshot holds at least two candidates
+after the copy rule; stop as soon as the kept repositories hold at least 400 candidates, at least
+60 of the warp stratum by the teaching rule's text reach, and at least ten repositories are kept,
+or after 160 repositories were tried (one with no snapshot counts as tried).
+Candidates, copies, strata and (a): the sixth suite's rule, word for word, with the blob list of
+the 295 repositories mirrored before this search (--exclude-blobs: `git ls-tree -r HEAD`'s .cu/.cuh
+blobs, 9,256 hashes, sha256 20e823a9...).
+(b) Verdicts, conditional on (a): from each stratum, walk the candidates in the order of
+sha256("seventh:" + name) and take one when the saved refusal scan (--scan, the code at the time
+the selection is made, its commit recorded) refuses nothing in it and `nvcc -arch=sm_80 -c MAIN`
+(CUDA 13.0, the program's -I/-D flags, then cuda-samples c94ff366's Common/; 180 s) succeeds; stop
+at 20. Each runs once with no arguments in its own directory, timeout 120 s, both widths in
+parallel; tune/eval by the parity rule. The selection is committed (names only) before any of
+the 40 runs. SEVENTH_REPOS holds the kept repositories and docs/emulate.md their commits.
+Applied (20:26-20:31 UTC): the search stopped at try 94 by its stop condition, with 22 kept, 707
+candidates after the copy rule, 62 of the warp stratum by text reach (17 tries had no snapshot, 38
+no .cu file); docs/emulate_seventh_search.txt lists every try with its commit and counts.
 """
 
 from __future__ import annotations
@@ -256,6 +291,17 @@ SIXTH_REPOS: tuple[str, ...] = ("eedalong+ECE408", "ArchaeaSoftware+cudahandbook
                "gmaher+stanford-cme213.github.io", "manishklach+pmpp-cuda-study",
                "arielkantorovich+Programming-Massively-Parallel-Processors", "MaxMLang+cuda-programming-notes",
                "hello-hello-0+parallel-reduction", "pboribal+ece408proj", "qyz96+CME213")
+# the seventh suite's kept repositories, in the order its rule tried them (commits: docs/emulate_seventh_search.txt)
+SEVENTH_REPOS: tuple[str, ...] = ("nathan12-12+CUDA-Homework", "sdodlapati3+cuda-lab", "sand47+ME759-CUDA-Assignments",
+               "Wuc127+CUDA-code", "HubertK05+cuda-basics", "laoyeche1998+cuda-homework",
+               "Hyeonjoon-Nam+Cuda-Study-Journey", "gonglixue+CUDA-Assignments", "drecuk+ABM-CUDA-Basics",
+               "lighttransport+gemm", "Nathanoj02+GPU-Computing-2025-256178", "arindam-bose+my-cuda-playground",
+               "Obeyed+dtu-hpc-course", "riyoalfath+cuda-basics", "danboyle7+Cuda-Homework-1", "jamespud+cuda-demo",
+               "matteo-dinoia+GPU-Computing-2025-258426", "gnepgnep+cuda-playground", "xhghhh+CUDA-Basics",
+               "Juanxpeke+CUDA-Study", "AlfredBr+CUDA-Demos-for-Jetson-Nano", "Awe31402+cuda-code")
+# the sixth design's suites: option name -> (kept repositories, the selection's hash salt)
+SIXTH_DESIGN: dict[str, tuple[tuple[str, ...], str]] = {"sixth": (SIXTH_REPOS, "sixth:"),
+                                                         "seventh": (SEVENTH_REPOS, "seventh:")}
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 _COMMON_DIRS = ("common", "Common", "include", "inc")
 
@@ -493,17 +539,18 @@ def nvcc_compiles(p: Prog, samples_common: Path, timeout: int = 180) -> bool:
             return False
 
 
-def _sixth_key(name: str) -> str:
-    return hashlib.sha256(("sixth:" + name).encode()).hexdigest()
+def _sixth_key(name: str, salt: str = "sixth:") -> str:
+    return hashlib.sha256((salt + name).encode()).hexdigest()
 
 
 def sixth_select(cands: list[Prog], scan: dict, per_stratum: int, nvcc: dict[str, bool],
-                 compiles: Callable[[Prog], bool]) -> list[Prog]:
-    """Per stratum, in sha256("sixth:" + name) order, the first ``per_stratum`` candidates that
+                 compiles: Callable[[Prog], bool], salt: str = "sixth:") -> list[Prog]:
+    """Per stratum, in sha256(salt + name) order, the first ``per_stratum`` candidates that
     the saved scan refuses nothing in and that ``compiles``; ``nvcc`` keeps each answer."""
     chosen = []
     for stratum in ("warp", "plain"):
-        group = sorted((p for p in cands if scan["strata"].get(p.name) == stratum), key=lambda p: _sixth_key(p.name))
+        group = sorted((p for p in cands if scan["strata"].get(p.name) == stratum),
+                       key=lambda p: _sixth_key(p.name, salt))
         taken = 0
         for p in group:
             if taken == per_stratum:
@@ -669,16 +716,22 @@ def _hecbench(args) -> tuple[list[Prog], dict | None]:
                     "chosen": [p.name for p in chosen]}
 
 
-def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[Prog] | None:
-    """The sixth suite: with --static, scan every candidate (coverage, written to --json) and
-    return None; else the selection from the saved scan (--scan) and the nvcc check. With --scan
-    the programs keep the -I lists that scan resolved (a --static run then scans them again with
-    today's emulator)."""
+def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser, suite: str = "sixth") -> list[Prog] | None:
+    """A suite of the sixth's design (SIXTH_DESIGN: --sixth, --seventh): with --static, scan
+    every candidate (coverage, written to --json) and return None; else the selection from the
+    saved scan (--scan) and the nvcc check. With --scan the programs keep the -I lists that scan
+    resolved (a --static run then scans them again with today's emulator)."""
+    repos, salt = SIXTH_DESIGN[suite]
+    root = getattr(args, suite)
+    missing = [r for r in repos if not (root / r).is_dir()]
+    if missing:  # a wrong DIR would otherwise scan nothing and report 0 of 0
+        ap.error(f"--{suite} {root}: no checkout {missing[0]} (owner+name) there"
+                 + (f", nor {len(missing) - 1} more of its repositories" if len(missing) > 1 else ""))
     saved = json.loads(args.scan.read_text()) if args.scan else None
     if saved is None:
-        cands = sixth_candidates(args.sixth, args.exclude_blobs)
+        cands = sixth_candidates(root, args.exclude_blobs, repos)
     else:  # the programs as the saved scan defined them: its -I lists, not resolved again
-        cands = drop_copies(teaching_candidates(args.sixth, SIXTH_REPOS), args.exclude_blobs, within=True)
+        cands = drop_copies(teaching_candidates(root, repos), args.exclude_blobs, within=True)
         for p in cands:
             p.include_dirs = [Path(d) for d in saved["include_dirs"][p.name]]
     if args.static:
@@ -693,10 +746,10 @@ def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[Prog] 
                                             indent=1))
         return None
     if saved is None or not args.samples_common:
-        ap.error("--sixth without --static needs --scan (the --static JSON the selection uses) and --samples-common")
+        ap.error(f"--{suite} without --static needs --scan (the --static JSON the selection uses) and --samples-common")
     nvcc = json.loads(args.nvcc_cache.read_text()) if args.nvcc_cache and args.nvcc_cache.exists() else {}
     known = len(nvcc)
-    chosen = sixth_select(cands, saved, args.per_stratum, nvcc, lambda p: nvcc_compiles(p, args.samples_common))
+    chosen = sixth_select(cands, saved, args.per_stratum, nvcc, lambda p: nvcc_compiles(p, args.samples_common), salt)
     if args.nvcc_cache and len(nvcc) > known:  # the two halves' runs read it side by side: written only when new
         tmp = args.nvcc_cache.with_suffix(".tmp")
         tmp.write_text(json.dumps(nvcc, indent=1))
@@ -704,7 +757,7 @@ def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser) -> list[Prog] 
     print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in chosen))
     if args.program_rule == "link":  # strata and selection stay the directory rule's (committed before the run)
         for p in chosen:
-            p.sources = link_sources(p, args.sixth / p.name.split("/", 1)[0])
+            p.sources = link_sources(p, root / p.name.split("/", 1)[0])
     return None if args.list else chosen
 
 
@@ -717,6 +770,7 @@ def main() -> int:
     suite.add_argument("--fresh", type=Path, help="a directory of checkouts of FRESH_REPOS (owner+name)")
     suite.add_argument("--fifth", type=Path, help="a directory of checkouts of FIFTH_REPOS (owner+name)")
     suite.add_argument("--sixth", type=Path, help="a directory of checkouts of SIXTH_REPOS (owner+name)")
+    suite.add_argument("--seventh", type=Path, help="a directory of checkouts of SEVENTH_REPOS (owner+name)")
     ap.add_argument("--exclude-blobs", type=Path,
                     help="--fifth: git blob hashes of the .cu/.cuh files of repositories used before")
     ap.add_argument("--static", action="store_true")
@@ -741,8 +795,9 @@ def main() -> int:
     if args.summarize:
         summarize([r for f in args.summarize for r in json.loads(f.read_text())])
         return 0
-    if not (args.samples or args.hecbench or args.teaching or args.fresh or args.fifth or args.sixth):
-        ap.error("one of --samples, --hecbench, --teaching, --fresh, --fifth, --sixth or --summarize is required")
+    if not (args.samples or args.hecbench or args.teaching or args.fresh or args.fifth or args.sixth or args.seventh):
+        ap.error("one of --samples, --hecbench, --teaching, --fresh, --fifth, --sixth, --seventh or --summarize "
+                 "is required")
     payload: object
     if args.hecbench:
         chosen, payload = _hecbench(args)
@@ -761,8 +816,8 @@ def main() -> int:
         cands = drop_copies(teaching_candidates(args.fifth, FIFTH_REPOS), args.exclude_blobs)
         progs = teaching_select(cands, args.per_stratum, "fifth:")
         print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in progs))
-    elif args.sixth:
-        picked = _sixth(args, ap)
+    elif args.sixth or args.seventh:
+        picked = _sixth(args, ap, "sixth" if args.sixth else "seventh")
         if picked is None:
             return 0
         progs = picked

@@ -430,10 +430,9 @@ def dead_by_file(code: str) -> bytearray:
     taken as 0 here (hipify may map the first, a ``-D`` option may define the second: llm.c's
     ``ENABLE_CUDNN``), so every rule may drop what it finds there: a hazard in a branch nothing
     compiles is no hazard."""
-    n_lines = code.count("\n") + 2
-    out = bytearray(n_lines)
     if "#" not in code or not _decidable(code):
-        return out
+        return bytearray()  # no line is dead (callers index only below len(); most files land here)
+    out = bytearray(code.count("\n") + 2)
     defined: set[str] = set()
     stack: list[list[int]] = []  # per open #if: [branch dead, a branch of the chain taken, a guard]
     events: list[tuple[int, int]] = []
@@ -469,6 +468,10 @@ def dead_by_file(code: str) -> bytearray:
     return out
 
 
+_NUMERIC = re.compile(r"\(?\s*\d+\s*\)?")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
 def _decidable(code: str) -> bool:
     """Might the file decide one of its conditionals: a numeric ``#if``, or a macro it tests that it
     also ``#define``s (the first directive's name aside: an include guard)? Most files have
@@ -478,12 +481,12 @@ def _decidable(code: str) -> bool:
     first = _DEFINE.search(code)
     for k, (_, m) in enumerate(directives):
         kind, cond = m.group(1), m.group(2).strip()
-        if kind in ("if", "elif") and re.fullmatch(r"\(?\s*\d+\s*\)?", cond):
+        if kind in ("if", "elif") and _NUMERIC.fullmatch(cond):
             return True
         guard = k == 0 and kind == "ifndef" and first is not None and first.start() > m.start() and \
             first.group(1) == (cond.split() or [""])[0]
         if defines and kind in ("if", "elif", "ifdef", "ifndef") and not guard:
-            if any(w in defines for w in re.findall(r"[A-Za-z_]\w*", cond)):
+            if any(w in defines for w in _NAME.findall(cond)):
                 return True
     return False
 

@@ -69,6 +69,13 @@ def quoted_includes(text: str) -> Iterator[str]:
             yield name
 
 
+@lru_cache(maxsize=16)
+def _include_list(text: str) -> tuple[tuple[str, bool], ...]:
+    """_include_lines of a text, kept for the last few: a file's quoted closure and the angled one
+    of round 12's rules read the same file and headers one after the other."""
+    return tuple(_include_lines(text))
+
+
 def _include_lines(text: str) -> Iterator[tuple[str, bool]]:
     """(name, quoted?) of a text's ``#include`` lines, in order."""
     at = text.find("include")
@@ -104,7 +111,7 @@ def _includes_of(path: str, body: str, angled: bool) -> Iterator[str | None]:
     to (None: not found), in include order."""
     if not angled and '"' not in body:
         return  # no quoted include (most headers of a system-style tree): no line to read
-    for name, quoted in _include_lines(body):
+    for name, quoted in _include_list(body):
         if quoted:
             yield resolve(path, name)
         elif angled and name.endswith(_PROJECT_EXTS):
@@ -124,5 +131,6 @@ def _header_includes(path: str, angled: bool) -> tuple[str | None, ...]:
 def clear_caches() -> None:
     """Forget what was read: each `port audit` run reads the headers as they are now."""
     read.cache_clear()
+    _include_list.cache_clear()
     _resolve.cache_clear()
     _header_includes.cache_clear()

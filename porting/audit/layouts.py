@@ -378,6 +378,9 @@ def _macro_at(code: str, at: int) -> str | None:
         m = re.match(r"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", code[line:line + 200])
         if m:
             return m.group(1)
-        if line == 0 or code[line - 2:line - 1] != "\\":
+        end = line - 1  # the newline ending the line before; blanks before it (a CRLF file's \r, masked
+        while end > 0 and code[end - 1] in " \t\r":  # to a space) still continue the line, as in GCC
+            end -= 1
+        if line == 0 or code[end - 1:end] != "\\":
             return None
         line = code.rfind("\n", 0, line - 1) + 1

@@ -755,7 +755,7 @@ def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
         if close < 0:
             return
         j = at - 1
-        while j >= 0 and code[j] in " \t\n\\":  # a backslash: the launch continues a #define's line
+        while j >= 0 and code[j] in " \t\r\n\\":  # a backslash: the launch continues a #define's line
             j -= 1
         if j >= 0 and code[j] == ">":
             depth = 0
@@ -765,7 +765,7 @@ def _launch_sites(code: str) -> Iterator[tuple[int, str, str]]:
                     break
                 j -= 1
             j -= 1
-            while j >= 0 and code[j] in " \t\n\\":
+            while j >= 0 and code[j] in " \t\r\n\\":
                 j -= 1
         end = j + 1
         while j >= 0 and (code[j].isalnum() or code[j] == "_"):

@@ -6,7 +6,7 @@ input that breaks the rule.
   over the thread's x index that its unit launches with blocks 32 threads wide in x is
   ``launch-warp32`` at each stride, now also where the block is a later declarator
   (``dim3 grid(n), block(32, heads);``), where the launch sits in a ``#define`` that the
-  launching function expands, and where the stride starts from a local copy of the index
+  launching function expands (LF or CRLF line ends), and where the stride starts from a local copy of the index
   (``int tid = threadIdx.x; for (c = tid; ...; c += warpSize)``, or the unrolled
   ``c = tid + warpSize * i``). Quiet: a 64-wide block, a stride by ``blockDim.x``, a macro that
   no function declaring such a block expands. Breaks on: a copy made through arithmetic
@@ -70,6 +70,9 @@ def test_second_declarator_macro_launch_and_index_copy(tmp_path: Path) -> None:
     direct = ROWS.replace("WIDTH", "32").replace("LAUNCH_ROWS(float);",
                                                   "softmax_rows<float><<<grid, block, 0, stream>>>(qk, seq_len);")
     assert strides(tmp_path, direct) == [7, 12]
+    # the same unit with CRLF line ends: the macro's continuation lines still join
+    (tmp_path / "s.cu").write_bytes(ROWS.replace("WIDTH", "32").replace("\n", "\r\n").encode())
+    assert [f.line for f in audit_paths([tmp_path / "s.cu"], jobs=1).findings if f.rule == "launch-warp32"] == [7, 12]
 
 
 def test_wavefront_rows_block_strides_and_unexpanded_macros_are_quiet(tmp_path: Path) -> None:

@@ -95,6 +95,19 @@ def test_the_selection_takes_scan_passing_compiling_programs_in_hash_order(tmp_p
     assert corpus.sixth_select(progs, scan, 2, cache, lambda p: pytest.fail("cached")) == chosen
 
 
+def test_a_later_suite_of_the_same_design_orders_by_its_own_salt(tmp_path: Path) -> None:
+    """--seventh shares --sixth's selection; only the hash salt differs, and with 40 names the
+    two orders must disagree somewhere (else the salt would not be used)."""
+    progs = [corpus.Prog(f"r/{i}.cu", [tmp_path / f"{i}.cu"], tmp_path) for i in range(40)]
+    scan: dict[str, Any] = {"strata": {p.name: "plain" for p in progs}, "scan": {p.name: [] for p in progs}}
+    sixth = corpus.sixth_select(progs, scan, 5, {}, lambda p: True)
+    seventh = corpus.sixth_select(progs, scan, 5, {}, lambda p: True, corpus.SIXTH_DESIGN["seventh"][1])
+    by_salt = sorted((p.name for p in progs), key=lambda n: corpus._sixth_key(n, "seventh:"))[:5]
+    assert [p.name for p in seventh] == sorted(by_salt)
+    assert {p.name for p in seventh} != {p.name for p in sixth}
+    assert corpus.SIXTH_DESIGN["sixth"] == (corpus.SIXTH_REPOS, "sixth:")
+
+
 def _linked(top: Path, rel: str, *incs: str) -> list[str]:
     f = top / rel
     p = corpus.Prog(f"repo/{rel}", [f], f.parent, [f.parent, *(top / i for i in incs)])
@@ -147,3 +160,16 @@ def test_what_breaks_the_link_rule(tmp_path: Path) -> None:
         "p/k.cu": '#include "k.h"\nDEFINE_KERNEL(scale)\n',
     })
     assert _linked(top, "p/main.cu") == ["p/main.cu"]
+
+
+def test_a_suite_directory_without_its_checkouts_is_an_error_naming_it(tmp_path: Path, monkeypatch: Any,
+                                                                        capsys: Any) -> None:
+    """A wrong --seventh DIR must not scan zero programs and report 0 of 0 as a coverage figure."""
+    (tmp_path / corpus.SEVENTH_REPOS[0]).mkdir()
+    monkeypatch.setattr(sys, "argv", ["emulate_corpus.py", "--seventh", str(tmp_path), "--static"])
+    with pytest.raises(SystemExit) as exc:
+        corpus.main()
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert f"no checkout {corpus.SEVENTH_REPOS[1]}" in err and str(tmp_path) in err
+    assert f"nor {len(corpus.SEVENTH_REPOS) - 2} more" in err

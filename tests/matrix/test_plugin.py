@@ -187,8 +187,8 @@ def _leaking_run(project, pidfile, seconds: str, report: str, *args: str):
     When the run reports nothing and the sleep is already gone, something outside the run
     killed it before the session-end check (CI saw it twice under load; which process sent the
     signal was not found: the soak's reap of reused pids was one, fixed in 8b0b7f2): the premise
-    is void, so run it again, at most three times. A run that misses a live leftover, or kills one without saying so every
-    time, still fails."""
+    is void, so run it again, at most three times. A run that misses a live leftover, or kills
+    one without saying so every time, still fails."""
     project.write("test_matrix/pack/test_leak.py",
                   "import subprocess\n\ndef test_leak():\n"
                   f"    p = subprocess.Popen(['sleep', '{seconds}'], start_new_session=True)\n"
