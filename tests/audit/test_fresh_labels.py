@@ -165,4 +165,7 @@ def test_the_eleventh_corpus_split_before_reading_and_hazards_listed_before_the_
         assert d["rule"] in RULES and isinstance(d["real"], bool) and len(d["why"]) > 10, d
         assert d["source"] in sources and f"{d['source']}/{d['file']}" in split[d["half"]], d
         keys.add((d["source"], d["file"], d["line"], d["rule"]))
-    assert len(keys) == len(data.get("finding", []))
+    assert len(keys) == len(data["finding"]) >= 300
+    assert len({(d["source"], d["file"]) for d in data["finding"]}) >= 30  # the 30 files, 300 findings
+    for half in ("tune", "holdout"):  # each half's one run is labelled whole: both halves have findings
+        assert any(d["half"] == half for d in data["finding"]), half
