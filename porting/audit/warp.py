@@ -70,7 +70,8 @@ _LOOP32 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
 _WIDTH32 = re.compile(r",\s*32\s*\Z")
 _LAST_ARG = re.compile(r",\s*([A-Za-z_]\w*)\s*\Z")
 # a cooperative group's ballot (coalesced_group::ballot, tile.ballot) returns 64 bits on HIP too
-_BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask|\.ballot)\s*\(")
+# a match mask (__match_any_sync / __match_all_sync) is a wavefront's lane mask too: 64 bits on HIP
+_BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask|__match_any_sync|__match_all_sync|\.ballot)\s*\(")
 # `unsigned int x =` is matched by `unsigned\s+int` and also by `int` alone (\b before it): dropping
 # either alternative by itself changes nothing (an equivalent mutant); tests/audit/golden/ballot_forms.cu
 # fails when both go, or when `unsigned`, `int32_t` or `u32` goes.
@@ -949,19 +950,28 @@ def _only_sync_mask(code: str, name: str, at: int) -> bool:
     return bool(uses) and all(u in masks for u in uses)
 
 
-def ballots(code: str) -> Iterator[Hit]:
-    if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
+def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterator[Hit]:
+    """ballot-32bit / activemask. ``cuda_only`` says which offsets only CUDA compiles: a mask
+    assigned there (atomicAggInc's ``mask = __match_any_sync(..)`` under ``__CUDA_ARCH__ >= 700``)
+    does not make its variable a wavefront mask in the code ROCm builds."""
+    if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code and "__match_" not in code:
         return
     held: set[str] = set()
     wide_tile: set[str] = set()  # tile ballots kept in 64 bits (auto): exact, but no __ffs overload
     decl32 = _decl32_before(code)
     for m in _BALLOT.finditer(code):
+        if cuda_only is not None and cuda_only(m.start()):
+            continue  # its findings are dropped with the branch; its variable holds no ROCm mask
         # from the statement's start, so that a declaration wrapped before the call (clang-format's
         # `unsigned m =\n    __ballot_sync(...)`) is read too
         start = m.start() if m.group(1) != ".ballot" else m.start() - len(_left_operand(code, m.start()))
         decl = decl32.search(code, _wrap_start(start), start)
         func = m.group(1) if m.group(1) != ".ballot" else code[start:m.start()] + ".ballot"
         target = _assigned_name(code, start)
+        if target and _MASK_ARG_BEFORE.search(code, max(0, start - 40), start):
+            # `temp = __shfl_xor_sync(__activemask(), v, 1)`: the mask is the shuffle's member mask;
+            # what is stored is the shuffled value, not the mask
+            target = ""
         if func.endswith(".ballot") and _tile_at_most_32(code, func[:-len(".ballot")], start):
             if target and decl is None and not _declared_int32(code, target, m.start()):
                 wide_tile.add(target)  # still 64 bits wide on HIP: __ffs of it does not compile

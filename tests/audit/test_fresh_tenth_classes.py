@@ -203,7 +203,6 @@ template <typename T> __device__ T pair_max(T v)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 false class: a mask in an if constexpr branch the file turns off")
 def test_mask_in_a_discarded_branch_is_quiet(tmp_path: Path) -> None:
     assert "warp-mask-32bit" not in rules_at(tmp_path, OFF_BRANCH, 5)
 
