@@ -596,7 +596,8 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
     laneid = model.ptx_laneid_literals((lit.start, lit.text) for lit in m.strings) if (
         "<<" in code and warp.has_lane_call(code)) else ()
     shifts = warp.hardware_lane_shifts(code, laneid, map(includes.read, headers))
-    checks = _rocm_compiled(code, facts, warp.warpsize_checks(code, own_32 | external_32)) \
+    is32 = (lambda name: model.unit_is_32(wm, name)) if wm is not None else None  # noqa: E731
+    checks = _rocm_compiled(code, facts, warp.warpsize_checks(code, own_32 | external_32, is32)) \
         if "warpSize" in code else iter(())
     for gen in (judged, warp.masks(code), ballots, shifts, checks):
         for offset, rule, message, suggestion, symbol in gen:

@@ -942,6 +942,29 @@ def unit_value(model: WarpModel, name: str) -> int | None:
     return None
 
 
+_DEFINE_EXPR = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n\\]*[^\s\\])[ \t]*$", re.MULTILINE)
+
+
+def unit_is_32(model: WarpModel, name: str) -> bool:
+    """Does the unit's ``#define`` of ``name`` (the file's, then its quoted headers') come to 32 by
+    integer arithmetic on numbers and other such macros: ``#define MAXWARPS (MAXTHREADS / 32)`` with
+    ``MAXTHREADS 1024``? A name any step leaves undecided is not 32."""
+    from .branches import rocm_value
+
+    texts = (model.code, *model.header_texts())
+    defs: dict[str, str] = {}
+    for text in texts:
+        for n, v in _DEFINE_EXPR.findall(text) if "define" in text else ():
+            defs.setdefault(n, v)
+    expr = defs.get(name, "")
+    for _ in range(4):
+        if not re.search(r"[A-Za-z_]", expr):
+            break
+        expr = re.sub(r"[A-Za-z_]\w*", lambda w: "(" + defs.get(w.group(0), w.group(0)) + ")", expr)
+    expr = re.sub(r"(?<=\d)[uUlL]+\b", "", expr)
+    return bool(expr) and not re.search(r"[A-Za-z_]", expr) and rocm_value(f"({expr}) == 32") == 1
+
+
 def _unit_values(texts: Iterable[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for text in texts:

@@ -556,7 +556,19 @@ _REFUSES = re.compile(r"(?<![\w.])(?:exit|abort|throw|return|std::exit|_exit|\w*
                       r"|fail|Fail|FAIL|panic|PANIC)\w*)\b")
 
 
-def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
+# `&& NAME == warpSize` / `warpSize == NAME &&` inside an assert's condition (judged by _in_assert)
+_WS_CONJUNCT = re.compile(r"(?:&&|\()\s*(?:warpSize\s*==\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*==\s*warpSize)\s*(?=&&|\))")
+
+
+def _in_assert(code: str, at: int, lo: int) -> int:
+    """Where the ``assert(`` whose condition holds offset ``at`` starts (searched from ``lo``, the
+    statement's start), or -1."""
+    m = re.compile(r"assert(?<![\w.]assert)\s*\(").search(code, lo, at + 1)
+    return m.start() if m is not None and _call_args(code, m.end() - 1) and m.end() + len(
+        _call_args(code, m.end() - 1)) >= at else -1
+
+
+def warpsize_checks(code: str, names32: Iterable[str], is32: Callable[[str], bool] | None = None) -> Iterator[Hit]:
     """A check that the warp has 32 lanes, ``assert(warpSize == 32)`` (or a constant equal to 32, the
     unit's or a local ``W = 32;``) or ``if (warpSize != 32) __trap();``: warpSize is 64 on
     gfx942/gfx950, so the check fails there; the kernel traps (an assert: where NDEBUG is off) or
@@ -565,19 +577,25 @@ def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
         return
     known = set(names32)
     spans = list(statements_with(code, "warpSize"))
-    for pattern, what in ((_WS_ASSERT, "assert"), (_WS_GUARD, "guard")):
-        for m in (m for lo, hi in spans for m in pattern.finditer(code, lo, hi)):
-            width = (m.group(1) or m.group(2)).split("::")[-1]
-            if width != "32" and width not in known and not re.search(
-                    word(width) + r"\s*=\s*32[uU]?\s*;", code):
-                continue
-            fails = ("the assert fails and the kernel traps (in every build where NDEBUG is off)" if what == "assert"
-                     else "the check fails and the kernel traps or returns without its work")
-            yield (m.start(), "warp-size-literal",
-                   f"checks that warpSize equals 32 ({code[m.start():m.end()].strip()[:50]}): gfx942/gfx950 "
-                   f"wavefronts have 64 lanes, so {fails}",
-                   f"make the code work for warpSize 64 (or 32-lane tiles) and check warpSize % 32 == 0; {EMULATE}",
-                   "warpSize")
+    found = [(m, what) for pattern, what in ((_WS_ASSERT, "assert"), (_WS_GUARD, "guard"))
+             for lo, hi in spans for m in pattern.finditer(code, lo, hi)]
+    if is32 is not None:  # `assert(A <= n && MAXWARPS == warpSize)`: a conjunct of the assert
+        starts = {m.start() for m, _ in found}
+        found += [(m, "conjunct") for lo, hi in spans for m in _WS_CONJUNCT.finditer(code, lo, hi)
+                  if _in_assert(code, m.start(), lo) not in starts and _in_assert(code, m.start(), lo) >= 0]
+    for m, what in found:
+        width = (m.group(1) or m.group(2)).split("::")[-1]
+        if width != "32" and width not in known and not re.search(
+                word(width) + r"\s*=\s*32[uU]?\s*;", code) and not (is32 is not None and is32(width)):
+            continue
+        fails = ("the check fails and the kernel traps or returns without its work" if what == "guard"
+                 else "the assert fails and the kernel traps (in every build where NDEBUG is off)")
+        at = m.start() if what != "conjunct" else m.start(1) if m.group(1) else m.start(2)
+        yield (at, "warp-size-literal",
+               f"checks that warpSize equals 32 ({code[at:m.end()].strip()[:50]}): gfx942/gfx950 "
+               f"wavefronts have 64 lanes, so {fails}",
+               f"make the code work for warpSize 64 (or 32-lane tiles) and check warpSize % 32 == 0; {EMULATE}",
+               "warpSize")
     # the refusal's statement runs past the stretch's `;` (a `{ ...; exit(1); }` block): searched
     # from each stretch on, kept where it starts inside it
     for m in (m for lo, hi in spans for m in _WS_REFUSAL.finditer(code, lo, min(len(code), hi + 400))

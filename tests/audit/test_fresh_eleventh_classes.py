@@ -127,7 +127,6 @@ __global__ void merge(int *slots)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 11 miss: assert(MAXWARPS == warpSize) with MAXWARPS = 1024 / 32")
 def test_warp_count_of_32_against_warpsize_is_named(tmp_path: Path) -> None:
     assert rules_at(tmp_path, MAXWARPS.replace("WIDTH", "32"), 5) & NAMING
 

@@ -141,3 +141,34 @@ def test_active_mask_assigned_to_an_int_is_named(tmp_path: Path) -> None:
 def test_ballot_assigned_to_an_int_is_named(tmp_path: Path) -> None:
     source = SHUFFLE_TEMP.replace("STORED", "__ballot_sync(__activemask(), curr > 0)")
     assert "ballot-32bit" in rules_at(tmp_path, source, 4)
+
+
+# (1) a check that warpSize equals a macro the unit's arithmetic makes 32, also as one conjunct of an assert
+MAXWARPS = """#define MAXTHREADS_PER_BLOCK THREADS
+#define MAXWARPS_PER_BLOCK (MAXTHREADS_PER_BLOCK / 32)
+__global__ void merge(int *slots)
+{
+    assert(MAXWARPS_PER_BLOCK <= blockDim.x &&
+           MAXWARPS_PER_BLOCK == warpSize);
+    slots[threadIdx.x / warpSize] = 0;
+}
+"""
+
+
+def test_conjunct_warp_count_of_32_against_warpsize_is_named(tmp_path: Path) -> None:
+    assert "warp-size-literal" in rules_at(tmp_path, MAXWARPS.replace("THREADS", "1024"), 6)
+
+
+def test_warp_count_of_another_value_is_quiet(tmp_path: Path) -> None:
+    # 2048 / 32 = 64: the assert holds at 64 lanes (and fails at 32): not a 32-lane check
+    assert "warp-size-literal" not in rules_at(tmp_path, MAXWARPS.replace("THREADS", "2048"), 6)
+
+
+def test_warp_count_of_an_unknown_macro_is_quiet(tmp_path: Path) -> None:
+    source = MAXWARPS.replace("#define MAXTHREADS_PER_BLOCK THREADS\n", "")
+    assert "warp-size-literal" not in rules_at(tmp_path, source, 5)
+
+
+def test_conjunct_outside_an_assert_is_quiet(tmp_path: Path) -> None:
+    source = MAXWARPS.replace("THREADS", "1024").replace("assert(", "bool ok = (")
+    assert "warp-size-literal" not in rules_at(tmp_path, source, 6)
