@@ -1043,9 +1043,37 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
                        "as unsigned long long: ROCm 7 declares __ffs(int) and __ffs(unsigned int) only, so the "
                        "call is ambiguous and does not compile", f"use __ffsll on the 64-bit ballot; {EMULATE}", "")
             continue  # __popc(tile32.ballot(...)): a tile's ballot has the tile's bits only
+        if m.group(1) == "__popc" and _threshold_count(code, m):
+            continue
         if inner is not None or (held and held.intersection(first)):
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
                    "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")
+
+
+_ACTIVE_COUNT = re.compile(r"__popc\s*\(\s*__activemask\s*\(\s*\)\s*\)")
+_ORDER_AFTER = re.compile(r"\s*(?:<=?|>=?)(?![<>=])\s*([A-Za-z_][\w.]*(?:->[\w.]+)*)\s*\)")
+_ORDER_BEFORE = re.compile(r"\(\s*([A-Za-z_][\w.]*(?:->[\w.]+)*)\s*(?:<=?|>=?)\s*\Z")
+_WIDTH_WORD = re.compile(r"(?i)warp|wave|lane|32|64")
+
+
+def _threshold_count(code: str, m: re.Match[str]) -> bool:
+    """Is ``__popc(__activemask())`` at ``m`` the whole of one side of a condition that orders it
+    against a run-time value (``if (__popc(__activemask()) <= cfg.threshold)``): a count of the
+    active lanes picking one of two ways to do the same work? At 64 lanes the count sees lanes
+    0-31 only, which moves the switch point, not the result. Not against a literal or a name of
+    the warp's width (``< 32``, ``== warpSize``: "is the whole warp here", a hazard), not a ballot
+    (its count is data), not when the count is stored or used in arithmetic."""
+    whole = _ACTIVE_COUNT.match(code, m.start())
+    if whole is None:
+        return False
+    after = _ORDER_AFTER.match(code, whole.end())
+    before = _ORDER_BEFORE.search(code, max(0, m.start() - 80), m.start())
+    other = after.group(1) if after else before.group(1) if before else ""
+    if not other or _WIDTH_WORD.search(other):
+        return False
+    head = code[max(0, code.rfind("\n", 0, m.start())):m.start()]
+    return re.search(r"\b(?:if|while)\s*\(\s*(?:\(\s*)*(?:[A-Za-z_][\w.]*(?:->[\w.]+)*\s*(?:<=?|>=?)\s*)?\Z",
+                     head) is not None
 
 
 # the hardware lane: HIP's __lane_id(), or a lane helper of the file (`lane_id()`, `getLaneId()`)

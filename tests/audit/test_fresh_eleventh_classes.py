@@ -147,7 +147,6 @@ __device__ void step(int state, int threshold, int *buffer, int *n)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 11 false class: __popc(__activemask()) as a scheduling threshold")
 def test_active_count_as_a_threshold_is_not_a_ballot_hazard(tmp_path: Path) -> None:
     assert "ballot-32bit" not in rules_at(tmp_path, THRESHOLD, 5)
 

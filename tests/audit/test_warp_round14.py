@@ -172,3 +172,44 @@ def test_warp_count_of_an_unknown_macro_is_quiet(tmp_path: Path) -> None:
 def test_conjunct_outside_an_assert_is_quiet(tmp_path: Path) -> None:
     source = MAXWARPS.replace("THREADS", "1024").replace("assert(", "bool ok = (")
     assert "warp-size-literal" not in rules_at(tmp_path, source, 6)
+
+
+# (2) the active lanes' count as a scheduling threshold: the 32-bit count moves the switch point only
+THRESHOLD = """__device__ void expand(int state, int *buffer, int *n);
+__device__ void visit(int state, int depth);
+__device__ void step(int state, const int *cfg, int threshold, int *buffer, int *n)
+{
+    if (COND)
+        expand(state, buffer, n);
+    else
+        visit(state, 1);
+}
+"""
+
+
+def test_active_count_against_a_member_threshold_is_quiet(tmp_path: Path) -> None:
+    source = THRESHOLD.replace("COND", "__popc(__activemask()) <= cfg[1]")
+    assert "ballot-32bit" not in rules_at(tmp_path, source.replace("cfg[1]", "threshold"), 5)
+
+
+def test_threshold_before_the_count_is_quiet(tmp_path: Path) -> None:
+    assert "ballot-32bit" not in rules_at(tmp_path, THRESHOLD.replace("COND", "threshold > __popc(__activemask())"), 5)
+
+
+def test_active_count_against_32_is_named(tmp_path: Path) -> None:
+    # "is the whole warp active": at 64 lanes never true as meant
+    assert "ballot-32bit" in rules_at(tmp_path, THRESHOLD.replace("COND", "__popc(__activemask()) < 32"), 5)
+
+
+def test_active_count_against_a_warp_width_name_is_named(tmp_path: Path) -> None:
+    assert "ballot-32bit" in rules_at(tmp_path, THRESHOLD.replace("COND", "__popc(__activemask()) >= WARP_SIZE"), 5)
+
+
+def test_ballot_count_against_a_threshold_is_named(tmp_path: Path) -> None:
+    source = THRESHOLD.replace("COND", "__popc(__ballot_sync(__activemask(), state > 0)) <= threshold")
+    assert "ballot-32bit" in rules_at(tmp_path, source, 5)
+
+
+def test_active_count_in_arithmetic_is_named(tmp_path: Path) -> None:
+    source = THRESHOLD.replace("COND", "__popc(__activemask()) * 2 <= threshold")
+    assert "ballot-32bit" in rules_at(tmp_path, source, 5)
