@@ -778,7 +778,9 @@ def _declared_int32(code: str, name: str, before: int) -> bool:
     ``int m = __match_any_sync(__activemask(), p)``) is not a re-assignment: the direct-store check
     judges those."""
     stmt = max(code.rfind(c, 0, before) for c in ";{}") + 1
-    typed = (r"\b(" + _INT32 + r"|u?int64_t|(?:unsigned\s+)?long\s+long|size_t|auto|bool)\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*"
+    # earlier declarators may be arrays (`uint32_t a[LIMBS], q, ballot;`: CGBN's modular inverse)
+    typed = (r"\b(" + _INT32 + r"|u?int64_t|(?:unsigned\s+)?long\s+long|size_t|auto|bool)\s+"
+             r"(?:\w+\s*(?:\[[^\];]*\]\s*)*(?:=[^;,]*)?,\s*)*"
              + re.escape(name) + r"\s*[;,=)\[]")  # `[`: an array of 32-bit words (FZ-GPU's dataChunk[32][33])
     if re.search(typed, code[stmt:before]):
         return False
@@ -975,6 +977,7 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
     if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code and "__match_" not in code:
         return
     held: set[str] = set()
+    narrow: set[str] = set()  # the names a ballot is stored into as a 32-bit integer (base_shifts)
     wide_tile: set[str] = set()  # tile ballots kept in 64 bits (auto): exact, but no __ffs overload
     decl32 = _decl32_before(code)
     for m in _BALLOT.finditer(code):
@@ -1003,6 +1006,8 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
             # ballot: its truncated result drops lanes 32-63 from the shuffles it masks (ADEPT's
             # `unsigned mask = __ballot_sync(...)`: a hazard named at the ballot)
             continue
+        if target and (decl is not None or _declared_int32(code, target, m.start())):
+            narrow.add(target)
         if decl is not None:
             yield (decl.start(), "ballot-32bit", f"{func} result stored in a 32-bit integer: on a 64-lane wavefront "
                    "it returns 64 bits (unsigned long long) and lanes 32-63 are dropped",
@@ -1048,6 +1053,36 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
         if inner is not None or (held and held.intersection(first)):
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
                    "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")
+    yield from _base_shifts(code, narrow)
+
+
+_THREAD_WORD = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)[^;,]*?\bthreadIdx\.x\b")  # one declarator: no `,`
+_FUNNEL = r"(?:uright_wrap|uleft_wrap|__funnelshift_[lr]c?)\s*\(\s*%s\s*,"  # with word(name)
+
+
+def _base_shifts(code: str, narrow: set[str]) -> Iterator[Hit]:
+    """A ballot kept in 32 bits, shifted (``>>`` / ``<<``, or a funnel shift such as
+    ``uright_wrap(mask, 0, amt)``) by an amount computed from the thread's place in the warp
+    (``threadIdx.x ^ group_thread``, ``warp_thread - group_thread``): the bits of the thread's
+    group. At 64 lanes that base reaches 32-63: a plain shift goes past the value's width
+    (undefined) and a funnel shift wraps at 32, so groups in lanes 32-63 read lanes 0-31's bits."""
+    if not narrow or "threadIdx" not in code:
+        return
+    thread = {m.group(1) for m in _THREAD_WORD.finditer(code)} | {"threadIdx"}
+    for name in sorted(narrow):
+        shifts = re.compile(word(name) + r"\s*(?:>>|<<)(?![<>=])|" + _FUNNEL % word(name))
+        for m in shifts.finditer(code):
+            if m.group(0).rstrip().endswith(","):
+                args = split_args(_call_args(code, code.find("(", m.start())))
+                amount = args[2] if len(args) > 2 else ""
+            else:
+                amount = _right_operand(code, m.end())
+            if not set(_WORDS.findall(amount)) & thread:
+                continue
+            yield (m.start(), "ballot-32bit", f"{name}, a ballot kept in 32 bits, shifted by the thread's place in "
+                   f"the warp ({amount.strip()[:40]}): at 64 lanes that reaches 32-63, past the value's 32 bits (a "
+                   "funnel shift wraps at 32), so groups in lanes 32-63 read lanes 0-31's votes",
+                   f"keep the ballot in 64 bits (uint64_t) and shift it with 64-bit operations; {EMULATE}", "")
 
 
 _ACTIVE_COUNT = re.compile(r"__popc\s*\(\s*__activemask\s*\(\s*\)\s*\)")

@@ -92,7 +92,6 @@ def test_ballot_of_the_group_is_named(tmp_path: Path) -> None:
     assert "ballot-32bit" in rules_at(tmp_path, GROUP_BITS, 4)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 miss: the group's bits taken by a shift that wraps at 32")
 def test_group_shift_wrapping_at_32_is_named(tmp_path: Path) -> None:
     assert rules_at(tmp_path, GROUP_BITS, 5) & NAMING
 
@@ -154,7 +153,6 @@ DECLARED = """__device__ bool all_zero(const unsigned *a)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 miss: a 32-bit ballot variable declared after arrays")
 def test_ballot_declared_after_arrays_is_named(tmp_path: Path) -> None:
     assert "ballot-32bit" in rules_at(tmp_path, DECLARED, 6)
 

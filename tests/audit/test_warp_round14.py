@@ -213,3 +213,48 @@ def test_ballot_count_against_a_threshold_is_named(tmp_path: Path) -> None:
 def test_active_count_in_arithmetic_is_named(tmp_path: Path) -> None:
     source = THRESHOLD.replace("COND", "__popc(__activemask()) * 2 <= threshold")
     assert "ballot-32bit" in rules_at(tmp_path, source, 5)
+
+
+# (3) a 32-bit ballot shifted by the thread's place in the warp: the base reaches 32-63 at 64 lanes
+GROUP = """template <unsigned TPI> __device__ bool group_all_zero(unsigned x)
+{
+    unsigned sync = 0xffffffffu, group_thread = threadIdx.x & (TPI - 1), warp_thread = threadIdx.x & (warpSize - 1);
+    MASKTYPE mask;
+    mask = __ballot_sync(sync, x == 0);
+    mask = SHIFT;
+    return mask == ((1u << TPI) - 1);
+}
+"""
+
+
+def _group(shift: str, mask: str = "unsigned") -> str:
+    return GROUP.replace("SHIFT", shift).replace("MASKTYPE", mask)
+
+
+def test_ballot_shifted_by_the_group_base_is_named(tmp_path: Path) -> None:
+    assert "ballot-32bit" in rules_at(tmp_path, _group("mask >> (warp_thread ^ group_thread)"), 6)
+
+
+def test_ballot_left_shifted_by_the_group_base_is_named(tmp_path: Path) -> None:
+    assert "ballot-32bit" in rules_at(tmp_path, _group("mask << (warpSize - TPI) - (warp_thread - group_thread)"), 6)
+
+
+def test_ballot_shifted_by_a_constant_is_quiet(tmp_path: Path) -> None:
+    assert "ballot-32bit" not in rules_at(tmp_path, _group("mask >> TPI"), 6)
+
+
+def test_wide_ballot_shifted_by_the_group_base_is_quiet(tmp_path: Path) -> None:
+    # a 64-bit ballot holds every lane: shifting it by a base up to 63 is right
+    rules = rules_at(tmp_path, _group("mask >> (warp_thread ^ group_thread)", "unsigned long long"), 6)
+    assert "ballot-32bit" not in rules
+
+
+def test_array_declarators_before_a_64_bit_ballot_are_quiet(tmp_path: Path) -> None:
+    source = """__device__ bool none(const unsigned *a)
+{
+    unsigned long long x[4], ballot;
+    ballot = __ballot_sync(0xffffffffull, a[0] == 0);
+    return ballot == 0;
+}
+"""
+    assert "ballot-32bit" not in rules_at(tmp_path, source, 4)
