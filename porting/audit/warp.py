@@ -1069,8 +1069,14 @@ def _base_shifts(code: str, narrow: set[str]) -> Iterator[Hit]:
     if not narrow or "threadIdx" not in code:
         return
     thread = {m.group(1) for m in _THREAD_WORD.finditer(code)} | {"threadIdx"}
-    for name in sorted(narrow):
-        shifts = re.compile(word(name) + r"\s*(?:>>|<<)(?![<>=])|" + _FUNNEL % word(name))
+    # a value computed from such ballots (CGBN's carry sum `sum = make_wide(g, g) + make_wide(p, p)`)
+    # funnel-shifted the same way: `uright_wrap(sum >> 32, 0, threadIdx.x - group_thread + tpi)`
+    votes = "|".join(map(re.escape, sorted(narrow)))
+    made = {m.group(1) for m in re.finditer(r"([A-Za-z_]\w*)\s*=(?!=)[^;]*?\b(?:" + votes + r")\b", code)} - narrow
+    funnels = [(n, re.compile(_FUNNEL % (word(n) + r"[^,;]*"))) for n in sorted(made)]
+    for name, pattern in [(n, re.compile(word(n) + r"\s*(?:>>|<<)(?![<>=])|" + _FUNNEL % word(n)))
+                          for n in sorted(narrow)] + funnels:
+        shifts = pattern
         for m in shifts.finditer(code):
             if m.group(0).rstrip().endswith(","):
                 args = split_args(_call_args(code, code.find("(", m.start())))
@@ -1079,7 +1085,8 @@ def _base_shifts(code: str, narrow: set[str]) -> Iterator[Hit]:
                 amount = _right_operand(code, m.end())
             if not set(_WORDS.findall(amount)) & thread:
                 continue
-            yield (m.start(), "ballot-32bit", f"{name}, a ballot kept in 32 bits, shifted by the thread's place in "
+            what = "a ballot kept in 32 bits" if name in narrow else "computed from ballots kept in 32 bits"
+            yield (m.start(), "ballot-32bit", f"{name}, {what}, shifted by the thread's place in "
                    f"the warp ({amount.strip()[:40]}): at 64 lanes that reaches 32-63, past the value's 32 bits (a "
                    "funnel shift wraps at 32), so groups in lanes 32-63 read lanes 0-31's votes",
                    f"keep the ballot in 64 bits (uint64_t) and shift it with 64-bit operations; {EMULATE}", "")

@@ -258,3 +258,25 @@ def test_array_declarators_before_a_64_bit_ballot_are_quiet(tmp_path: Path) -> N
 }
 """
     assert "ballot-32bit" not in rules_at(tmp_path, source, 4)
+
+
+CARRY = """__device__ unsigned uright_wrap(unsigned lo, unsigned hi, unsigned amt);
+__device__ unsigned resolve(unsigned carry, unsigned x, unsigned tpi)
+{
+    unsigned sync = 0xffffffffu, group_thread = threadIdx.x & (tpi - 1);
+    unsigned g, p;
+    unsigned long long sum;
+    g = __ballot_sync(sync, carry == 1);
+    p = __ballot_sync(sync, x == 0xFFFFFFFF);
+    sum = ((unsigned long long)g << 1) + p;
+    return uright_wrap(sum >> 32, 0, AMOUNT) & 1;
+}
+"""
+
+
+def test_sum_of_32_bit_ballots_wrapped_by_the_group_base_is_named(tmp_path: Path) -> None:
+    assert "ballot-32bit" in rules_at(tmp_path, CARRY.replace("AMOUNT", "threadIdx.x - group_thread + tpi"), 10)
+
+
+def test_sum_of_32_bit_ballots_wrapped_by_a_constant_is_quiet(tmp_path: Path) -> None:
+    assert "ballot-32bit" not in rules_at(tmp_path, CARRY.replace("AMOUNT", "tpi"), 10)
