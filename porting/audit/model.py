@@ -1649,9 +1649,20 @@ def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[st
         if op == "=" and at_lane.search(rhs) and "__shfl" not in rhs:
             rest = at_lane.sub("", rhs)
             return not re.search(r"threadIdx|\bwarp|\bwid\b", rest)
+        if op == "=" and _LITERAL.fullmatch(rhs.strip()):
+            continue  # `else v = -1e30f;` beside `if (lane < N) v = smem[lane];`: a constant is alike in both halves
+        if op == "=" and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", rhs) and re.search(
+                warp.word(rhs.strip()) + r"\s*=\s*__shfl_xor\w*\s*\([^;]*\b" + re.escape(value) + r"\b",
+                code[s.lo:at]):
+            continue  # `v = other` where other = __shfl_xor_sync(m, v, k): a step of the same xor reduction
         if "__shfl_xor" not in rhs and not (xors and xors.intersection(warp._WORDS.findall(rhs))):
             return False  # (a macro or function around __shfl_xor reduces the same way)
     return False
+
+
+# a constant: a number, an upper-case macro (-FLT_MAX, INFINITY) or numeric_limits<T>::max() and kin
+_LITERAL = re.compile(r"\(?\s*[-+]?(?:\d[\d.]*(?:[eE][-+]?\d+)?[fFuUlL]*|[A-Z][A-Z0-9_]*|[\w:<>]+::(?:max|min|lowest|"
+                      r"infinity)\(\))\s*\)?")
 
 
 

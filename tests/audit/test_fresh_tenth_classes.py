@@ -185,7 +185,6 @@ BLOCK_MAX = """template <int WPT> __device__ float block_max(float reducing, flo
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 false class: lane-0 broadcast of a result both halves hold")
 def test_broadcast_of_a_result_both_halves_hold_is_quiet(tmp_path: Path) -> None:
     assert "shfl-fixed-lane" not in rules_at(tmp_path, BLOCK_MAX, 18)
 

@@ -280,3 +280,39 @@ def test_sum_of_32_bit_ballots_wrapped_by_the_group_base_is_named(tmp_path: Path
 
 def test_sum_of_32_bit_ballots_wrapped_by_a_constant_is_quiet(tmp_path: Path) -> None:
     assert "ballot-32bit" not in rules_at(tmp_path, CARRY.replace("AMOUNT", "tpi"), 10)
+
+
+# (2) a lane-0 broadcast after a second reduction stage both 32-lane halves compute from the same slots
+BLOCK_MAX = """__device__ float block_max(float value, float *shared, int wpt)
+{
+    const int lane_id = threadIdx.x % 32, warp_id = threadIdx.x / 32;
+    float reducing = value, receiving;
+    for (int mask = 16; mask >= 1; mask /= 2)
+        reducing = fmaxf(reducing, __shfl_xor_sync(0xffffffffu, reducing, mask));
+    if (lane_id == 0) shared[warp_id] = reducing;
+    __syncthreads();
+    SECOND
+    for (int mask = 4; mask >= 1; mask /= 2) {
+        receiving = __shfl_xor_sync(0xffffffffu, reducing, mask);
+        if (receiving > reducing) reducing = receiving;
+    }
+    return __shfl_sync(0xffffffffu, reducing, 0);
+}
+"""
+
+
+def test_broadcast_after_a_stage_read_from_shared_slots_is_quiet(tmp_path: Path) -> None:
+    second = "if (lane_id < wpt) { reducing = shared[lane_id]; } else { reducing = -FLT_MAX; }"
+    assert "shfl-fixed-lane" not in rules_at(tmp_path, BLOCK_MAX.replace("SECOND", second), 14)
+
+
+def test_broadcast_of_the_first_stage_is_named(tmp_path: Path) -> None:
+    # no second stage: each half holds its own warp's maximum, lanes 32-63 take the lower half's
+    second = "reducing = reducing * 2.0f;"
+    assert "shfl-fixed-lane" in rules_at(tmp_path, BLOCK_MAX.replace("SECOND", second), 14)
+
+
+def test_broadcast_after_a_constant_only_is_named(tmp_path: Path) -> None:
+    # a constant in one branch, a per-thread value in the other: the halves differ
+    second = "if (lane_id < wpt) { reducing = value; } else { reducing = -FLT_MAX; }"
+    assert "shfl-fixed-lane" in rules_at(tmp_path, BLOCK_MAX.replace("SECOND", second), 14)
