@@ -137,7 +137,6 @@ def test_member_wrapper_body_is_named(tmp_path: Path) -> None:
     assert "ballot-32bit" in rules_at(tmp_path, MEMBER, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 miss: calls of a static member ballot wrapper returning 32 bits")
 def test_member_wrapper_call_is_named(tmp_path: Path) -> None:
     assert "ballot-32bit" in rules_at(tmp_path, MEMBER, 7)
 

@@ -316,3 +316,23 @@ def test_broadcast_after_a_constant_only_is_named(tmp_path: Path) -> None:
     # a constant in one branch, a per-thread value in the other: the halves differ
     second = "if (lane_id < wpt) { reducing = value; } else { reducing = -FLT_MAX; }"
     assert "shfl-fixed-lane" in rules_at(tmp_path, BLOCK_MAX.replace("SECOND", second), 14)
+
+
+# (3) a ballot wrapper that keeps the ballot in a local first, called through its class
+MEMBER = """template <int width> struct layout {
+    static __device__ int offset() { return (threadIdx.x & 31) & ~(width - 1); }
+    static __device__ RET ballot(int p) { RET b = __ballot_sync(0xffffffffull, p); return b >> offset(); }
+};
+__device__ unsigned nonzero_mask(unsigned digit)
+{
+    return layout<8>::ballot(digit != 0);
+}
+"""
+
+
+def test_call_of_a_32_bit_member_ballot_wrapper_is_named(tmp_path: Path) -> None:
+    assert "ballot-32bit" in rules_at(tmp_path, MEMBER.replace("RET", "uint32_t"), 7)
+
+
+def test_call_of_a_64_bit_member_ballot_wrapper_is_quiet(tmp_path: Path) -> None:
+    assert "ballot-32bit" not in rules_at(tmp_path, MEMBER.replace("RET", "uint64_t"), 7)
