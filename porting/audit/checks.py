@@ -597,7 +597,8 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
         "<<" in code and warp.has_lane_call(code)) else ()
     shifts = warp.hardware_lane_shifts(code, laneid, map(includes.read, headers))
     is32 = (lambda name: model.unit_is_32(wm, name)) if wm is not None else None  # noqa: E731
-    checks = _rocm_compiled(code, facts, warp.warpsize_checks(code, own_32 | external_32, is32)) \
+    checks = _rocm_compiled(code, facts, itertools.chain(warp.warpsize_checks(code, own_32 | external_32, is32),
+                                                         warp.warpsize_word_widths(code))) \
         if "warpSize" in code else iter(())
     for gen in (judged, warp.masks(code), ballots, shifts, checks):
         for offset, rule, message, suggestion, symbol in gen:

@@ -608,6 +608,34 @@ def warpsize_checks(code: str, names32: Iterable[str], is32: Callable[[str], boo
                    "warpSize")
 
 
+_OVER_WARPSIZE = re.compile(r"([A-Za-z_]\w*)\s*(?:/|%)\s*warpSize\b")
+_NO_WORD_WIDTH = re.compile(r"threadIdx|__lane_id|__shfl|__ballot|__any|__all|__syncwarp|__match_|\.shfl|\.ballot")
+
+
+def warpsize_word_widths(code: str) -> Iterator[Hit]:
+    """``limb = offset / warpSize`` in a function that touches no thread index and no warp
+    operation, where ``offset`` is also a shift amount (``__funnelshift_r(lo, hi, offset)``, ``v >>
+    offset``): a bit offset divided by the 32-bit word's width, spelled warpSize because both are 32
+    on CUDA. warpSize is 64 on gfx942/gfx950, so the word index (or bit within it) is wrong."""
+    if "warpSize" not in code or not ("shift" in code or ">>" in code or "<<" in code):
+        return
+    for m in _OVER_WARPSIZE.finditer(code):
+        head = _enclosing_function_head(code, m.start())
+        brace = code.find("{", head.end()) if head is not None else -1
+        if brace < 0:
+            continue  # not in a function body we can read
+        body = code[brace:brace_end(code, brace, len(code))]
+        name = m.group(1)
+        shifted = re.search(r"__funnelshift_\w+\s*\([^;]*,\s*" + word(name) + r"\s*\)|(?:>>|<<)\s*\(?\s*"
+                            + word(name) + r"\s*[);]", body)
+        if shifted is None or _NO_WORD_WIDTH.search(body):
+            continue
+        yield (m.start(), "warp-size-literal", f"'{m.group(0)}' divides a bit offset (also a shift amount here) by "
+               "warpSize, which this code means as the 32-bit word's width: warpSize is 64 on gfx942/gfx950, so "
+               "the word index and the bit within it are wrong", f"use the word width (32, or sizeof(word) * 8); "
+               f"{EMULATE}", "warpSize")
+
+
 # the first step of a reduction written out by hand (`v += __shfl_down_sync(m, v, 16); ... 8); ...`):
 # its offset is the last argument, with no width after it
 _UNROLLED16 = re.compile(r",\s*16[uU]?\s*\Z")

@@ -52,7 +52,6 @@ LIMB = """__device__ unsigned extract_bits(const unsigned *limbs, unsigned offse
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 miss: warpSize as the 32-bit limb width")
 def test_warpsize_as_limb_width_is_named(tmp_path: Path) -> None:
     assert rules_at(tmp_path, LIMB.replace("WIDTH", "warpSize"), 3) & NAMING
 

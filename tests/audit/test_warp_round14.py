@@ -336,3 +336,33 @@ def test_call_of_a_32_bit_member_ballot_wrapper_is_named(tmp_path: Path) -> None
 
 def test_call_of_a_64_bit_member_ballot_wrapper_is_quiet(tmp_path: Path) -> None:
     assert "ballot-32bit" not in rules_at(tmp_path, MEMBER.replace("RET", "uint64_t"), 7)
+
+
+# (3) warpSize where the code means the 32-bit word's width
+LIMB = """__device__ unsigned extract_bits(const unsigned *limbs, unsigned offset, unsigned count)
+{
+    const unsigned limb = offset / warpSize;
+    const unsigned lo = limbs[limb], hi = limbs[limb + 1];
+    return SHIFTED & ((1u << count) - 1);
+}
+"""
+
+
+def test_bit_offset_over_warpsize_is_named(tmp_path: Path) -> None:
+    assert "warp-size-literal" in rules_at(tmp_path, LIMB.replace("SHIFTED", "__funnelshift_r(lo, hi, offset)"), 3)
+
+
+def test_bit_offset_over_warpsize_with_a_plain_shift_is_named(tmp_path: Path) -> None:
+    assert "warp-size-literal" in rules_at(tmp_path, LIMB.replace("SHIFTED", "(lo >> offset)"), 3)
+
+
+def test_offset_not_used_as_a_shift_is_quiet(tmp_path: Path) -> None:
+    # `offset / warpSize` with offset not a shift amount: a count of warps, say
+    assert "warp-size-literal" not in rules_at(tmp_path, LIMB.replace("SHIFTED", "(lo + hi)"), 3)
+
+
+def test_thread_offset_over_warpsize_is_quiet(tmp_path: Path) -> None:
+    # a thread's offset over warpSize is a warp index: right at 64
+    source = LIMB.replace("SHIFTED", "(lo >> offset)").replace("{\n", "{\n    offset += threadIdx.x;\n", 1)
+    assert "offset / warpSize" in source.splitlines()[3]
+    assert "warp-size-literal" not in rules_at(tmp_path, source, 4)
