@@ -502,7 +502,9 @@ def _file_value(cond: str, defined: set[str]) -> int | None:
     return None if value is None or value == UNKNOWN else value
 
 
-_STATIC_IF = re.compile(r"(?<![\w.])if\s*(constexpr\s*)?\(")
+# `if (false)` / `if (0)`, or `if constexpr (` (its condition read by hand); opening with the literal
+# "if" so that the engine jumps from one "if" to the next (the lookbehind is checked after it)
+_STATIC_IF = re.compile(r"if(?<![\w.]if)\s*(?:\(\s*(?:false|0)\s*\)|(constexpr)\s*\()")
 _FILE_CONST = re.compile(r"\bconstexpr\s+(?:static\s+)?(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|short|size_t|"
                          r"u?int(?:8|16|32|64)_t|bool|auto)\s+([A-Za-z_]\w*)\s*=\s*([^;{}]*);")
 
@@ -513,20 +515,20 @@ def dead_statements(code: str) -> bytearray:
     ``if constexpr (...)`` whose condition, with the file's ``constexpr`` constants put in (each
     defined once in the file), is 0: the branch is never instantiated. A condition that names
     anything else is left alone. ``code`` has its comments and strings blanked."""
-    if "if" not in code or ("false" not in code and "constexpr" not in code and "(0)" not in code):
+    if "if" not in code or ("false" not in code and "constexpr" not in code and "0" not in code):
         return bytearray()
     consts: dict[str, str] = {}
     out = bytearray()
     for m in _STATIC_IF.finditer(code):
-        close = _close_paren(code, m.end() - 1)
-        cond = code[m.end():close].strip()
+        close = m.end() - 1  # the `)` of `if (false)`
         if m.group(1):
+            close = _close_paren(code, m.end() - 1)
             consts = consts or _file_constants(code)
-            cond = re.sub(r"[A-Za-z_]\w*", lambda w: consts.get(w.group(0), w.group(0)), cond)  # noqa: B023
-        cond = re.sub(r"\bfalse\b", "0", re.sub(r"\btrue\b", "1", cond))
-        cond = re.sub(r"(?<=\d)[uUlL]+\b", "", cond)
-        if re.search(r"[A-Za-z_]", cond) or rocm_value(cond) != 0:
-            continue
+            cond = re.sub(r"[A-Za-z_]\w*", lambda w: consts.get(w.group(0), w.group(0)),  # noqa: B023
+                          code[m.end():close].strip())
+            cond = re.sub(r"(?<=\d)[uUlL]+\b", "", re.sub(r"\bfalse\b", "0", re.sub(r"\btrue\b", "1", cond)))
+            if re.search(r"[A-Za-z_]", cond) or rocm_value(cond) != 0:
+                continue
         body = close + 1 + len(code[close + 1:]) - len(code[close + 1:].lstrip())
         end = brace_end(code, body, len(code)) if code[body:body + 1] == "{" else code.find(";", body)
         if end < 0:

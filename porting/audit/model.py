@@ -554,9 +554,12 @@ def leaders_by_32(model: WarpModel) -> Iterator[Hit]:
     l + 32 both match leader l (two leaders) and a leader above 31 matches none (ngAP's de-
     duplication adds a state twice or never). Not in one-warp blocks (no lane 32-63)."""
     code = model.code
+    if "__ffs" not in code:
+        return  # no leader is taken from any mask
     for at in sorted(model.matches + model.ballots):
         s = model.at(at)
-        if not s.name or s.src or s.tile32 or (at in model.ballots and warp.halves_alike_at(code, at)):
+        if not s.name or s.src or s.tile32 or "__ffs" not in code[at:s.hi] or (
+                at in model.ballots and warp.halves_alike_at(code, at)):
             continue
         leader = _leader_of(code, s, at)
         if not leader:

@@ -608,7 +608,7 @@ def warpsize_checks(code: str, names32: Iterable[str], is32: Callable[[str], boo
                    "warpSize")
 
 
-_OVER_WARPSIZE = re.compile(r"([A-Za-z_]\w*)\s*(?:/|%)\s*warpSize\b")
+_OVER_WARPSIZE = re.compile(r"([A-Za-z_]\w*)\s*(?:/|%)\s*\Z")  # just before a `warpSize`
 _NO_WORD_WIDTH = re.compile(r"threadIdx|__lane_id|__shfl|__ballot|__any|__all|__syncwarp|__match_|\.shfl|\.ballot")
 
 
@@ -619,7 +619,13 @@ def warpsize_word_widths(code: str) -> Iterator[Hit]:
     on CUDA. warpSize is 64 on gfx942/gfx950, so the word index (or bit within it) is wrong."""
     if "warpSize" not in code or not ("shift" in code or ">>" in code or "<<" in code):
         return
-    for m in _OVER_WARPSIZE.finditer(code):
+    at = code.find("warpSize")
+    while at >= 0:
+        m = _OVER_WARPSIZE.search(code, max(0, at - 60), at)
+        after = at + len("warpSize")
+        at = code.find("warpSize", after)
+        if m is None or code[after:after + 1].isalnum() or code[after:after + 1] == "_":
+            continue
         head = _enclosing_function_head(code, m.start())
         brace = code.find("{", head.end()) if head is not None else -1
         if brace < 0:
@@ -630,10 +636,10 @@ def warpsize_word_widths(code: str) -> Iterator[Hit]:
                             + word(name) + r"\s*[);]", body)
         if shifted is None or _NO_WORD_WIDTH.search(body):
             continue
-        yield (m.start(), "warp-size-literal", f"'{m.group(0)}' divides a bit offset (also a shift amount here) by "
-               "warpSize, which this code means as the 32-bit word's width: warpSize is 64 on gfx942/gfx950, so "
-               "the word index and the bit within it are wrong", f"use the word width (32, or sizeof(word) * 8); "
-               f"{EMULATE}", "warpSize")
+        yield (m.start(), "warp-size-literal", f"'{m.group(0).strip()} warpSize' divides a bit offset (also a shift "
+               "amount here) by warpSize, which this code means as the 32-bit word's width: warpSize is 64 on "
+               "gfx942/gfx950, so the word index and the bit within it are wrong",
+               f"use the word width (32, or sizeof(word) * 8); {EMULATE}", "warpSize")
 
 
 # the first step of a reduction written out by hand (`v += __shfl_down_sync(m, v, 16); ... 8); ...`):
@@ -1034,13 +1040,14 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
             # ballot: its truncated result drops lanes 32-63 from the shuffles it masks (ADEPT's
             # `unsigned mask = __ballot_sync(...)`: a hazard named at the ballot)
             continue
-        if target and (decl is not None or _declared_int32(code, target, m.start())):
+        reassigned32 = decl is None and bool(target) and _declared_int32(code, target, m.start())
+        if target and (decl is not None or reassigned32):
             narrow.add(target)
         if decl is not None:
             yield (decl.start(), "ballot-32bit", f"{func} result stored in a 32-bit integer: on a 64-lane wavefront "
                    "it returns 64 bits (unsigned long long) and lanes 32-63 are dropped",
                    f"store it in uint64_t and use __popcll/__ffsll; {EMULATE}", "")
-        elif target and _declared_int32(code, target, m.start()):
+        elif reassigned32:
             yield (m.start(), "ballot-32bit", f"{func} result assigned to {target}, declared as a 32-bit integer: "
                    "lanes 32-63 of a 64-lane wavefront are dropped", f"declare {target} uint64_t; {EMULATE}", "")
         elif _compared_to_ones32(code, m):
