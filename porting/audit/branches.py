@@ -500,3 +500,63 @@ def _file_value(cond: str, defined: set[str]) -> int | None:
         return None  # a macro the file does not decide
     value = rocm_value(named)
     return None if value is None or value == UNKNOWN else value
+
+
+# `if (false)` / `if (0)`, or `if constexpr (` (its condition read by hand); opening with the literal
+# "if" so that the engine jumps from one "if" to the next (the lookbehind is checked after it)
+_STATIC_IF = re.compile(r"if(?<![\w.]if)\s*(?:\(\s*(?:false|0)\s*\)|(constexpr)\s*\()")
+_FILE_CONST = re.compile(r"\bconstexpr\s+(?:static\s+)?(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|short|size_t|"
+                         r"u?int(?:8|16|32|64)_t|bool|auto)\s+([A-Za-z_]\w*)\s*=\s*([^;{}]*);")
+
+
+def dead_statements(code: str) -> bytearray:
+    """Per-line flag (1-based) for the body of an ``if`` whose condition is false by the file's own
+    text: ``if (false)`` / ``if (0)`` (a path switched off by hand: ngAP keeps such copies), and
+    ``if constexpr (...)`` whose condition, with the file's ``constexpr`` constants put in (each
+    defined once in the file), is 0: the branch is never instantiated. A condition that names
+    anything else is left alone. ``code`` has its comments and strings blanked."""
+    if "if" not in code or ("false" not in code and "constexpr" not in code and "0" not in code):
+        return bytearray()
+    consts: dict[str, str] = {}
+    out = bytearray()
+    for m in _STATIC_IF.finditer(code):
+        close = m.end() - 1  # the `)` of `if (false)`
+        if m.group(1):
+            close = _close_paren(code, m.end() - 1)
+            consts = consts or _file_constants(code)
+            cond = re.sub(r"[A-Za-z_]\w*", lambda w: consts.get(w.group(0), w.group(0)),  # noqa: B023
+                          code[m.end():close].strip())
+            cond = re.sub(r"(?<=\d)[uUlL]+\b", "", re.sub(r"\bfalse\b", "0", re.sub(r"\btrue\b", "1", cond)))
+            if re.search(r"[A-Za-z_]", cond) or rocm_value(cond) != 0:
+                continue
+        body = close + 1 + len(code[close + 1:]) - len(code[close + 1:].lstrip())
+        end = brace_end(code, body, len(code)) if code[body:body + 1] == "{" else code.find(";", body)
+        if end < 0:
+            continue
+        first, last = code.count("\n", 0, close) + 1, code.count("\n", 0, end) + 1
+        if not out:
+            out = bytearray(code.count("\n") + 2)
+        for line in range(first + (code[body:body + 1] == "{" and "\n" in code[close:body + 1]), last + 1):
+            out[line] = 1
+    return out
+
+
+def _file_constants(code: str) -> dict[str, str]:
+    """The file's ``constexpr`` integer constants defined once (a name defined twice, say in two
+    namespaces, is not decided), each with its initializer's text; {"": ""} when there are none
+    (a non-empty answer: asked once per file)."""
+    defs = _FILE_CONST.findall(code)
+    counts: dict[str, int] = {}
+    for name, _ in defs:
+        counts[name] = counts.get(name, 0) + 1
+    return {n: v.strip() for n, v in defs if counts[n] == 1} or {"": ""}
+
+
+def _close_paren(code: str, at: int) -> int:
+    """The index of the `)` closing the `(` at ``at`` (the end of the text when it stays open)."""
+    depth = 0
+    for i in range(at, len(code)):
+        depth += (code[i] == "(") - (code[i] == ")")
+        if depth == 0:
+            return i
+    return len(code)

@@ -154,9 +154,9 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
         where = side[f.line] if f.line < len(side) else 0
         if where == branches.CUDA or (where == branches.HIP and f.rule not in ROCM7_RULES):
             continue
-        dead = dead if dead is not None else branches.dead_by_file(m.code)
+        dead = dead if dead is not None else _dead_lines(m.code)
         if f.line < len(dead) and dead[f.line]:
-            continue  # `#if 0`, the #else of `#if 1`, `#ifndef X` after `#define X`: nothing compiles it
+            continue  # `#if 0`, `if (false)`, `#ifndef X` after `#define X`: nothing compiles or runs it
         if (f.line, f.rule) not in seen:  # one finding per rule per line
             seen.add((f.line, f.rule))
             yield f
@@ -164,6 +164,14 @@ def check_c(m: Masked, path: str, sets: SymbolSets | None = None,
         dead = dead if dead is not None else branches.dead_by_file(m.code)
         facts.pending = [f for f in facts.pending if side[f.line] == branches.NEUTRAL
                          and not (f.line < len(dead) and dead[f.line])]
+
+
+def _dead_lines(code: str) -> bytearray:
+    """dead_by_file's lines with the bodies of statically false ``if``s (branches.dead_statements)."""
+    dead, static = branches.dead_by_file(code), branches.dead_statements(code)
+    if not static:
+        return dead
+    return bytearray(a | (dead[i] if i < len(dead) else 0) for i, a in enumerate(static))
 
 
 def _check_c(m: Masked, path: str, sets: SymbolSets, facts: FileFacts,
@@ -582,13 +590,15 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
         judged = itertools.chain(model.classify(wm, hits), layouts.per_warp_rows(wm), layouts.host_tables(wm),
                                  layouts.hardware_lanes(wm, m.text), helpers,
                                  layouts.half_wave_blocks(wm))
-    ballots: Iterator[warp.Hit] = warp.ballots(code)
+    ballots: Iterator[warp.Hit] = warp.ballots(code, model.cuda_only(code, facts.side))
     if wm is not None and model.one_warp_file(wm):  # no lane 32-63 anywhere: a returned or passed ballot fits
         ballots = (h for h in ballots if warp.BALLOT_HANDED_ON not in h[2])
     laneid = model.ptx_laneid_literals((lit.start, lit.text) for lit in m.strings) if (
         "<<" in code and warp.has_lane_call(code)) else ()
     shifts = warp.hardware_lane_shifts(code, laneid, map(includes.read, headers))
-    checks = _rocm_compiled(code, facts, warp.warpsize_checks(code, own_32 | external_32)) \
+    is32 = (lambda name: model.unit_is_32(wm, name)) if wm is not None else None  # noqa: E731
+    checks = _rocm_compiled(code, facts, itertools.chain(warp.warpsize_checks(code, own_32 | external_32, is32),
+                                                         warp.warpsize_word_widths(code))) \
         if "warpSize" in code else iter(())
     for gen in (judged, warp.masks(code), ballots, shifts, checks):
         for offset, rule, message, suggestion, symbol in gen:

@@ -124,6 +124,8 @@ _VOTE = re.compile(r"__(?:all|any)(?:_sync)?\s*\(")
 # a raw ballot spans the wavefront too: lanes picked or counted from it mix the two 32-lane halves
 # (a cooperative group's tile.ballot is the tile's own and is not matched)
 _RAW_BALLOT = re.compile(r"(?<![\w.])__ballot(?:_sync)?\s*\(")
+# a match mask spans the wavefront like a ballot (64 bits on HIP): lanes picked from it reach 63
+_MATCH = re.compile(r"(?<![\w.])__match_(?:any|all)_sync\s*\(")
 LANE_BIT = "'1 <<"  # how warp.lane_math's lane-bit hits begin
 _LOOP16 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
 
@@ -217,6 +219,11 @@ class WarpModel:
             if cuda_only is None or not cuda_only(at):
                 self.at(at).vote = True
                 self.ballots.append(at)
+        self.matches: list[int] = []  # the __match_*_sync calls ROCm compiles (leaders_by_32)
+        for at in _sites(code, ("__match_",), _MATCH, back=1, found=[o for o in op_words if o[1] == "__match_"]):
+            if cuda_only is None or not cuda_only(at):
+                self.at(at).vote = True
+                self.matches.append(at)
         for m in _TILE32.finditer(code) if "_tile" in code or "_partition" in code else ():
             self.at(m.start()).tile32 = True
         for s in self.scopes:
@@ -412,6 +419,7 @@ def classify(model: WarpModel, hits: list[Hit]) -> Iterator[Hit]:
                    NOTE_FIX, symbol)
     yield from fixed
     yield from wide_in_logical(model)
+    yield from leaders_by_32(model)
     yield from tiles_by_warpsize(model)
     yield from launches(model)
     yield from work_counts(model)
@@ -533,6 +541,54 @@ def wide_in_logical(model: WarpModel) -> Iterator[Hit]:
                    "their own warp (/ 32 slots, lane % 32 leaders): at 64 two logical warps reduce together",
                    "pass the logical width as the second template argument (cub::WarpReduce<T, 32>), or count "
                    f"warps by warpSize; {warp.EMULATE}", "cub::WarpReduce")
+
+
+_FFS_OF = r"([A-Za-z_]\w*)\s*=\s*(?:\(\s*)?__ffs(?:ll)?\s*\(\s*%s\s*\)"  # with re.escape(mask)
+_FOLDED_LANE = r"(?:\(\s*)?(?:threadIdx\.x|[A-Za-z_]\w*)\s*(?:%\s*32|&\s*(?:31|0[xX]1[fF]))[uU]?\b\s*\)?"
+
+
+def leaders_by_32(model: WarpModel) -> Iterator[Hit]:
+    """warp-width-mixed at ``lane % 32 == leader`` where ``leader`` is ``__ffs(mask) - 1`` of a
+    mask over the whole wavefront (``__match_any_sync`` / a ballot: 64 bits on HIP). At 64 the
+    leader is a wavefront lane (0-63) while ``% 32`` folds lanes 32-63 onto 0-31: lanes l and
+    l + 32 both match leader l (two leaders) and a leader above 31 matches none (ngAP's de-
+    duplication adds a state twice or never). Not in one-warp blocks (no lane 32-63)."""
+    code = model.code
+    if "__ffs" not in code:
+        return  # no leader is taken from any mask
+    for at in sorted(model.matches + model.ballots):
+        s = model.at(at)
+        if not s.name or s.src or s.tile32 or "__ffs" not in code[at:s.hi] or (
+                at in model.ballots and warp.halves_alike_at(code, at)):
+            continue
+        leader = _leader_of(code, s, at)
+        if not leader:
+            continue
+        lanes = {m.group(1) for m in _LANE32_VAR.finditer(code, max(s.body, s.lo), s.hi)}
+        lane = _FOLDED_LANE + ("|" + "|".join(map(re.escape, sorted(lanes))) if lanes else "")
+        name = re.escape(leader)
+        cmp = re.compile(rf"(?<![\w.])(?:(?:{lane})\s*[!=]=\s*{name}\b|{name}\s*[!=]=\s*(?:{lane}))")
+        hit = cmp.search(code, at, s.hi)
+        if hit is not None and not _one_warp_blocks(model, s):
+            call = code[at:code.find("(", at)].strip()
+            text = hit.group(0).strip().lstrip("( ")[:40]
+            yield (hit.start(), "warp-width-mixed", f"'{text}' compares a lane folded to 0-31 with a leader "
+                   f"taken from {call}'s mask, which spans the 64-lane wavefront on "
+                   "gfx942/gfx950: the leader reaches 63, so lanes l and l + 32 both lead (or none does)",
+                   "keep the mask in 64 bits and compare with the hardware lane (__lane_id(), or "
+                   f"threadIdx.x % warpSize); {warp.EMULATE}", call)
+
+
+def _leader_of(code: str, s: Scope, at: int) -> str:
+    """The variable holding ``__ffs(mask) - 1`` for the mask call at ``at``: the call itself inside
+    the ``__ffs`` (``leader = __ffs(__ballot_sync(..)) - 1``), or the variable it is stored in."""
+    stmt = max(code.rfind(c, s.lo, at) for c in ";{}") + 1  # the statement may wrap (`int m =\n  __match_..`)
+    target = warp._TARGET.search(code, stmt, at)
+    if re.search(r"__ffs(?:ll)?\s*\(\s*\Z", code[max(s.lo, at - 12):at]):
+        return target.group(1) if target else ""
+    mask = target.group(1) if target else ""
+    found = re.compile(_FFS_OF % re.escape(mask)).search(code, at, s.hi) if mask else None
+    return found.group(1) if found else ""
 
 
 _VOTE_INTO = re.compile(r"([A-Za-z_]\w*)\s*=\s*__(any|all)(?:_sync)?\s*\(")
@@ -887,6 +943,29 @@ def unit_value(model: WarpModel, name: str) -> int | None:
             return int(got) if got is not None else None
         name = got
     return None
+
+
+_DEFINE_EXPR = re.compile(r"#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([^\n\\]*[^\s\\])[ \t]*$", re.MULTILINE)
+
+
+def unit_is_32(model: WarpModel, name: str) -> bool:
+    """Does the unit's ``#define`` of ``name`` (the file's, then its quoted headers') come to 32 by
+    integer arithmetic on numbers and other such macros: ``#define MAXWARPS (MAXTHREADS / 32)`` with
+    ``MAXTHREADS 1024``? A name any step leaves undecided is not 32."""
+    from .branches import rocm_value
+
+    texts = (model.code, *model.header_texts())
+    defs: dict[str, str] = {}
+    for text in texts:
+        for n, v in _DEFINE_EXPR.findall(text) if "define" in text else ():
+            defs.setdefault(n, v)
+    expr = defs.get(name, "")
+    for _ in range(4):
+        if not re.search(r"[A-Za-z_]", expr):
+            break
+        expr = re.sub(r"[A-Za-z_]\w*", lambda w: "(" + defs.get(w.group(0), w.group(0)) + ")", expr)
+    expr = re.sub(r"(?<=\d)[uUlL]+\b", "", expr)
+    return bool(expr) and not re.search(r"[A-Za-z_]", expr) and rocm_value(f"({expr}) == 32") == 1
 
 
 def _unit_values(texts: Iterable[str]) -> dict[str, str]:
@@ -1573,9 +1652,20 @@ def _same_in_both_halves(code: str, s: Scope, value: str, at: int, lanes: set[st
         if op == "=" and at_lane.search(rhs) and "__shfl" not in rhs:
             rest = at_lane.sub("", rhs)
             return not re.search(r"threadIdx|\bwarp|\bwid\b", rest)
+        if op == "=" and _LITERAL.fullmatch(rhs.strip()):
+            continue  # `else v = -1e30f;` beside `if (lane < N) v = smem[lane];`: a constant is alike in both halves
+        if op == "=" and re.fullmatch(r"\s*[A-Za-z_]\w*\s*", rhs) and re.search(
+                warp.word(rhs.strip()) + r"\s*=\s*__shfl_xor\w*\s*\([^;]*\b" + re.escape(value) + r"\b",
+                code[s.lo:at]):
+            continue  # `v = other` where other = __shfl_xor_sync(m, v, k): a step of the same xor reduction
         if "__shfl_xor" not in rhs and not (xors and xors.intersection(warp._WORDS.findall(rhs))):
             return False  # (a macro or function around __shfl_xor reduces the same way)
     return False
+
+
+# a constant: a number, an upper-case macro (-FLT_MAX, INFINITY) or numeric_limits<T>::max() and kin
+_LITERAL = re.compile(r"\(?\s*[-+]?(?:\d[\d.]*(?:[eE][-+]?\d+)?[fFuUlL]*|[A-Z][A-Z0-9_]*|[\w:<>]+::(?:max|min|lowest|"
+                      r"infinity)\(\))\s*\)?")
 
 
 

@@ -70,7 +70,8 @@ _LOOP32 = re.compile(r"=\s*16\s*;|<=?\s*32\s*;|<\s*32\b")
 _WIDTH32 = re.compile(r",\s*32\s*\Z")
 _LAST_ARG = re.compile(r",\s*([A-Za-z_]\w*)\s*\Z")
 # a cooperative group's ballot (coalesced_group::ballot, tile.ballot) returns 64 bits on HIP too
-_BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask|\.ballot)\s*\(")
+# a match mask (__match_any_sync / __match_all_sync) is a wavefront's lane mask too: 64 bits on HIP
+_BALLOT = re.compile(r"(__ballot_sync|__ballot|__activemask|__match_any_sync|__match_all_sync|\.ballot)\s*\(")
 # `unsigned int x =` is matched by `unsigned\s+int` and also by `int` alone (\b before it): dropping
 # either alternative by itself changes nothing (an equivalent mutant); tests/audit/golden/ballot_forms.cu
 # fails when both go, or when `unsigned`, `int32_t` or `u32` goes.
@@ -555,7 +556,19 @@ _REFUSES = re.compile(r"(?<![\w.])(?:exit|abort|throw|return|std::exit|_exit|\w*
                       r"|fail|Fail|FAIL|panic|PANIC)\w*)\b")
 
 
-def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
+# `&& NAME == warpSize` / `warpSize == NAME &&` inside an assert's condition (judged by _in_assert)
+_WS_CONJUNCT = re.compile(r"(?:&&|\()\s*(?:warpSize\s*==\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*==\s*warpSize)\s*(?=&&|\))")
+
+
+def _in_assert(code: str, at: int, lo: int) -> int:
+    """Where the ``assert(`` whose condition holds offset ``at`` starts (searched from ``lo``, the
+    statement's start), or -1."""
+    m = re.compile(r"assert(?<![\w.]assert)\s*\(").search(code, lo, at + 1)
+    return m.start() if m is not None and _call_args(code, m.end() - 1) and m.end() + len(
+        _call_args(code, m.end() - 1)) >= at else -1
+
+
+def warpsize_checks(code: str, names32: Iterable[str], is32: Callable[[str], bool] | None = None) -> Iterator[Hit]:
     """A check that the warp has 32 lanes, ``assert(warpSize == 32)`` (or a constant equal to 32, the
     unit's or a local ``W = 32;``) or ``if (warpSize != 32) __trap();``: warpSize is 64 on
     gfx942/gfx950, so the check fails there; the kernel traps (an assert: where NDEBUG is off) or
@@ -564,19 +577,25 @@ def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
         return
     known = set(names32)
     spans = list(statements_with(code, "warpSize"))
-    for pattern, what in ((_WS_ASSERT, "assert"), (_WS_GUARD, "guard")):
-        for m in (m for lo, hi in spans for m in pattern.finditer(code, lo, hi)):
-            width = (m.group(1) or m.group(2)).split("::")[-1]
-            if width != "32" and width not in known and not re.search(
-                    word(width) + r"\s*=\s*32[uU]?\s*;", code):
-                continue
-            fails = ("the assert fails and the kernel traps (in every build where NDEBUG is off)" if what == "assert"
-                     else "the check fails and the kernel traps or returns without its work")
-            yield (m.start(), "warp-size-literal",
-                   f"checks that warpSize equals 32 ({code[m.start():m.end()].strip()[:50]}): gfx942/gfx950 "
-                   f"wavefronts have 64 lanes, so {fails}",
-                   f"make the code work for warpSize 64 (or 32-lane tiles) and check warpSize % 32 == 0; {EMULATE}",
-                   "warpSize")
+    found = [(m, what) for pattern, what in ((_WS_ASSERT, "assert"), (_WS_GUARD, "guard"))
+             for lo, hi in spans for m in pattern.finditer(code, lo, hi)]
+    if is32 is not None:  # `assert(A <= n && MAXWARPS == warpSize)`: a conjunct of the assert
+        starts = {m.start() for m, _ in found}
+        found += [(m, "conjunct") for lo, hi in spans for m in _WS_CONJUNCT.finditer(code, lo, hi)
+                  if _in_assert(code, m.start(), lo) not in starts and _in_assert(code, m.start(), lo) >= 0]
+    for m, what in found:
+        width = (m.group(1) or m.group(2)).split("::")[-1]
+        if width != "32" and width not in known and not re.search(
+                word(width) + r"\s*=\s*32[uU]?\s*;", code) and not (is32 is not None and is32(width)):
+            continue
+        fails = ("the check fails and the kernel traps or returns without its work" if what == "guard"
+                 else "the assert fails and the kernel traps (in every build where NDEBUG is off)")
+        at = m.start() if what != "conjunct" else m.start(1) if m.group(1) else m.start(2)
+        yield (at, "warp-size-literal",
+               f"checks that warpSize equals 32 ({code[at:m.end()].strip()[:50]}): gfx942/gfx950 "
+               f"wavefronts have 64 lanes, so {fails}",
+               f"make the code work for warpSize 64 (or 32-lane tiles) and check warpSize % 32 == 0; {EMULATE}",
+               "warpSize")
     # the refusal's statement runs past the stretch's `;` (a `{ ...; exit(1); }` block): searched
     # from each stretch on, kept where it starts inside it
     for m in (m for lo, hi in spans for m in _WS_REFUSAL.finditer(code, lo, min(len(code), hi + 400))
@@ -587,6 +606,40 @@ def warpsize_checks(code: str, names32: Iterable[str]) -> Iterator[Hit]:
                    "gfx942/gfx950 report warpSize 64, so the program stops before any kernel runs",
                    f"make the kernels work for warpSize 64 (or 32-lane tiles) and accept 64 here; {EMULATE}",
                    "warpSize")
+
+
+_OVER_WARPSIZE = re.compile(r"([A-Za-z_]\w*)\s*(?:/|%)\s*\Z")  # just before a `warpSize`
+_NO_WORD_WIDTH = re.compile(r"threadIdx|__lane_id|__shfl|__ballot|__any|__all|__syncwarp|__match_|\.shfl|\.ballot")
+
+
+def warpsize_word_widths(code: str) -> Iterator[Hit]:
+    """``limb = offset / warpSize`` in a function that touches no thread index and no warp
+    operation, where ``offset`` is also a shift amount (``__funnelshift_r(lo, hi, offset)``, ``v >>
+    offset``): a bit offset divided by the 32-bit word's width, spelled warpSize because both are 32
+    on CUDA. warpSize is 64 on gfx942/gfx950, so the word index (or bit within it) is wrong."""
+    if "warpSize" not in code or not ("shift" in code or ">>" in code or "<<" in code):
+        return
+    at = code.find("warpSize")
+    while at >= 0:
+        m = _OVER_WARPSIZE.search(code, max(0, at - 60), at)
+        after = at + len("warpSize")
+        at = code.find("warpSize", after)
+        if m is None or code[after:after + 1].isalnum() or code[after:after + 1] == "_":
+            continue
+        head = _enclosing_function_head(code, m.start())
+        brace = code.find("{", head.end()) if head is not None else -1
+        if brace < 0:
+            continue  # not in a function body we can read
+        body = code[brace:brace_end(code, brace, len(code))]
+        name = m.group(1)
+        shifted = re.search(r"__funnelshift_\w+\s*\([^;]*,\s*" + word(name) + r"\s*\)|(?:>>|<<)\s*\(?\s*"
+                            + word(name) + r"\s*[);]", body)
+        if shifted is None or _NO_WORD_WIDTH.search(body):
+            continue
+        yield (m.start(), "warp-size-literal", f"'{m.group(0).strip()} warpSize' divides a bit offset (also a shift "
+               "amount here) by warpSize, which this code means as the 32-bit word's width: warpSize is 64 on "
+               "gfx942/gfx950, so the word index and the bit within it are wrong",
+               f"use the word width (32, or sizeof(word) * 8); {EMULATE}", "warpSize")
 
 
 # the first step of a reduction written out by hand (`v += __shfl_down_sync(m, v, 16); ... 8); ...`):
@@ -759,7 +812,9 @@ def _declared_int32(code: str, name: str, before: int) -> bool:
     ``int m = __match_any_sync(__activemask(), p)``) is not a re-assignment: the direct-store check
     judges those."""
     stmt = max(code.rfind(c, 0, before) for c in ";{}") + 1
-    typed = (r"\b(" + _INT32 + r"|u?int64_t|(?:unsigned\s+)?long\s+long|size_t|auto|bool)\s+(?:\w+\s*(?:=[^;,]*)?,\s*)*"
+    # earlier declarators may be arrays (`uint32_t a[LIMBS], q, ballot;`: CGBN's modular inverse)
+    typed = (r"\b(" + _INT32 + r"|u?int64_t|(?:unsigned\s+)?long\s+long|size_t|auto|bool)\s+"
+             r"(?:\w+\s*(?:\[[^\];]*\]\s*)*(?:=[^;,]*)?,\s*)*"
              + re.escape(name) + r"\s*[;,=)\[]")  # `[`: an array of 32-bit words (FZ-GPU's dataChunk[32][33])
     if re.search(typed, code[stmt:before]):
         return False
@@ -949,19 +1004,29 @@ def _only_sync_mask(code: str, name: str, at: int) -> bool:
     return bool(uses) and all(u in masks for u in uses)
 
 
-def ballots(code: str) -> Iterator[Hit]:
-    if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code:
+def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterator[Hit]:
+    """ballot-32bit / activemask. ``cuda_only`` says which offsets only CUDA compiles: a mask
+    assigned there (atomicAggInc's ``mask = __match_any_sync(..)`` under ``__CUDA_ARCH__ >= 700``)
+    does not make its variable a wavefront mask in the code ROCm builds."""
+    if "__ballot" not in code and "__activemask" not in code and ".ballot" not in code and "__match_" not in code:
         return
     held: set[str] = set()
+    narrow: set[str] = set()  # the names a ballot is stored into as a 32-bit integer (base_shifts)
     wide_tile: set[str] = set()  # tile ballots kept in 64 bits (auto): exact, but no __ffs overload
     decl32 = _decl32_before(code)
     for m in _BALLOT.finditer(code):
+        if cuda_only is not None and cuda_only(m.start()):
+            continue  # its findings are dropped with the branch; its variable holds no ROCm mask
         # from the statement's start, so that a declaration wrapped before the call (clang-format's
         # `unsigned m =\n    __ballot_sync(...)`) is read too
         start = m.start() if m.group(1) != ".ballot" else m.start() - len(_left_operand(code, m.start()))
         decl = decl32.search(code, _wrap_start(start), start)
         func = m.group(1) if m.group(1) != ".ballot" else code[start:m.start()] + ".ballot"
         target = _assigned_name(code, start)
+        if target and _MASK_ARG_BEFORE.search(code, max(0, start - 40), start):
+            # `temp = __shfl_xor_sync(__activemask(), v, 1)`: the mask is the shuffle's member mask;
+            # what is stored is the shuffled value, not the mask
+            target = ""
         if func.endswith(".ballot") and _tile_at_most_32(code, func[:-len(".ballot")], start):
             if target and decl is None and not _declared_int32(code, target, m.start()):
                 wide_tile.add(target)  # still 64 bits wide on HIP: __ffs of it does not compile
@@ -975,11 +1040,14 @@ def ballots(code: str) -> Iterator[Hit]:
             # ballot: its truncated result drops lanes 32-63 from the shuffles it masks (ADEPT's
             # `unsigned mask = __ballot_sync(...)`: a hazard named at the ballot)
             continue
+        reassigned32 = decl is None and bool(target) and _declared_int32(code, target, m.start())
+        if target and (decl is not None or reassigned32):
+            narrow.add(target)
         if decl is not None:
             yield (decl.start(), "ballot-32bit", f"{func} result stored in a 32-bit integer: on a 64-lane wavefront "
                    "it returns 64 bits (unsigned long long) and lanes 32-63 are dropped",
                    f"store it in uint64_t and use __popcll/__ffsll; {EMULATE}", "")
-        elif target and _declared_int32(code, target, m.start()):
+        elif reassigned32:
             yield (m.start(), "ballot-32bit", f"{func} result assigned to {target}, declared as a 32-bit integer: "
                    "lanes 32-63 of a 64-lane wavefront are dropped", f"declare {target} uint64_t; {EMULATE}", "")
         elif _compared_to_ones32(code, m):
@@ -1015,9 +1083,74 @@ def ballots(code: str) -> Iterator[Hit]:
                        "as unsigned long long: ROCm 7 declares __ffs(int) and __ffs(unsigned int) only, so the "
                        "call is ambiguous and does not compile", f"use __ffsll on the 64-bit ballot; {EMULATE}", "")
             continue  # __popc(tile32.ballot(...)): a tile's ballot has the tile's bits only
+        if m.group(1) == "__popc" and _threshold_count(code, m):
+            continue
         if inner is not None or (held and held.intersection(first)):
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
                    "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")
+    yield from _base_shifts(code, narrow)
+
+
+_THREAD_WORD = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)[^;,]*?\bthreadIdx\.x\b")  # one declarator: no `,`
+_FUNNEL = r"(?:uright_wrap|uleft_wrap|__funnelshift_[lr]c?)\s*\(\s*%s\s*,"  # with word(name)
+
+
+def _base_shifts(code: str, narrow: set[str]) -> Iterator[Hit]:
+    """A ballot kept in 32 bits, shifted (``>>`` / ``<<``, or a funnel shift such as
+    ``uright_wrap(mask, 0, amt)``) by an amount computed from the thread's place in the warp
+    (``threadIdx.x ^ group_thread``, ``warp_thread - group_thread``): the bits of the thread's
+    group. At 64 lanes that base reaches 32-63: a plain shift goes past the value's width
+    (undefined) and a funnel shift wraps at 32, so groups in lanes 32-63 read lanes 0-31's bits."""
+    if not narrow or "threadIdx" not in code:
+        return
+    thread = {m.group(1) for m in _THREAD_WORD.finditer(code)} | {"threadIdx"}
+    # a value computed from such ballots (CGBN's carry sum `sum = make_wide(g, g) + make_wide(p, p)`)
+    # funnel-shifted the same way: `uright_wrap(sum >> 32, 0, threadIdx.x - group_thread + tpi)`
+    votes = "|".join(map(re.escape, sorted(narrow)))
+    made = {m.group(1) for m in re.finditer(r"([A-Za-z_]\w*)\s*=(?!=)[^;]*?\b(?:" + votes + r")\b", code)} - narrow
+    funnels = [(n, re.compile(_FUNNEL % (word(n) + r"[^,;]*"))) for n in sorted(made)]
+    for name, pattern in [(n, re.compile(word(n) + r"\s*(?:>>|<<)(?![<>=])|" + _FUNNEL % word(n)))
+                          for n in sorted(narrow)] + funnels:
+        shifts = pattern
+        for m in shifts.finditer(code):
+            if m.group(0).rstrip().endswith(","):
+                args = split_args(_call_args(code, code.find("(", m.start())))
+                amount = args[2] if len(args) > 2 else ""
+            else:
+                amount = _right_operand(code, m.end())
+            if not set(_WORDS.findall(amount)) & thread:
+                continue
+            what = "a ballot kept in 32 bits" if name in narrow else "computed from ballots kept in 32 bits"
+            yield (m.start(), "ballot-32bit", f"{name}, {what}, shifted by the thread's place in "
+                   f"the warp ({amount.strip()[:40]}): at 64 lanes that reaches 32-63, past the value's 32 bits (a "
+                   "funnel shift wraps at 32), so groups in lanes 32-63 read lanes 0-31's votes",
+                   f"keep the ballot in 64 bits (uint64_t) and shift it with 64-bit operations; {EMULATE}", "")
+
+
+_ACTIVE_COUNT = re.compile(r"__popc\s*\(\s*__activemask\s*\(\s*\)\s*\)")
+_ORDER_AFTER = re.compile(r"\s*(?:<=?|>=?)(?![<>=])\s*([A-Za-z_][\w.]*(?:->[\w.]+)*)\s*\)")
+_ORDER_BEFORE = re.compile(r"\(\s*([A-Za-z_][\w.]*(?:->[\w.]+)*)\s*(?:<=?|>=?)\s*\Z")
+_WIDTH_WORD = re.compile(r"(?i)warp|wave|lane|32|64")
+
+
+def _threshold_count(code: str, m: re.Match[str]) -> bool:
+    """Is ``__popc(__activemask())`` at ``m`` the whole of one side of a condition that orders it
+    against a run-time value (``if (__popc(__activemask()) <= cfg.threshold)``): a count of the
+    active lanes picking one of two ways to do the same work? At 64 lanes the count sees lanes
+    0-31 only, which moves the switch point, not the result. Not against a literal or a name of
+    the warp's width (``< 32``, ``== warpSize``: "is the whole warp here", a hazard), not a ballot
+    (its count is data), not when the count is stored or used in arithmetic."""
+    whole = _ACTIVE_COUNT.match(code, m.start())
+    if whole is None:
+        return False
+    after = _ORDER_AFTER.match(code, whole.end())
+    before = _ORDER_BEFORE.search(code, max(0, m.start() - 80), m.start())
+    other = after.group(1) if after else before.group(1) if before else ""
+    if not other or _WIDTH_WORD.search(other):
+        return False
+    head = code[max(0, code.rfind("\n", 0, m.start())):m.start()]
+    return re.search(r"\b(?:if|while)\s*\(\s*(?:\(\s*)*(?:[A-Za-z_][\w.]*(?:->[\w.]+)*\s*(?:<=?|>=?)\s*)?\Z",
+                     head) is not None
 
 
 # the hardware lane: HIP's __lane_id(), or a lane helper of the file (`lane_id()`, `getLaneId()`)

@@ -32,6 +32,10 @@ from .model import Hit, WarpModel, one_warp_file
 _RET32 = r"(?:unsigned\s+int|unsigned|int|uint32_t)"  # the 32-bit return types
 _BALLOT_WRAPPER = re.compile(r"\b" + _RET32 + r"\s+([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{"
                              r"(?:[^{}]|\{[^{}]*\})*?\breturn\s+__ballot(?:_sync)?\s*\(")
+# the same wrapper keeping the ballot in a 32-bit local first: `uint32_t ballot(int p) { uint32_t b =
+# __ballot_sync(m, p); return b >> offset(); }` (cuda-fixnum's slot_layout::ballot, a static member)
+_BALLOT_VAR_WRAPPER = re.compile(r"\b" + _RET32 + r"\s+([A-Za-z_]\w*)\s*\(([^()]*)\)\s*\{\s*" + _RET32
+                                 + r"\s+(\w+)\s*=\s*__ballot(?:_sync)?\s*\([^;]*;\s*return\s+\(?\s*\3\b")
 _LANEMASK_WRAPPER = re.compile(r"\b" + _RET32 + r"\s+([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)"
                                r"\s*\{[^{}]*%%?lanemask_(?:lt|le|gt|ge)\b")
 # `T shfl(T r, int lane, int bound = warpSize, ...) { ... __shfl_sync(mask, r, lane, bound) ... }`
@@ -57,7 +61,8 @@ def wrapper_names(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str],
 @lru_cache(maxsize=4096)
 def _wrappers_in(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """wrapper_names of one text, searched near each intrinsic (cached per text)."""
-    ballots = near(_BALLOT_WRAPPER, text, "__ballot", 600, 40) if "__ballot" in text else set()
+    ballots = near(_BALLOT_WRAPPER, text, "__ballot", 600, 40) | near(_BALLOT_VAR_WRAPPER, text, "__ballot", 300, 120) \
+        if "__ballot" in text else set()
     masks = near(_LANEMASK_WRAPPER, text, "lanemask", 300, 40) if "lanemask" in text else set()
     shuffles = near(_SHFL_WRAPPER, text, "__shfl", 600, 40) if "warpSize" in text and "__shfl" in text else set()
     return frozenset(ballots), frozenset(masks), frozenset(shuffles)

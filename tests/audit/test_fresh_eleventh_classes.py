@@ -55,7 +55,6 @@ MATCH = """__global__ void dedup(const int *keys, int *out, int *n)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 11 miss: a __match_any_sync mask stored in int")
 def test_match_any_into_int_is_named(tmp_path: Path) -> None:
     assert rules_at(tmp_path, MATCH.replace("MASKTYPE", "int"), 4) & NAMING
 
@@ -65,7 +64,6 @@ def test_ffs_of_the_int_match_mask_is_named(tmp_path: Path) -> None:
     assert "ballot-32bit" in rules_at(tmp_path, MATCH.replace("MASKTYPE", "int"), 5)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 11 miss: threadIdx.x % 32 == leader of a wavefront match mask")
 def test_leader_of_a_wavefront_match_mask_is_not_called_consistent(tmp_path: Path) -> None:
     rules = rules_at(tmp_path, MATCH.replace("MASKTYPE", "auto"), 6)
     assert "warp32-logical" not in rules and rules & NAMING
@@ -129,7 +127,6 @@ __global__ void merge(int *slots)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 11 miss: assert(MAXWARPS == warpSize) with MAXWARPS = 1024 / 32")
 def test_warp_count_of_32_against_warpsize_is_named(tmp_path: Path) -> None:
     assert rules_at(tmp_path, MAXWARPS.replace("WIDTH", "32"), 5) & NAMING
 
@@ -150,7 +147,6 @@ __device__ void step(int state, int threshold, int *buffer, int *n)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 11 false class: __popc(__activemask()) as a scheduling threshold")
 def test_active_count_as_a_threshold_is_not_a_ballot_hazard(tmp_path: Path) -> None:
     assert "ballot-32bit" not in rules_at(tmp_path, THRESHOLD, 5)
 
@@ -165,6 +161,5 @@ SHUFFLE_TEMP = """__device__ int warp_min(int curr)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 11 false class: the member mask read as stored into the shuffled value")
 def test_member_mask_of_a_shuffle_is_not_a_stored_ballot(tmp_path: Path) -> None:
     assert "ballot-32bit" not in rules_at(tmp_path, SHUFFLE_TEMP, 4)

@@ -52,7 +52,6 @@ LIMB = """__device__ unsigned extract_bits(const unsigned *limbs, unsigned offse
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 miss: warpSize as the 32-bit limb width")
 def test_warpsize_as_limb_width_is_named(tmp_path: Path) -> None:
     assert rules_at(tmp_path, LIMB.replace("WIDTH", "warpSize"), 3) & NAMING
 
@@ -92,7 +91,6 @@ def test_ballot_of_the_group_is_named(tmp_path: Path) -> None:
     assert "ballot-32bit" in rules_at(tmp_path, GROUP_BITS, 4)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 miss: the group's bits taken by a shift that wraps at 32")
 def test_group_shift_wrapping_at_32_is_named(tmp_path: Path) -> None:
     assert rules_at(tmp_path, GROUP_BITS, 5) & NAMING
 
@@ -138,7 +136,6 @@ def test_member_wrapper_body_is_named(tmp_path: Path) -> None:
     assert "ballot-32bit" in rules_at(tmp_path, MEMBER, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 miss: calls of a static member ballot wrapper returning 32 bits")
 def test_member_wrapper_call_is_named(tmp_path: Path) -> None:
     assert "ballot-32bit" in rules_at(tmp_path, MEMBER, 7)
 
@@ -154,7 +151,6 @@ DECLARED = """__device__ bool all_zero(const unsigned *a)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 miss: a 32-bit ballot variable declared after arrays")
 def test_ballot_declared_after_arrays_is_named(tmp_path: Path) -> None:
     assert "ballot-32bit" in rules_at(tmp_path, DECLARED, 6)
 
@@ -187,7 +183,6 @@ BLOCK_MAX = """template <int WPT> __device__ float block_max(float reducing, flo
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 false class: lane-0 broadcast of a result both halves hold")
 def test_broadcast_of_a_result_both_halves_hold_is_quiet(tmp_path: Path) -> None:
     assert "shfl-fixed-lane" not in rules_at(tmp_path, BLOCK_MAX, 18)
 
@@ -203,7 +198,6 @@ template <typename T> __device__ T pair_max(T v)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 10 false class: a mask in an if constexpr branch the file turns off")
 def test_mask_in_a_discarded_branch_is_quiet(tmp_path: Path) -> None:
     assert "warp-mask-32bit" not in rules_at(tmp_path, OFF_BRANCH, 5)
 

@@ -89,7 +89,8 @@ def test_a_name_declared_after_an_initializer_with_a_comma_is_the_known_miss(tmp
 
 # a name declared in the call's own statement is no re-assignment: `while (auto q = __ballot(..))`
 # after a 32-bit `q` of another scope (64-bit on HIP: right), and a 32-bit store of another
-# intrinsic's result that merely takes __activemask() as its mask
+# intrinsic's result that merely takes __activemask() as its mask (a shuffle's value: round 14 reads
+# a __match_any_sync result as a wavefront mask itself, so `int m = __match_any_sync(..)` is now named)
 OWN_STATEMENT = """__device__ unsigned other(int p) { uint32_t q = p; return q; }
 __global__ void walk(int* out, bool todo) {
   while (auto q = __ballot_sync(~0ull, todo)) {
@@ -97,7 +98,7 @@ __global__ void walk(int* out, bool todo) {
     todo = todo && threadIdx.x != src;
   }
   uint32_t q;
-  int m = __match_any_sync(__activemask(), (unsigned long long)out);
+  int m = __shfl_sync(__activemask(), (int)threadIdx.x, 0);
   out[threadIdx.x] = m;
 }
 """
