@@ -28,20 +28,12 @@ broadcast is not flagged ``shfl-fixed-lane``, so that class is described in the 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from porting.audit.evaluate import WAVE64_RULES
-from porting.audit.scan import audit_paths
 
 NAMING = WAVE64_RULES - {"warp-mask-32bit"}  # the rules that can name a hazard (the scorer's set)
 
-
-def rules_at(tmp_path: Path, source: str, line: int) -> set[str]:
-    path = tmp_path / "k.cu"
-    path.write_text(source)
-    return {f.rule for f in audit_paths([path], jobs=1).findings if f.line == line}
 
 
 MATCH = """__global__ void dedup(const int *keys, int *out, int *n)
@@ -55,17 +47,17 @@ MATCH = """__global__ void dedup(const int *keys, int *out, int *n)
 """
 
 
-def test_match_any_into_int_is_named(tmp_path: Path) -> None:
-    assert rules_at(tmp_path, MATCH.replace("MASKTYPE", "int"), 4) & NAMING
+def test_match_any_into_int_is_named(rules_at) -> None:
+    assert rules_at(MATCH.replace("MASKTYPE", "int"), 4) & NAMING
 
 
-def test_ffs_of_the_int_match_mask_is_named(tmp_path: Path) -> None:
+def test_ffs_of_the_int_match_mask_is_named(rules_at) -> None:
     # today the next statement (__ffs of the cut mask) is what the audit flags
-    assert "ballot-32bit" in rules_at(tmp_path, MATCH.replace("MASKTYPE", "int"), 5)
+    assert "ballot-32bit" in rules_at(MATCH.replace("MASKTYPE", "int"), 5)
 
 
-def test_leader_of_a_wavefront_match_mask_is_not_called_consistent(tmp_path: Path) -> None:
-    rules = rules_at(tmp_path, MATCH.replace("MASKTYPE", "auto"), 6)
+def test_leader_of_a_wavefront_match_mask_is_not_called_consistent(rules_at) -> None:
+    rules = rules_at(MATCH.replace("MASKTYPE", "auto"), 6)
     assert "warp32-logical" not in rules and rules & NAMING
 
 
@@ -87,12 +79,12 @@ ROWS = """__global__ void row_nnz(const int *rpt, const int *col, int *nnz, int 
 """
 
 
-def test_sync_shuffle_from_a_loop_lane_is_named(tmp_path: Path) -> None:
-    assert "shfl-fixed-lane" in rules_at(tmp_path, ROWS.replace("SHUFFLE", "__shfl_sync(0xffffffff, acol, l)"), 10)
+def test_sync_shuffle_from_a_loop_lane_is_named(rules_at) -> None:
+    assert "shfl-fixed-lane" in rules_at(ROWS.replace("SHUFFLE", "__shfl_sync(0xffffffff, acol, l)"), 10)
 
 
-def test_legacy_shuffle_from_a_loop_lane_is_named(tmp_path: Path) -> None:
-    assert rules_at(tmp_path, ROWS.replace("SHUFFLE", "__shfl(acol, l)"), 10) & NAMING
+def test_legacy_shuffle_from_a_loop_lane_is_named(rules_at) -> None:
+    assert rules_at(ROWS.replace("SHUFFLE", "__shfl(acol, l)"), 10) & NAMING
 
 
 WALK = """__device__ unsigned LaneId();
@@ -112,9 +104,9 @@ __device__ int first_match(const int *items, int n, int key)
 
 
 @pytest.mark.xfail(strict=True, reason="corpus 11 miss: a xor-16 reduction in a warpSize-wide warp")
-def test_xor16_reduction_in_a_warpsize_warp_is_named(tmp_path: Path) -> None:
+def test_xor16_reduction_in_a_warpsize_warp_is_named(rules_at) -> None:
     # ballot-32bit is there today, but as the false reading of the member mask (see SHUFFLE_TEMP)
-    assert rules_at(tmp_path, WALK, 10) & NAMING - {"ballot-32bit"}
+    assert rules_at(WALK, 10) & NAMING - {"ballot-32bit"}
 
 
 MAXWARPS = """#define MAXTHREADS_PER_BLOCK 1024
@@ -127,12 +119,12 @@ __global__ void merge(int *slots)
 """
 
 
-def test_warp_count_of_32_against_warpsize_is_named(tmp_path: Path) -> None:
-    assert rules_at(tmp_path, MAXWARPS.replace("WIDTH", "32"), 5) & NAMING
+def test_warp_count_of_32_against_warpsize_is_named(rules_at) -> None:
+    assert rules_at(MAXWARPS.replace("WIDTH", "32"), 5) & NAMING
 
 
-def test_warp_count_by_warpsize_is_quiet(tmp_path: Path) -> None:
-    assert not rules_at(tmp_path, MAXWARPS.replace("WIDTH", "warpSize"), 5) & NAMING
+def test_warp_count_by_warpsize_is_quiet(rules_at) -> None:
+    assert not rules_at(MAXWARPS.replace("WIDTH", "warpSize"), 5) & NAMING
 
 
 THRESHOLD = """__device__ void expand(int state, int *buffer, int *n);
@@ -147,8 +139,8 @@ __device__ void step(int state, int threshold, int *buffer, int *n)
 """
 
 
-def test_active_count_as_a_threshold_is_not_a_ballot_hazard(tmp_path: Path) -> None:
-    assert "ballot-32bit" not in rules_at(tmp_path, THRESHOLD, 5)
+def test_active_count_as_a_threshold_is_not_a_ballot_hazard(rules_at) -> None:
+    assert "ballot-32bit" not in rules_at(THRESHOLD, 5)
 
 
 SHUFFLE_TEMP = """__device__ int warp_min(int curr)
@@ -161,5 +153,5 @@ SHUFFLE_TEMP = """__device__ int warp_min(int curr)
 """
 
 
-def test_member_mask_of_a_shuffle_is_not_a_stored_ballot(tmp_path: Path) -> None:
-    assert "ballot-32bit" not in rules_at(tmp_path, SHUFFLE_TEMP, 4)
+def test_member_mask_of_a_shuffle_is_not_a_stored_ballot(rules_at) -> None:
+    assert "ballot-32bit" not in rules_at(SHUFFLE_TEMP, 4)

@@ -27,20 +27,12 @@ False classes:
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from porting.audit.evaluate import WAVE64_RULES
-from porting.audit.scan import audit_paths
 
 NAMING = WAVE64_RULES - {"warp-mask-32bit"}  # the rules that can name a hazard (the scorer's set)
 
-
-def rules_at(tmp_path: Path, source: str, line: int) -> set[str]:
-    path = tmp_path / "k.cu"
-    path.write_text(source)
-    return {f.rule for f in audit_paths([path], jobs=1).findings if f.line == line}
 
 
 LIMB = """__device__ unsigned extract_bits(const unsigned *limbs, unsigned offset, unsigned count)
@@ -52,12 +44,12 @@ LIMB = """__device__ unsigned extract_bits(const unsigned *limbs, unsigned offse
 """
 
 
-def test_warpsize_as_limb_width_is_named(tmp_path: Path) -> None:
-    assert rules_at(tmp_path, LIMB.replace("WIDTH", "warpSize"), 3) & NAMING
+def test_warpsize_as_limb_width_is_named(rules_at) -> None:
+    assert rules_at(LIMB.replace("WIDTH", "warpSize"), 3) & NAMING
 
 
-def test_limb_width_of_32_is_quiet(tmp_path: Path) -> None:
-    assert not rules_at(tmp_path, LIMB.replace("WIDTH", "32"), 3) & NAMING
+def test_limb_width_of_32_is_quiet(rules_at) -> None:
+    assert not rules_at(LIMB.replace("WIDTH", "32"), 3) & NAMING
 
 
 SLOT = """constexpr int WARPSIZE = 32;
@@ -73,8 +65,8 @@ template <int WIDTH = warpSize> __device__ unsigned top_digit(unsigned v)
 
 
 @pytest.mark.xfail(strict=True, reason="corpus 10 miss: a slot width defaulting to warpSize in 32-lane layouts")
-def test_slot_width_of_warpsize_is_named(tmp_path: Path) -> None:
-    assert rules_at(tmp_path, SLOT, 6) & NAMING
+def test_slot_width_of_warpsize_is_named(rules_at) -> None:
+    assert rules_at(SLOT, 6) & NAMING
 
 
 GROUP_BITS = """template <unsigned TPI> __device__ bool group_all_zero(unsigned x)
@@ -87,12 +79,12 @@ GROUP_BITS = """template <unsigned TPI> __device__ bool group_all_zero(unsigned 
 """
 
 
-def test_ballot_of_the_group_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, GROUP_BITS, 4)
+def test_ballot_of_the_group_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(GROUP_BITS, 4)
 
 
-def test_group_shift_wrapping_at_32_is_named(tmp_path: Path) -> None:
-    assert rules_at(tmp_path, GROUP_BITS, 5) & NAMING
+def test_group_shift_wrapping_at_32_is_named(rules_at) -> None:
+    assert rules_at(GROUP_BITS, 5) & NAMING
 
 
 UNIFORM = """__device__ __forceinline__ int warp_uniform(int v)
@@ -112,13 +104,13 @@ void launch(int *out)
 
 
 @pytest.mark.xfail(strict=True, reason="corpus 10 miss: a lane-0 broadcast helper of threadIdx.y in dim3(32, n) blocks")
-def test_broadcast_helper_of_the_row_is_named(tmp_path: Path) -> None:
-    assert rules_at(tmp_path, UNIFORM.replace("VALUE", "threadIdx.y"), 7) & NAMING
+def test_broadcast_helper_of_the_row_is_named(rules_at) -> None:
+    assert rules_at(UNIFORM.replace("VALUE", "threadIdx.y"), 7) & NAMING
 
 
-def test_broadcast_helper_of_a_block_value_is_quiet(tmp_path: Path) -> None:
+def test_broadcast_helper_of_a_block_value_is_quiet(rules_at) -> None:
     # blockIdx.x is the same in every lane of the block: the broadcast is right at 64
-    assert not rules_at(tmp_path, UNIFORM.replace("VALUE", "blockIdx.x"), 7) & NAMING
+    assert not rules_at(UNIFORM.replace("VALUE", "blockIdx.x"), 7) & NAMING
 
 
 MEMBER = """template <int width> struct layout {
@@ -132,12 +124,12 @@ __device__ unsigned nonzero_mask(unsigned digit)
 """
 
 
-def test_member_wrapper_body_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, MEMBER, 3)
+def test_member_wrapper_body_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(MEMBER, 3)
 
 
-def test_member_wrapper_call_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, MEMBER, 7)
+def test_member_wrapper_call_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(MEMBER, 7)
 
 
 DECLARED = """__device__ bool all_zero(const unsigned *a)
@@ -151,13 +143,13 @@ DECLARED = """__device__ bool all_zero(const unsigned *a)
 """
 
 
-def test_ballot_declared_after_arrays_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, DECLARED, 6)
+def test_ballot_declared_after_arrays_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(DECLARED, 6)
 
 
-def test_ballot_declared_alone_is_named(tmp_path: Path) -> None:
+def test_ballot_declared_alone_is_named(rules_at) -> None:
     alone = DECLARED.replace("unsigned x[4], q, ballot;", "unsigned x[4], q;\n    unsigned ballot;")
-    assert "ballot-32bit" in rules_at(tmp_path, alone, 7)
+    assert "ballot-32bit" in rules_at(alone, 7)
 
 
 BLOCK_MAX = """template <int WPT> __device__ float block_max(float reducing, float *shared_mem)
@@ -183,8 +175,8 @@ BLOCK_MAX = """template <int WPT> __device__ float block_max(float reducing, flo
 """
 
 
-def test_broadcast_of_a_result_both_halves_hold_is_quiet(tmp_path: Path) -> None:
-    assert "shfl-fixed-lane" not in rules_at(tmp_path, BLOCK_MAX, 18)
+def test_broadcast_of_a_result_both_halves_hold_is_quiet(rules_at) -> None:
+    assert "shfl-fixed-lane" not in rules_at(BLOCK_MAX, 18)
 
 
 OFF_BRANCH = """constexpr int ELTS = 16;
@@ -198,9 +190,9 @@ template <typename T> __device__ T pair_max(T v)
 """
 
 
-def test_mask_in_a_discarded_branch_is_quiet(tmp_path: Path) -> None:
-    assert "warp-mask-32bit" not in rules_at(tmp_path, OFF_BRANCH, 5)
+def test_mask_in_a_discarded_branch_is_quiet(rules_at) -> None:
+    assert "warp-mask-32bit" not in rules_at(OFF_BRANCH, 5)
 
 
-def test_mask_in_a_taken_branch_is_named(tmp_path: Path) -> None:
-    assert "warp-mask-32bit" in rules_at(tmp_path, OFF_BRANCH.replace("ELTS = 16", "ELTS = 8"), 5)
+def test_mask_in_a_taken_branch_is_named(rules_at) -> None:
+    assert "warp-mask-32bit" in rules_at(OFF_BRANCH.replace("ELTS = 16", "ELTS = 8"), 5)

@@ -4,17 +4,6 @@ variant that stays quiet, the dead branch, the other reading of the same text.""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from porting.audit.scan import audit_paths
-
-
-def rules_at(tmp_path: Path, source: str, line: int) -> set[str]:
-    path = tmp_path / "k.cu"
-    path.write_text(source)
-    return {f.rule for f in audit_paths([path], jobs=1).findings if f.line == line}
-
-
 # (1) a __match_any_sync mask is a wavefront lane mask: 64 bits on HIP, like a ballot
 MATCH = """__global__ void dedup(const int *keys, int *out, int *n)
 {
@@ -32,38 +21,38 @@ def _match(mask: str = "int", lane: str = "threadIdx.x % 32") -> str:
     return MATCH.replace("MASKTYPE", mask).replace("LANE", lane)
 
 
-def test_match_mask_in_int_wrapped_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, _match(), 4)
+def test_match_mask_in_int_wrapped_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(_match(), 4)
 
 
-def test_match_mask_in_64_bits_is_quiet(tmp_path: Path) -> None:
-    assert "ballot-32bit" not in rules_at(tmp_path, _match("unsigned long long"), 4)
+def test_match_mask_in_64_bits_is_quiet(rules_at) -> None:
+    assert "ballot-32bit" not in rules_at(_match("unsigned long long"), 4)
 
 
-def test_leader_of_a_wavefront_mask_against_lane_mod_32_is_mixed(tmp_path: Path) -> None:
-    rules = rules_at(tmp_path, _match(), 7)
+def test_leader_of_a_wavefront_mask_against_lane_mod_32_is_mixed(rules_at) -> None:
+    rules = rules_at(_match(), 7)
     assert "warp-width-mixed" in rules and "warp32-logical" not in rules
 
 
-def test_leader_through_a_lane_variable_is_mixed(tmp_path: Path) -> None:
+def test_leader_through_a_lane_variable_is_mixed(rules_at) -> None:
     lane = "    const int lane = threadIdx.x & 31;\n"
     source = _match(lane="lane").replace("    const int key", lane + "    const int key")
-    assert "warp-width-mixed" in rules_at(tmp_path, source, 8)
+    assert "warp-width-mixed" in rules_at(source, 8)
 
 
-def test_leader_against_the_hardware_lane_is_quiet(tmp_path: Path) -> None:
+def test_leader_against_the_hardware_lane_is_quiet(rules_at) -> None:
     # threadIdx.x % warpSize is the wavefront lane: the leader comparison is right at 64
-    assert "warp-width-mixed" not in rules_at(tmp_path, _match("auto", "threadIdx.x % warpSize"), 7)
+    assert "warp-width-mixed" not in rules_at(_match("auto", "threadIdx.x % warpSize"), 7)
 
 
-def test_ballot_leader_against_lane_mod_32_is_mixed(tmp_path: Path) -> None:
+def test_ballot_leader_against_lane_mod_32_is_mixed(rules_at) -> None:
     source = _match("auto").replace("__match_any_sync(__activemask(), key)", "__ballot_sync(__activemask(), key > 0)")
-    assert "warp-width-mixed" in rules_at(tmp_path, source, 7)
+    assert "warp-width-mixed" in rules_at(source, 7)
 
 
-def test_leader_in_one_warp_blocks_is_quiet(tmp_path: Path) -> None:
+def test_leader_in_one_warp_blocks_is_quiet(rules_at) -> None:
     source = _match("auto") + "void run(const int *k, int *o, int *n) { dedup<<<8, 32>>>(k, o, n); }\n"
-    assert "warp-width-mixed" not in rules_at(tmp_path, source, 7)
+    assert "warp-width-mixed" not in rules_at(source, 7)
 
 
 # (2) branches the file switches off: `if (false)` and an `if constexpr` its own constant makes false
@@ -78,22 +67,22 @@ OFF = """__global__ void dedup(const int *keys, int *out, int *n)
 """
 
 
-def test_body_of_if_false_is_quiet(tmp_path: Path) -> None:
-    assert not rules_at(tmp_path, OFF.replace("COND", "false"), 5)
+def test_body_of_if_false_is_quiet(rules_at) -> None:
+    assert not rules_at(OFF.replace("COND", "false"), 5)
 
 
-def test_body_of_a_runtime_condition_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, OFF.replace("COND", "key > 0"), 5)
+def test_body_of_a_runtime_condition_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(OFF.replace("COND", "key > 0"), 5)
 
 
-def test_false_and_a_runtime_value_is_not_decided(tmp_path: Path) -> None:
+def test_false_and_a_runtime_value_is_not_decided(rules_at) -> None:
     # the rule decides conditions of constants only: `false && key > 0` is left alone (a limit)
-    assert "ballot-32bit" in rules_at(tmp_path, OFF.replace("COND", "false && key > 0"), 5)
+    assert "ballot-32bit" in rules_at(OFF.replace("COND", "false && key > 0"), 5)
 
 
-def test_body_of_if_true_or_a_name_is_named(tmp_path: Path) -> None:
+def test_body_of_if_true_or_a_name_is_named(rules_at) -> None:
     # `1 || key` is not false: the branch runs
-    assert "ballot-32bit" in rules_at(tmp_path, OFF.replace("COND", "true || key > 0"), 5)
+    assert "ballot-32bit" in rules_at(OFF.replace("COND", "true || key > 0"), 5)
 
 
 CONSTEXPR = """constexpr int ELTS = VALUE;
@@ -105,18 +94,18 @@ template <typename T> __device__ T pair_max(T v)
 """
 
 
-def test_one_statement_if_constexpr_off_is_quiet(tmp_path: Path) -> None:
-    assert "warp-mask-32bit" not in rules_at(tmp_path, CONSTEXPR.replace("VALUE", "16"), 4)
+def test_one_statement_if_constexpr_off_is_quiet(rules_at) -> None:
+    assert "warp-mask-32bit" not in rules_at(CONSTEXPR.replace("VALUE", "16"), 4)
 
 
-def test_one_statement_if_constexpr_on_is_named(tmp_path: Path) -> None:
-    assert "warp-mask-32bit" in rules_at(tmp_path, CONSTEXPR.replace("VALUE", "8"), 4)
+def test_one_statement_if_constexpr_on_is_named(rules_at) -> None:
+    assert "warp-mask-32bit" in rules_at(CONSTEXPR.replace("VALUE", "8"), 4)
 
 
-def test_constant_defined_twice_is_not_decided(tmp_path: Path) -> None:
+def test_constant_defined_twice_is_not_decided(rules_at) -> None:
     # two definitions (say, in two namespaces): which one the branch sees is not read here
     source = "namespace a { constexpr int ELTS = 8; }\n" + CONSTEXPR.replace("VALUE", "16")
-    assert "warp-mask-32bit" in rules_at(tmp_path, source, 5)
+    assert "warp-mask-32bit" in rules_at(source, 5)
 
 
 # (2) the active mask handed to a shuffle as its member mask is not stored by the assignment
@@ -129,18 +118,18 @@ SHUFFLE_TEMP = """__device__ int warp_min(int curr)
 """
 
 
-def test_member_mask_of_a_shuffle_is_quiet(tmp_path: Path) -> None:
+def test_member_mask_of_a_shuffle_is_quiet(rules_at) -> None:
     source = SHUFFLE_TEMP.replace("STORED", "__shfl_xor_sync(__activemask(), curr, 1)")
-    assert "ballot-32bit" not in rules_at(tmp_path, source, 4)
+    assert "ballot-32bit" not in rules_at(source, 4)
 
 
-def test_active_mask_assigned_to_an_int_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, SHUFFLE_TEMP.replace("STORED", "__activemask()"), 4)
+def test_active_mask_assigned_to_an_int_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(SHUFFLE_TEMP.replace("STORED", "__activemask()"), 4)
 
 
-def test_ballot_assigned_to_an_int_is_named(tmp_path: Path) -> None:
+def test_ballot_assigned_to_an_int_is_named(rules_at) -> None:
     source = SHUFFLE_TEMP.replace("STORED", "__ballot_sync(__activemask(), curr > 0)")
-    assert "ballot-32bit" in rules_at(tmp_path, source, 4)
+    assert "ballot-32bit" in rules_at(source, 4)
 
 
 # (1) a check that warpSize equals a macro the unit's arithmetic makes 32, also as one conjunct of an assert
@@ -155,23 +144,23 @@ __global__ void merge(int *slots)
 """
 
 
-def test_conjunct_warp_count_of_32_against_warpsize_is_named(tmp_path: Path) -> None:
-    assert "warp-size-literal" in rules_at(tmp_path, MAXWARPS.replace("THREADS", "1024"), 6)
+def test_conjunct_warp_count_of_32_against_warpsize_is_named(rules_at) -> None:
+    assert "warp-size-literal" in rules_at(MAXWARPS.replace("THREADS", "1024"), 6)
 
 
-def test_warp_count_of_another_value_is_quiet(tmp_path: Path) -> None:
+def test_warp_count_of_another_value_is_quiet(rules_at) -> None:
     # 2048 / 32 = 64: the assert holds at 64 lanes (and fails at 32): not a 32-lane check
-    assert "warp-size-literal" not in rules_at(tmp_path, MAXWARPS.replace("THREADS", "2048"), 6)
+    assert "warp-size-literal" not in rules_at(MAXWARPS.replace("THREADS", "2048"), 6)
 
 
-def test_warp_count_of_an_unknown_macro_is_quiet(tmp_path: Path) -> None:
+def test_warp_count_of_an_unknown_macro_is_quiet(rules_at) -> None:
     source = MAXWARPS.replace("#define MAXTHREADS_PER_BLOCK THREADS\n", "")
-    assert "warp-size-literal" not in rules_at(tmp_path, source, 5)
+    assert "warp-size-literal" not in rules_at(source, 5)
 
 
-def test_conjunct_outside_an_assert_is_quiet(tmp_path: Path) -> None:
+def test_conjunct_outside_an_assert_is_quiet(rules_at) -> None:
     source = MAXWARPS.replace("THREADS", "1024").replace("assert(", "bool ok = (")
-    assert "warp-size-literal" not in rules_at(tmp_path, source, 6)
+    assert "warp-size-literal" not in rules_at(source, 6)
 
 
 # (2) the active lanes' count as a scheduling threshold: the 32-bit count moves the switch point only
@@ -187,32 +176,32 @@ __device__ void step(int state, const int *cfg, int threshold, int *buffer, int 
 """
 
 
-def test_active_count_against_a_member_threshold_is_quiet(tmp_path: Path) -> None:
+def test_active_count_against_a_member_threshold_is_quiet(rules_at) -> None:
     source = THRESHOLD.replace("COND", "__popc(__activemask()) <= cfg[1]")
-    assert "ballot-32bit" not in rules_at(tmp_path, source.replace("cfg[1]", "threshold"), 5)
+    assert "ballot-32bit" not in rules_at(source.replace("cfg[1]", "threshold"), 5)
 
 
-def test_threshold_before_the_count_is_quiet(tmp_path: Path) -> None:
-    assert "ballot-32bit" not in rules_at(tmp_path, THRESHOLD.replace("COND", "threshold > __popc(__activemask())"), 5)
+def test_threshold_before_the_count_is_quiet(rules_at) -> None:
+    assert "ballot-32bit" not in rules_at(THRESHOLD.replace("COND", "threshold > __popc(__activemask())"), 5)
 
 
-def test_active_count_against_32_is_named(tmp_path: Path) -> None:
+def test_active_count_against_32_is_named(rules_at) -> None:
     # "is the whole warp active": at 64 lanes never true as meant
-    assert "ballot-32bit" in rules_at(tmp_path, THRESHOLD.replace("COND", "__popc(__activemask()) < 32"), 5)
+    assert "ballot-32bit" in rules_at(THRESHOLD.replace("COND", "__popc(__activemask()) < 32"), 5)
 
 
-def test_active_count_against_a_warp_width_name_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, THRESHOLD.replace("COND", "__popc(__activemask()) >= WARP_SIZE"), 5)
+def test_active_count_against_a_warp_width_name_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(THRESHOLD.replace("COND", "__popc(__activemask()) >= WARP_SIZE"), 5)
 
 
-def test_ballot_count_against_a_threshold_is_named(tmp_path: Path) -> None:
+def test_ballot_count_against_a_threshold_is_named(rules_at) -> None:
     source = THRESHOLD.replace("COND", "__popc(__ballot_sync(__activemask(), state > 0)) <= threshold")
-    assert "ballot-32bit" in rules_at(tmp_path, source, 5)
+    assert "ballot-32bit" in rules_at(source, 5)
 
 
-def test_active_count_in_arithmetic_is_named(tmp_path: Path) -> None:
+def test_active_count_in_arithmetic_is_named(rules_at) -> None:
     source = THRESHOLD.replace("COND", "__popc(__activemask()) * 2 <= threshold")
-    assert "ballot-32bit" in rules_at(tmp_path, source, 5)
+    assert "ballot-32bit" in rules_at(source, 5)
 
 
 # (3) a 32-bit ballot shifted by the thread's place in the warp: the base reaches 32-63 at 64 lanes
@@ -231,25 +220,25 @@ def _group(shift: str, mask: str = "unsigned") -> str:
     return GROUP.replace("SHIFT", shift).replace("MASKTYPE", mask)
 
 
-def test_ballot_shifted_by_the_group_base_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, _group("mask >> (warp_thread ^ group_thread)"), 6)
+def test_ballot_shifted_by_the_group_base_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(_group("mask >> (warp_thread ^ group_thread)"), 6)
 
 
-def test_ballot_left_shifted_by_the_group_base_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, _group("mask << (warpSize - TPI) - (warp_thread - group_thread)"), 6)
+def test_ballot_left_shifted_by_the_group_base_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(_group("mask << (warpSize - TPI) - (warp_thread - group_thread)"), 6)
 
 
-def test_ballot_shifted_by_a_constant_is_quiet(tmp_path: Path) -> None:
-    assert "ballot-32bit" not in rules_at(tmp_path, _group("mask >> TPI"), 6)
+def test_ballot_shifted_by_a_constant_is_quiet(rules_at) -> None:
+    assert "ballot-32bit" not in rules_at(_group("mask >> TPI"), 6)
 
 
-def test_wide_ballot_shifted_by_the_group_base_is_quiet(tmp_path: Path) -> None:
+def test_wide_ballot_shifted_by_the_group_base_is_quiet(rules_at) -> None:
     # a 64-bit ballot holds every lane: shifting it by a base up to 63 is right
-    rules = rules_at(tmp_path, _group("mask >> (warp_thread ^ group_thread)", "unsigned long long"), 6)
+    rules = rules_at(_group("mask >> (warp_thread ^ group_thread)", "unsigned long long"), 6)
     assert "ballot-32bit" not in rules
 
 
-def test_array_declarators_before_a_64_bit_ballot_are_quiet(tmp_path: Path) -> None:
+def test_array_declarators_before_a_64_bit_ballot_are_quiet(rules_at) -> None:
     source = """__device__ bool none(const unsigned *a)
 {
     unsigned long long x[4], ballot;
@@ -257,7 +246,7 @@ def test_array_declarators_before_a_64_bit_ballot_are_quiet(tmp_path: Path) -> N
     return ballot == 0;
 }
 """
-    assert "ballot-32bit" not in rules_at(tmp_path, source, 4)
+    assert "ballot-32bit" not in rules_at(source, 4)
 
 
 CARRY = """__device__ unsigned uright_wrap(unsigned lo, unsigned hi, unsigned amt);
@@ -274,12 +263,12 @@ __device__ unsigned resolve(unsigned carry, unsigned x, unsigned tpi)
 """
 
 
-def test_sum_of_32_bit_ballots_wrapped_by_the_group_base_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, CARRY.replace("AMOUNT", "threadIdx.x - group_thread + tpi"), 10)
+def test_sum_of_32_bit_ballots_wrapped_by_the_group_base_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(CARRY.replace("AMOUNT", "threadIdx.x - group_thread + tpi"), 10)
 
 
-def test_sum_of_32_bit_ballots_wrapped_by_a_constant_is_quiet(tmp_path: Path) -> None:
-    assert "ballot-32bit" not in rules_at(tmp_path, CARRY.replace("AMOUNT", "tpi"), 10)
+def test_sum_of_32_bit_ballots_wrapped_by_a_constant_is_quiet(rules_at) -> None:
+    assert "ballot-32bit" not in rules_at(CARRY.replace("AMOUNT", "tpi"), 10)
 
 
 # (2) a lane-0 broadcast after a second reduction stage both 32-lane halves compute from the same slots
@@ -301,21 +290,21 @@ BLOCK_MAX = """__device__ float block_max(float value, float *shared, int wpt)
 """
 
 
-def test_broadcast_after_a_stage_read_from_shared_slots_is_quiet(tmp_path: Path) -> None:
+def test_broadcast_after_a_stage_read_from_shared_slots_is_quiet(rules_at) -> None:
     second = "if (lane_id < wpt) { reducing = shared[lane_id]; } else { reducing = -FLT_MAX; }"
-    assert "shfl-fixed-lane" not in rules_at(tmp_path, BLOCK_MAX.replace("SECOND", second), 14)
+    assert "shfl-fixed-lane" not in rules_at(BLOCK_MAX.replace("SECOND", second), 14)
 
 
-def test_broadcast_of_the_first_stage_is_named(tmp_path: Path) -> None:
+def test_broadcast_of_the_first_stage_is_named(rules_at) -> None:
     # no second stage: each half holds its own warp's maximum, lanes 32-63 take the lower half's
     second = "reducing = reducing * 2.0f;"
-    assert "shfl-fixed-lane" in rules_at(tmp_path, BLOCK_MAX.replace("SECOND", second), 14)
+    assert "shfl-fixed-lane" in rules_at(BLOCK_MAX.replace("SECOND", second), 14)
 
 
-def test_broadcast_after_a_constant_only_is_named(tmp_path: Path) -> None:
+def test_broadcast_after_a_constant_only_is_named(rules_at) -> None:
     # a constant in one branch, a per-thread value in the other: the halves differ
     second = "if (lane_id < wpt) { reducing = value; } else { reducing = -FLT_MAX; }"
-    assert "shfl-fixed-lane" in rules_at(tmp_path, BLOCK_MAX.replace("SECOND", second), 14)
+    assert "shfl-fixed-lane" in rules_at(BLOCK_MAX.replace("SECOND", second), 14)
 
 
 # (3) a ballot wrapper that keeps the ballot in a local first, called through its class
@@ -330,12 +319,12 @@ __device__ unsigned nonzero_mask(unsigned digit)
 """
 
 
-def test_call_of_a_32_bit_member_ballot_wrapper_is_named(tmp_path: Path) -> None:
-    assert "ballot-32bit" in rules_at(tmp_path, MEMBER.replace("RET", "uint32_t"), 7)
+def test_call_of_a_32_bit_member_ballot_wrapper_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(MEMBER.replace("RET", "uint32_t"), 7)
 
 
-def test_call_of_a_64_bit_member_ballot_wrapper_is_quiet(tmp_path: Path) -> None:
-    assert "ballot-32bit" not in rules_at(tmp_path, MEMBER.replace("RET", "uint64_t"), 7)
+def test_call_of_a_64_bit_member_ballot_wrapper_is_quiet(rules_at) -> None:
+    assert "ballot-32bit" not in rules_at(MEMBER.replace("RET", "uint64_t"), 7)
 
 
 # (3) warpSize where the code means the 32-bit word's width
@@ -348,21 +337,21 @@ LIMB = """__device__ unsigned extract_bits(const unsigned *limbs, unsigned offse
 """
 
 
-def test_bit_offset_over_warpsize_is_named(tmp_path: Path) -> None:
-    assert "warp-size-literal" in rules_at(tmp_path, LIMB.replace("SHIFTED", "__funnelshift_r(lo, hi, offset)"), 3)
+def test_bit_offset_over_warpsize_is_named(rules_at) -> None:
+    assert "warp-size-literal" in rules_at(LIMB.replace("SHIFTED", "__funnelshift_r(lo, hi, offset)"), 3)
 
 
-def test_bit_offset_over_warpsize_with_a_plain_shift_is_named(tmp_path: Path) -> None:
-    assert "warp-size-literal" in rules_at(tmp_path, LIMB.replace("SHIFTED", "(lo >> offset)"), 3)
+def test_bit_offset_over_warpsize_with_a_plain_shift_is_named(rules_at) -> None:
+    assert "warp-size-literal" in rules_at(LIMB.replace("SHIFTED", "(lo >> offset)"), 3)
 
 
-def test_offset_not_used_as_a_shift_is_quiet(tmp_path: Path) -> None:
+def test_offset_not_used_as_a_shift_is_quiet(rules_at) -> None:
     # `offset / warpSize` with offset not a shift amount: a count of warps, say
-    assert "warp-size-literal" not in rules_at(tmp_path, LIMB.replace("SHIFTED", "(lo + hi)"), 3)
+    assert "warp-size-literal" not in rules_at(LIMB.replace("SHIFTED", "(lo + hi)"), 3)
 
 
-def test_thread_offset_over_warpsize_is_quiet(tmp_path: Path) -> None:
+def test_thread_offset_over_warpsize_is_quiet(rules_at) -> None:
     # a thread's offset over warpSize is a warp index: right at 64
     source = LIMB.replace("SHIFTED", "(lo >> offset)").replace("{\n", "{\n    offset += threadIdx.x;\n", 1)
     assert "offset / warpSize" in source.splitlines()[3]
-    assert "warp-size-literal" not in rules_at(tmp_path, source, 4)
+    assert "warp-size-literal" not in rules_at(source, 4)
