@@ -522,7 +522,7 @@ def dead_statements(code: str) -> bytearray:
     for m in _STATIC_IF.finditer(code):
         close = m.end() - 1  # the `)` of `if (false)`
         if m.group(1):
-            close = _close_paren(code, m.end() - 1)
+            close = brace_end(code, m.end() - 1, len(code), "()")
             consts = consts or _file_constants(code)
             cond = re.sub(r"[A-Za-z_]\w*", lambda w: consts.get(w.group(0), w.group(0)),  # noqa: B023
                           code[m.end():close].strip())
@@ -550,13 +550,3 @@ def _file_constants(code: str) -> dict[str, str]:
     for name, _ in defs:
         counts[name] = counts.get(name, 0) + 1
     return {n: v.strip() for n, v in defs if counts[n] == 1} or {"": ""}
-
-
-def _close_paren(code: str, at: int) -> int:
-    """The index of the `)` closing the `(` at ``at`` (the end of the text when it stays open)."""
-    depth = 0
-    for i in range(at, len(code)):
-        depth += (code[i] == "(") - (code[i] == ")")
-        if depth == 0:
-            return i
-    return len(code)

@@ -23,6 +23,7 @@ from functools import lru_cache
 
 from . import warp
 from .model import Hit, WarpModel, launch_sites
+from .tokenize import brace_end
 
 # opens with its literal word (the engine then jumps to each "template"; a leading \b would be tried
 # at every offset of every text); the word's left edge is checked by hand
@@ -42,19 +43,9 @@ def _forwarders_in(text: str) -> tuple[tuple[str, str, str], ...]:
     for spec in _SPEC32.finditer(text):
         if spec.start() and (text[spec.start() - 1].isalnum() or text[spec.start() - 1] == "_"):
             continue  # inside a longer word (`my_template<>`)
-        body = _braced(text, spec.end() - 1)
+        body = text[spec.end() - 1:brace_end(text, spec.end() - 1, len(text)) + 1]
         out += [(spec.group(1), m.group(1), m.group(3)) for m in _FORWARD.finditer(body)]
     return tuple(out)
-
-
-def _braced(text: str, brace: int) -> str:
-    """The text from the ``{`` at ``brace`` to its matching ``}`` (the rest when unmatched)."""
-    depth = 0
-    for i in range(brace, len(text)):
-        depth += (text[i] == "{") - (text[i] == "}")
-        if depth == 0:
-            return text[brace:i + 1]
-    return text[brace:]
 
 
 def forwarded_calls(model: WarpModel, texts: Sequence[str], lanes: frozenset[str], warps: frozenset[str],

@@ -171,12 +171,14 @@ def tokenize(text: str, lang: str = "c") -> Iterator[Token]:
         pos = end
 
 
-def brace_end(code: str, brace: int, hi: int) -> int:
+def brace_end(code: str, brace: int, hi: int, pair: str = "{}") -> int:
     """In code whose comments and strings are blanked: the index of the `}` that closes the `{` at
-    ``brace``, searched below ``hi``; ``hi`` when it stays open there."""
+    ``brace`` (or of ``pair``'s closer: "()" for a parenthesis), searched below ``hi``; ``hi`` when
+    it stays open there."""
+    opener, closer = pair[0], pair[1]
     depth = 0
     for i in range(brace, hi):
-        depth += (code[i] == "{") - (code[i] == "}")
+        depth += (code[i] == opener) - (code[i] == closer)
         if depth == 0:
             return i
     return hi
