@@ -69,16 +69,16 @@ def _victim(injection: dict[str, Any], r: int, steps: list[dict[str, Any]], heal
             supervisor: list[dict[str, Any]], t0: float, t1: float, window_end: float) -> dict[str, Any]:
     gen = int(injection["gens"][str(r)])
     mine = [s for s in steps if s["replica"] == r and s["committed"]]
-    before = [s for s in mine if s["t"] <= t0]
+    last = next((s for s in reversed(mine) if s["t"] <= t0), None)
     back = next((s for s in mine if s["t"] > t1), None)
     heal = next((h for h in heals if h["replica"] == r and h["t"] > t0), None)
     # what the others committed while it was away (past its last step, not the step it came back
     # to in the same quorum as they): the steps it must take from a peer
-    left = before[-1]["t"] if before else t0
+    left = last["t"] if last else t0
     shared = (back["step"], back["quorum_id"]) if back else None
     missed = {s["step"] for s in steps if s["replica"] != r and s["committed"]
               and left < s["t"] < (back["t"] if back else window_end)
-              and (not before or s["step"] > before[-1]["step"]) and (s["step"], s["quorum_id"]) != shared}
+              and (not last or s["step"] > last["step"]) and (s["step"], s["quorum_id"]) != shared}
     failure = next((e for e in supervisor if e.get("event") == "failure" and e.get("replica") == r
                     and e.get("gen") == gen), None)
     return {
@@ -87,7 +87,7 @@ def _victim(injection: dict[str, Any], r: int, steps: list[dict[str, Any]], heal
         # from the link's heal to the state loaded from a peer (negative: loaded before the heal)
         "healed_after_link_s": round(float(heal["t"]) - t1, 3) if heal else None,
         "downtime_s": _max_gap([s["t"] for s in mine], t0, window_end) if back else None,
-        "recovered": back is not None, "last_step": before[-1]["step"] if before else None,
+        "recovered": back is not None, "last_step": last["step"] if last else None,
         "missed_steps": len(missed),
         "detect_s": round(float(failure["detected"]) - t0, 3) if failure else None,
         "heal_source": None if heal is None else {
