@@ -53,8 +53,9 @@ def run_fields() -> dict[str, str]:
 # Per testcase: the component it checks (`component`), and the exemption applied (`exemption`).
 COMPONENT = "component"
 EXEMPTION = "exemption"
-# A suite run with --rerun-failures: the outcome of a failed test run again alone, after the run
-# (`passed` makes it flaky; the testcase keeps its failure, which is what the verdict reads).
+# A suite run with --rerun-failures: the outcomes of a failed test run again alone after the run,
+# comma-separated in order (`failed,passed`: one `passed` makes it flaky; the testcase keeps its
+# failure, which is what the verdict reads).
 RERUN = "rerun"
 # Leading test-tree directories that name no component.
 _TEST_ROOTS = ("tests", "test", "test_matrix")

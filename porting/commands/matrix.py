@@ -41,9 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"per-test time-out of a --suite run in seconds (default: the suite's, "
                              f"{_suite_timeout()} for monarch, else {_suite_timeout('')})")
     parser.add_argument("--rerun-failures", action="store_true",
-                        help="with --suite: run each failed test again, alone and one after another, after the "
-                             "run; exit 0 when all of them pass so (flaky: the JUnit keeps the failure and "
-                             "records the second outcome as the testcase property 'rerun')")
+                        help="with --suite: run each failed test again after the run, alone (a session of "
+                             "its own) and one after another, until it passes or has failed twice so; exit 0 "
+                             "when each passed once alone (flaky: the JUnit keeps the failure and records the "
+                             "outcomes alone as the testcase property 'rerun')")
     add_option_flag(parser, "matrix.packs", "--pack")
     add_option_flag(parser, "matrix.exemptions", "--exemptions")
     parser.add_argument("--run-id", metavar="ID", default=None,
@@ -284,8 +285,9 @@ def _run_pytest(args: argparse.Namespace, config, junit_file: Path, run_id: str)
 
 
 def _rerun_alone(args: argparse.Namespace, config, failed: list[str], staged: Path, run_id: str) -> int:
-    """The failed tests of a suite run, again, one xdist worker (alone, one after another); their
-    second outcome is added to the run's JUnit (porting.matrix.rerun). 0 when all passed."""
+    """The failed tests of a suite run, again, each alone: its own pytest session on one xdist
+    worker, one after another, up to ``rerun.ATTEMPTS`` times until it passes; the outcomes are
+    added to the run's JUnit (porting.matrix.rerun). 0 when each passed once alone."""
     import pytest
 
     from ..matrix import rerun
@@ -294,17 +296,30 @@ def _rerun_alone(args: argparse.Namespace, config, failed: list[str], staged: Pa
     if reason is not None:
         print(f"port matrix: the failed tests are not run again: {reason}", flush=True)
         return int(pytest.ExitCode.TESTS_FAILED)
-    print(f"port matrix: running the {len(failed)} failed test(s) again, alone, one after another", flush=True)
-    again = argparse.Namespace(**{**vars(args), "pytest_args": list(failed), "workers": "1", "shard": None})
-    outcomes = rerun.Outcomes()
-    pytest.main(build_pytest_args(again, config, staged.with_name(f"rerun-{staged.name}"), f"{run_id}-rerun"),
-                plugins=[outcomes])
-    result = {nodeid: outcomes.seen.get(nodeid, "not run") for nodeid in failed}
+    print(f"port matrix: running the {len(failed)} failed test(s) again, each alone, one after another "
+          f"(at most {rerun.ATTEMPTS} times each)", flush=True)
+    result: dict[str, list[str]] = {}
+    for index, nodeid in enumerate(failed):
+        tries = result[nodeid] = []
+        while len(tries) < rerun.ATTEMPTS and "passed" not in tries:
+            tries.append(_run_alone(args, config, nodeid, staged, f"{run_id}-rerun{index}.{len(tries)}"))
     rerun.annotate(staged, result)
-    for nodeid, outcome in result.items():
-        what = "flaky (failed in the run, passed alone)" if outcome == "passed" else f"failed again alone ({outcome})"
-        print(f"port matrix: {what}: {nodeid}", flush=True)
-    return 0 if all(o == "passed" for o in result.values()) else int(pytest.ExitCode.TESTS_FAILED)
+    for nodeid, tries in result.items():
+        print(f"port matrix: {rerun.describe(tries)}: {nodeid}", flush=True)
+    return 0 if all(rerun.passed_alone(t) for t in result.values()) else int(pytest.ExitCode.TESTS_FAILED)
+
+
+def _run_alone(args: argparse.Namespace, config, nodeid: str, staged: Path, run_id: str) -> str:
+    """One test in a pytest session of its own (a fresh worker process); its outcome."""
+    import pytest
+
+    from ..matrix import rerun
+
+    again = argparse.Namespace(**{**vars(args), "pytest_args": [nodeid], "workers": "1", "shard": None})
+    outcomes = rerun.Outcomes()
+    pytest.main(build_pytest_args(again, config, staged.with_name(f"rerun-{staged.name}"), run_id),
+                plugins=[outcomes])
+    return outcomes.seen.get(nodeid, "not run")
 
 
 @contextlib.contextmanager

@@ -430,7 +430,7 @@ def test_processes_of_a_killed_run_are_reaped(tmp_path):
 
 # ---- --rerun-failures ----------------------------------------------------------------------
 
-def _rerun_suite(tmp_path, broken: bool):
+def _rerun_suite(tmp_path, broken: bool, fails_first: int = 1):
     suite = tmp_path / "rerun"
     suite.mkdir()
     marks = tmp_path / "marks"
@@ -439,9 +439,9 @@ def _rerun_suite(tmp_path, broken: bool):
             f"MARKS = pathlib.Path({str(marks)!r})\n"
             "def test_ok():\n    pass\n"
             "def test_fails_once():\n"
-            "    first = not (MARKS / 'once').exists()\n"
-            "    (MARKS / 'once').touch()\n"
-            "    assert not first, 'the first run fails'\n")
+            "    runs = len(list(MARKS.iterdir()))\n"
+            "    (MARKS / str(runs)).touch()\n"
+            f"    assert runs >= {fails_first}, 'the first runs fail'\n")
     if broken:
         body += "def test_broken():\n    assert False, 'always'\n"
     (suite / "test_rr.py").write_text(body)
@@ -465,16 +465,30 @@ def _cases(xml):
 def test_a_failure_that_passes_alone_is_flaky_and_the_junit_keeps_both_outcomes(tmp_path):
     code, log, xml = _rerun_suite(tmp_path, broken=False)
     assert code == 0, log[-3000:]
-    assert "flaky (failed in the run, passed alone): test_rr.py::test_fails_once" in log
+    assert "flaky (failed in the run, passed alone on try 1): test_rr.py::test_fails_once" in log
     assert _cases(xml) == {"test_ok": (False, None), "test_fails_once": (True, "passed")}
+
+
+def test_a_failure_that_fails_once_alone_then_passes_is_flaky(tmp_path):
+    code, log, xml = _rerun_suite(tmp_path, broken=False, fails_first=2)
+    assert code == 0, log[-3000:]
+    assert "passed alone on try 2): test_rr.py::test_fails_once" in log
+    assert _cases(xml)["test_fails_once"] == (True, "failed,passed")
+
+
+def test_a_failure_that_fails_every_time_alone_fails_the_run(tmp_path):
+    code, log, xml = _rerun_suite(tmp_path, broken=False, fails_first=3)
+    assert code == 1, log[-3000:]
+    assert "failed again alone (failed, failed): test_rr.py::test_fails_once" in log
+    assert _cases(xml)["test_fails_once"] == (True, "failed,failed")
 
 
 def test_a_failure_that_fails_again_alone_fails_the_run(tmp_path):
     code, log, xml = _rerun_suite(tmp_path, broken=True)
     assert code == 1, log[-3000:]
-    assert "failed again alone (failed): test_rr.py::test_broken" in log
+    assert "failed again alone (failed, failed): test_rr.py::test_broken" in log
     cases = _cases(xml)
-    assert cases["test_broken"] == (True, "failed") and cases["test_fails_once"] == (True, "passed")
+    assert cases["test_broken"] == (True, "failed,failed") and cases["test_fails_once"] == (True, "passed")
 
 
 def test_too_many_failures_or_an_incomplete_run_are_not_run_again():
