@@ -31,8 +31,8 @@ False classes:
 - ``cuda-only-library`` on the project's own function named ``nvshmem_*`` (ATOS, 2).
 
 ATOS's other false findings did not reduce to a small program in the time and are described in the
-README: ``blockDim.x >> 5`` work splits (12), start-index ballots that a forward scan corrects (8),
-and active-mask counts where both halves are active alike (6)."""
+README: ``blockDim.x >> 5`` work splits (12), start-index ballots that a forward scan corrects (10),
+and active-mask counts where both halves are active alike (4)."""
 
 from __future__ import annotations
 
