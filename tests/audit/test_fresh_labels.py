@@ -143,3 +143,26 @@ def test_a_fresh_corpus_split_before_reading_and_hazards_listed_before_the_run(n
     assert len({(d["source"], d["file"]) for d in data["finding"]}) >= 30  # the issue's 30 files, 300 findings
     for half in ("tune", "holdout"):  # each half's one run is labelled whole: both halves have findings
         assert any(d["half"] == half for d in data["finding"]), half
+
+
+def test_the_thirteenth_corpus_split_before_reading_and_no_repository_dominates() -> None:
+    """Corpus 13, the untouched hold-out of main's code after round 14: the sha1 split in the
+    header was committed before any file was read, with the issue's 30 hold-out files over several
+    repositories; every hazard is listed before the audit ran on its half, and no repository holds
+    over a third of the hold-out's hazards (a corpus that one codebase's idiom decides says little)."""
+    data = _load_toml(FRESH / "labels_thirteenth.toml")
+    for s in data["source"]:
+        assert re.fullmatch(r"[0-9a-f]{40}", s["commit"]), s
+    sources = {s["name"] for s in data["source"]}
+    assert len(sources) == len(data["source"]) >= 8
+    split = {half: set(files) for half, files in data["split"].items()}
+    assert len(split["holdout"]) >= 30 and split["tune"] and not split["tune"] & split["holdout"]
+    assert len({p.split("/", 1)[0] for p in split["holdout"]}) >= 8
+    for path in split["tune"] | split["holdout"]:
+        assert path.split("/", 1)[0] in sources, path
+        assert (hashlib.sha1(path.encode()).digest()[0] % 2 == 0) == (path in split["tune"]), path
+    for h in data.get("hazard", []):
+        assert h["listed"] == "before" and f"{h['source']}/{h['file']}" in split[h["half"]], h
+        assert h["line"] > 0 and len(h["why"]) > 10 and h["class"], h
+    hold = [h["source"] for h in data.get("hazard", []) if h["half"] == "holdout"]
+    assert all(3 * hold.count(s) <= len(hold) for s in set(hold)), hold
