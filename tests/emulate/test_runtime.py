@@ -417,3 +417,18 @@ def test_a_memory_fault_in_host_code_still_ends_the_program(emulate_program):
 
     with pytest.raises(PortError, match="fails at every width.*killed by signal 11"):
         emulate_program(RUNTIME / "device_fault.cu", program_args=["host"])
+
+
+def test_event_times_read_the_emulated_device_clock(emulate_program):
+    """cudaEventElapsedTime between events: 6,400 bytes copied (100 ns), a grid of 1,024 threads
+    (1,024 ns), nothing (0): bare times print the same at both widths."""
+    result = emulate_program(RUNTIME / "event_clock.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    assert result.runs[0].stdout == "0.000100\n0.001024\n0.000000\n"
+
+
+def test_event_times_follow_work_that_depends_on_the_width(emulate_program):
+    """What the clock does not hide: a grid of warpSize threads is half the work at 32 lanes."""
+    result = emulate_program(RUNTIME / "event_clock.cu", program_args=["by_warp"])
+    assert result.verdict == "diverged"
+    assert [r.stdout.splitlines()[1] for r in result.runs] == ["0.000032", "0.000064"]

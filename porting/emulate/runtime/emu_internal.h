@@ -97,6 +97,8 @@ struct Runtime {
   volatile bool fault_armed = false;
   const char* kernel_name = nullptr;  // the running launch's kernel, as its launch spelled it
   cudaError_t sticky = cudaSuccess;
+  // the emulated device's clock (emu_host_api.cpp): events read it
+  unsigned long long device_ns = 0;
   cudaDeviceProp prop{};
   unsigned device_flags = 0;
 };

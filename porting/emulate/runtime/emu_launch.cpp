@@ -206,6 +206,7 @@ void run_one_grid(Runtime& r, const LaunchConfig& c, RunThreads run, void* ctx) 
   if (!valid_config(c)) { r.last_error = cudaErrorInvalidConfiguration; return; }
   if (c.shmem > sizeof dynamic_shared) { r.last_error = cudaErrorInvalidValue; return; }
   init_stacks(r);
+  r.device_ns += (unsigned long long)c.grid.x * c.grid.y * c.grid.z * c.block.x * c.block.y * c.block.z;
   r.run = run;
   r.ctx = ctx;
   r.nthreads = (int)(c.block.x * c.block.y * c.block.z);
