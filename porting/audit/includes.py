@@ -45,11 +45,25 @@ def _resolve(here: str, name: str, angled: bool = False) -> str | None:
                 os.path.join(here, name),):
             if os.path.isfile(candidate):
                 return os.path.normpath(candidate)
+        for candidate in (os.path.join(here, sub, "include", name) for sub in _subdirs(here)) if angled else ():
+            if os.path.isfile(candidate):  # a sibling module's include directory (-Imodule/include)
+                return os.path.normpath(candidate)
         parent = os.path.dirname(here)
         if parent == here:
             break
         here = parent
     return None
+
+
+@lru_cache(maxsize=4096)
+def _subdirs(here: str) -> tuple[str, ...]:
+    """The directories in ``here`` that hold an ``include/`` directory (sorted: the first that has
+    a header wins, the same on every run)."""
+    try:
+        names = sorted(os.listdir(here))
+    except OSError:
+        return ()
+    return tuple(n for n in names if os.path.isdir(os.path.join(here, n, "include")))
 
 
 @lru_cache(maxsize=4096)
@@ -113,7 +127,9 @@ def _includes_of(path: str, body: str, angled: bool) -> Iterator[str | None]:
         return  # no quoted include (most headers of a system-style tree): no line to read
     for name, quoted in _include_list(body):
         if quoted:
-            yield resolve(path, name)
+            # a quoted name not beside the file may sit in a module's include directory (pcl's
+            # "pcl/gpu/utils/device/warp.hpp" under gpu/utils/include/): the helper rules look there
+            yield resolve(path, name) or (resolve_angled(path, name) if angled else None)
         elif angled and name.endswith(_PROJECT_EXTS):
             yield resolve_angled(path, name)
 
@@ -134,3 +150,4 @@ def clear_caches() -> None:
     _include_list.cache_clear()
     _resolve.cache_clear()
     _header_includes.cache_clear()
+    _subdirs.cache_clear()

@@ -71,7 +71,6 @@ def test_the_hardware_lane_declaration_is_named(rules_at) -> None:
     assert "warp-width-mixed" in rules_at(HW_LANE, 9)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: uses of the hardware lane in 32-lane warps are not named")
 @pytest.mark.parametrize("line", [11, 14, 15, 16])
 def test_uses_of_the_hardware_lane_are_named(rules_at, line: int) -> None:
     assert rules_at(HW_LANE, line) & NAMING
@@ -91,14 +90,12 @@ __global__ void warp_sums(const float *x, float *out, int n)
 HEADER = "\n".join(HW_LANE.splitlines()[:4]) + "\n"
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a hardware-lane helper in an included header is not recognised")
 def test_a_hardware_lane_helper_in_a_header_beside_the_file_is_recognised(rules_at, tmp_path: Path) -> None:
     (tmp_path / "pcl").mkdir()
     (tmp_path / "pcl" / "warp.hpp").write_text(HEADER)
     assert rules_at(KERNEL, 5) & NAMING
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a header found only through an include directory is not followed")
 def test_a_hardware_lane_helper_under_an_include_directory_is_recognised(tmp_path: Path) -> None:
     (tmp_path / "include" / "pcl").mkdir(parents=True)
     (tmp_path / "include" / "pcl" / "warp.hpp").write_text(HEADER)
@@ -130,7 +127,6 @@ def test_a_width_32_scan_guarded_by_the_segment_lane_is_consistent(rules_at) -> 
     assert "warp32-logical" in rules and not rules & NAMING
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a width-32 scan guarded by the hardware lane is not named")
 def test_a_width_32_scan_guarded_by_the_hardware_lane_is_named(rules_at) -> None:
     assert rules_at(SCAN32.replace("GUARD", "lane_id()"), 11) & NAMING
 
