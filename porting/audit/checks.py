@@ -504,6 +504,8 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
         if before.endswith(".") or before == "->" or name in macros or code.startswith("::", hit.end()):
             continue  # member access, user macro, or a namespace/module path (cuda_sys::, cuda::std)
         lib = next((lib for lib in _LIBS if lib[1].match(name)), None) if name.startswith(_LIB_PREFIXES) else None
+        if lib is not None and _defines_function(code, name):
+            continue  # the project's own function named like the library's (ATOS's nvshmem_p_wraper)
         if lib is not None:
             if lib[0] not in libs_seen:
                 libs_seen.add(lib[0])

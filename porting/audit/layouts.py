@@ -261,9 +261,20 @@ _HELPER_HEAD = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\Z")
 
 
 def hardware_lane_helpers(texts: Sequence[str]) -> frozenset[str]:
-    """The unit's helpers returning the hardware lane (PTX %laneid, ``threadIdx.x & (warpSize-1)``),
-    from ``texts`` (the file and every header its includes resolve to)."""
-    return frozenset().union(*(_helpers_in(t)[0] for t in texts))
+    """The unit's helpers whose body reads PTX %laneid in an ``asm`` statement (not in a comment:
+    cuda-fixnum's ``laneIdx()`` returns ``threadIdx.x & (width - 1)`` beside a note about
+    %laneid), from ``texts`` (the file and every header its includes resolve to)."""
+    return frozenset().union(*(_asm_lane_helpers(t) for t in texts if "laneid" in t))
+
+
+@lru_cache(maxsize=4096)
+def _asm_lane_helpers(text: str) -> frozenset[str]:
+    code = _COMMENT.sub(" ", text)
+    return frozenset(near(_ASM_LANEID_FN, code, "laneid")) if "laneid" in code else frozenset()
+
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_ASM_LANEID_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{[^{}]*?\basm\b[^{};]*%%?laneid\b")
 
 
 def lane_helper_pair(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
@@ -340,37 +351,14 @@ def hardware_lane_uses(model: WarpModel, texts: Sequence[str], lanes: frozenset[
     names = "|".join(sorted(map(re.escape, lanes)))
     call = re.compile(r"(?<![\w.>])(?:[A-Za-z_]\w*\s*::\s*)*(?:" + names + r")\s*\(\s*\)")
     lines = {code.count("\n", 0, at) for at in seen}
-    bodies = _function_bodies(code)
+    bodies = warp.function_bodies(code)
     by_body: dict[tuple[int, int, str], list[re.Match[str]]] = {}
     for m in call.finditer(code):
-        body = _innermost(bodies, m.start())
+        body = warp.innermost_body(bodies, m.start())
         if body is not None and body[2] not in lanes:  # not the helper's own body, nor outside a function
             by_body.setdefault(body, []).append(m)
     for (lo, hi, _name), found in by_body.items():
-        # `lane = laneId();` only stores the lane: its uses are named, not the store (a loop's
-        # `for (i = laneId(); ...)` start is a use)
-        uses = [m.start() for m in found if not _cut_below_32(code, m.end()) and not (
-            _LANE_VAR.search(code, max(lo, m.start() - 80), m.start()) and code.startswith(";", m.end())
-            and not code.startswith("for", _statement_start(code, m.start(), lo)))]
-        spellings = [call.pattern]
-        for m in found:
-            v = _LANE_VAR.search(code, max(lo, m.start() - 80), m.start())
-            if v is None or not re.match(r"\s*;", code[m.end():m.end() + 8]):
-                continue  # the lane is the whole value (not `key = lane < n ? ..`, `tid = lane & 3`)
-            var = v.group(1)
-            use = re.compile(rf"(?<![\w.>]){re.escape(var)}\b(?!\s*\()")
-            spellings.append(use.pattern)
-            stepped = re.search(rf"(?<![\w.>]){re.escape(var)}\s*\+=", code[lo:hi]) is not None or \
-                code.rfind("for", max(lo, v.start() - 40), v.start()) >= 0
-            if stepped:
-                uses.append(m.start())  # the store starts a walk from the lane (`idx = laneId(); ... idx += 32`)
-            for u in use.finditer(code, lo, hi):
-                # a loop index started at the lane is named where it starts (its `i += 32` walk is the
-                # loop's); only `tid - lane`, the warp's slot base, stays a use of the lane
-                if u.start() == v.start() or (stepped and not re.search(r"-\s*\Z", code[u.start() - 8:u.start()])
-                                               or _cut_below_32(code, u.end()) or _ballot_leader(code, lo, hi, u)):
-                    continue
-                uses.append(u.start())
+        uses, spellings = _lane_uses(code, lo, hi, found)
         pinned = _pinned_spans(code, lo, hi, "(?:" + "|".join(spellings) + ")")
         for at in sorted(set(uses)):
             if any(a < at < b for a, b in pinned):
@@ -385,6 +373,52 @@ def hardware_lane_uses(model: WarpModel, texts: Sequence[str], lanes: frozenset[
                    "a width-32 scan guarded by the lane adds lanes 32-63's own values back",
                    "take the lane in the code's own 32-lane warps (threadIdx.x % 32), or count warps by warpSize "
                    f"with per-warp data sized by warpSize; {warp.EMULATE}", "%laneid")
+
+
+def _lane_uses(code: str, lo: int, hi: int, found: list[re.Match[str]]) -> tuple[list[int], list[str]]:
+    """(offsets of the uses of the hardware lane in the function body ``code[lo:hi]``, the patterns
+    that spell it there): the helper's calls (``found``) and the variables that hold one, less the
+    uses that come out the same at 64 (``_consistent``) and a walk's own steps."""
+    uses: list[int] = []
+    spellings = [found[0].re.pattern]
+    for m in found:
+        v = _LANE_VAR.search(code, max(lo, m.start() - 80), m.start())
+        whole = re.match(r"\s*;", code[m.end():m.end() + 8]) is not None  # the lane is the whole value
+        if v is None or not whole:  # (not `key = lane < n ? ..`, `tid = lane & 3`)
+            if not _consistent(code, lo, hi, m):
+                uses.append(m.start())
+            continue
+        var = v.group(1)
+        use = re.compile(rf"(?<![\w.>]){re.escape(var)}\b(?!\s*\()")
+        spellings.append(use.pattern)
+        stepped = re.search(rf"(?<![\w.>]){re.escape(var)}\s*\+=", code[lo:hi]) is not None or \
+            code.rfind("for", max(lo, v.start() - 40), v.start()) >= 0
+        if stepped:  # `lane = laneId();` only stores the lane, unless it starts a walk (`idx += 32`)
+            uses.append(m.start())
+        for u in use.finditer(code, lo, hi):
+            # a loop index started at the lane is named where it starts (its `i += 32` walk is the
+            # loop's); only `tid - lane`, the warp's slot base, stays a use of the lane
+            if u.start() == v.start() or stepped and not re.search(r"-\s*\Z", code[u.start() - 8:u.start()]) \
+                    or _consistent(code, lo, hi, u):
+                continue
+            uses.append(u.start())
+    return uses, spellings
+
+
+def _consistent(code: str, lo: int, hi: int, use: re.Match[str]) -> bool:
+    """Does this use of the hardware lane come out the same in 32-lane warps at 64? A sub-warp
+    lane (``lane & 3``); the lane as a token of identity, stored bare (``owner[w] = lane;``) or
+    compared for equality with a value loaded from memory (``owner[w] == lane``: each lane's id is
+    unique in its warp either way) or with a lane taken from a ballot (``__ffs(mask) - 1``)."""
+    if _cut_below_32(code, use.end()):
+        return True
+    before = code[max(lo, use.start() - 120):use.start()]
+    after = code[use.end():min(hi, use.end() + 120)]
+    if re.search(r"[;{})]\s*[A-Za-z_][\w.]*\s*\[[^\];]*\]\s*=\s*\Z", before) and re.match(r"\s*;", after):
+        return True
+    if re.search(r"\]\s*==\s*\Z", before) or re.match(r"\s*==\s*[A-Za-z_][\w.]*\s*\[", after):
+        return True
+    return _ballot_leader(code, lo, hi, use)
 
 
 def _cut_below_32(code: str, end: int) -> bool:
@@ -440,39 +474,6 @@ def _match(code: str, at: int, open_: str, close: str) -> int:
         if depth == 0:
             return i
     return -1
-
-
-# a function's head before its body's `{`: `name(...)` then qualifiers (not a control statement's)
-_BODY_HEAD = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\([^;{}]*\)\s*(?:const\s*|noexcept\s*|override\s*|"
-                        r"->\s*[\w:<>,\s*&]+?\s*)*\Z")
-_CONTROL = frozenset({"if", "for", "while", "switch", "catch", "do", "return", "sizeof", "defined"})
-
-
-@lru_cache(maxsize=64)
-def _function_bodies(code: str) -> tuple[tuple[int, int, str], ...]:
-    """(open, close, name) of every function body in ``code`` (member functions of a struct too,
-    which the warp model's scopes fold into the struct): its brace pairs whose head is a call-like
-    ``name(...)`` that is no control statement."""
-    out: list[tuple[int, int, str]] = []
-    stack: list[int] = []
-    for i, c in enumerate(code):
-        if c == "{":
-            stack.append(i)
-        elif c == "}" and stack:
-            lo = stack.pop()
-            head = _BODY_HEAD.search(code, max(0, lo - 400), lo)
-            if head is not None and head.group(1) not in _CONTROL:
-                out.append((lo, i, head.group(1)))
-    return tuple(out)
-
-
-def _innermost(bodies: Sequence[tuple[int, int, str]], at: int) -> tuple[int, int, str] | None:
-    """The innermost function body holding ``at`` (a lambda's body inside a function is one too)."""
-    best = None
-    for body in bodies:
-        if body[0] < at < body[1] and (best is None or body[0] > best[0]):
-            best = body
-    return best
 
 
 # `lane = Warp::laneId()` / `unsigned int lane = laneId()`: the variable just before a hardware-lane call

@@ -176,7 +176,6 @@ def test_a_ballot_returned_as_unsigned_int_is_named(rules_at) -> None:
     assert "ballot-32bit" in rules_at(BALLOT_HELPER.replace("RET", "unsigned int"), 5)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a ballot returned through a typedef'd 32-bit type is not named")
 def test_a_ballot_returned_through_a_32_bit_typedef_is_named(rules_at) -> None:
     assert "ballot-32bit" in rules_at(BALLOT_HELPER.replace("RET", "mask"), 5)
 
@@ -197,7 +196,6 @@ def test_a_64_bit_lane_bit_cleared_with_a_64_bit_one_is_not_a_hazard(rules_at) -
     assert not rules_at(DRAIN.replace("ONE", "1ULL"), 6) & NAMING
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: an int 1 shifted by a wavefront lane (32-63) is not named")
 def test_a_64_bit_lane_bit_cleared_with_an_int_one_is_named(rules_at) -> None:
     assert rules_at(DRAIN.replace("ONE", "1"), 6) & NAMING
 
@@ -241,7 +239,6 @@ def test_the_popc_of_a_ballot_in_its_own_function_is_named(rules_at) -> None:
     assert "ballot-32bit" in rules_at(COLOURS, 4)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a bitmap named like another function's ballot is read as a ballot")
 def test_a_bitmap_named_like_another_functions_ballot_is_not_flagged(rules_at) -> None:
     assert "ballot-32bit" not in rules_at(COLOURS, 11)
 
@@ -264,7 +261,6 @@ def test_a_32_bit_ballot_that_is_counted_is_named(rules_at) -> None:
     assert "ballot-32bit" in rules_at(MEMBER.replace("USE", "__popc(mask_warp)"), 5)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a 32-bit ballot used only as a member mask is flagged ballot-32bit")
 def test_a_32_bit_ballot_used_only_as_a_member_mask_is_not_flagged(rules_at) -> None:
     assert "ballot-32bit" not in rules_at(MEMBER.replace("USE", "__popcll(peers)"), 5)
 
@@ -287,6 +283,6 @@ def test_a_call_into_nvshmem_is_flagged(rules_at) -> None:
     assert "cuda-only-library" in rules_at(CALL, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: the project's own nvshmem_* function is flagged as NVSHMEM")
+
 def test_the_projects_own_nvshmem_named_function_is_not_flagged(rules_at) -> None:
     assert "cuda-only-library" not in rules_at(WRAPPER, 2)

@@ -107,3 +107,90 @@ def test_the_helper_in_a_sibling_modules_include_directory_is_followed(tmp_path:
     # the header moved where no include directory holds it: nothing is known of lane_id()
     (tmp_path / "gpu" / "utils" / "include").rename(tmp_path / "gpu" / "utils" / "headers")
     assert not {f.rule for f in audit_paths([kernel], jobs=1).findings if f.line == 5} & NAMING
+
+
+def test_the_lane_as_a_token_of_identity_is_not_named(rules_at) -> None:
+    # warp-centric load balancing ("vie for control"): each lane writes its id, the one that reads
+    # its own id back wins; ids 32-63 are as unique in their 32-lane warp as 0-31
+    source = HELPER + """#define WARP_SIZE 32
+__global__ void expand(const int *deg, int *out)
+{
+    __shared__ int owner[8];
+    const unsigned me = lane_id();
+    const int warp_id = threadIdx.x / WARP_SIZE;
+    int size = deg[threadIdx.x];
+    while (__any_sync(0xffffffffu, size > 0)) {
+        if (size > 0) owner[warp_id] = me;
+        if (owner[warp_id] == me) size = 0;
+        for (int i = me; i < 64; i += WARP_SIZE) out[i] = warp_id;
+    }
+}
+"""
+    assert not rules_at(source, 15) & NAMING
+    assert not rules_at(source, 16) & NAMING
+    assert "warp-width-mixed" in rules_at(source, 17)  # a position: the odd warp starts at 32
+
+
+def test_a_bitmap_named_like_a_ballot_inside_a_loops_condition_stays_a_ballot(rules_at) -> None:
+    # the ballot held in the loop's condition is the same function's: the loop is no function
+    source = """__global__ void drain(const int *x, int *out)
+{
+    unsigned work;
+    while ((work = __ballot_sync(0xffffffffu, x[threadIdx.x] > 0))) {
+        out[threadIdx.x] = __ffs(work);
+        break;
+    }
+}
+"""
+    assert "ballot-32bit" in rules_at(source, 5)
+
+
+# (3) a lane bit built from an int 1 for a lane found in a ballot: 0-63 once the ballot is 64 bits
+DRAIN = """__global__ void drain(const unsigned *bits, int *out)
+{
+    unsigned long long mask = SOURCE;
+    while (mask) {
+        const int lane = __ffsll(mask) - 1;
+        mask &= ~(1 << lane);
+        out[lane] = 1;
+    }
+}
+"""
+
+
+def test_an_int_lane_bit_of_a_ballots_lane_is_named(rules_at) -> None:
+    assert rules_at(DRAIN.replace("SOURCE", "__ballot_sync(__activemask(), bits[threadIdx.x] != 0)"), 6) & NAMING
+
+
+def test_an_int_lane_bit_of_a_bitmaps_bit_is_not(rules_at) -> None:
+    # the same drain over a word read from memory: its bit positions are no lanes of a wavefront
+    assert not rules_at(DRAIN.replace("SOURCE", "bits[blockIdx.x]"), 6) & NAMING
+
+
+# (3) a ballot returned through the file's alias of a 32-bit integer; a 64-bit alias is no narrowing
+ALIAS = """#include <cstdint>
+using mask = std::TYPE;
+__device__ inline mask ballot(bool predicate)
+{
+    return __ballot_sync(0xffffffffu, predicate);
+}
+"""
+
+
+def test_a_ballot_returned_as_a_32_bit_alias_is_named(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(ALIAS.replace("TYPE", "uint32_t"), 5)
+
+
+def test_a_ballot_returned_as_a_64_bit_alias_is_not(rules_at) -> None:
+    assert "ballot-32bit" not in rules_at(ALIAS.replace("TYPE", "uint64_t"), 5)
+
+
+# (2) a function the file defines is the project's, whatever its prefix; the library's calls inside it are not
+def test_a_library_call_inside_the_projects_nvshmem_named_wrapper_is_named(rules_at) -> None:
+    source = """__device__ void nvshmem_put_wrapper(int *dest, int v, int pe)
+{
+    nvshmem_int_p(dest, v, pe);
+}
+"""
+    assert "cuda-only-library" not in rules_at(source, 1)
+    assert "cuda-only-library" in rules_at(source, 3)
