@@ -957,7 +957,9 @@ def _lower_lanes_only(code: str, at: int) -> bool:
     if "threadIdx.x" not in code or ".y" in code and _SECOND_DIM.search(code):
         return False
     for m in _LOWER_LANES.finditer(code, max(0, at - 4000), at):
-        if int(m.group(1), 0) > 32:
+        bound = m.group(1).rstrip("uU")
+        # a literal up to 32, or a name the file defines as 32 (libcubwt's CUDA_WARP_THREADS)
+        if not (int(bound) <= 32 if bound.isdigit() else bound in constant_names(code)):
             continue
         if brace_end(code, m.end() - 1, at) == at:  # the block is still open at the call
             return True
@@ -1006,7 +1008,7 @@ def _mirrored(code: str, lo: int, at: int, expr: str, depth: int, folded: list[b
     return True
 
 
-_LOWER_LANES = re.compile(r"\bif\s*\(\s*threadIdx\.x\s*<\s*(\d+)[uU]?\s*\)\s*\{")
+_LOWER_LANES = re.compile(r"\bif\s*\(\s*threadIdx\.x\s*<\s*(\d+[uU]?|[A-Za-z_]\w*)\s*\)\s*\{")
 _SECOND_DIM = re.compile(r"\b(?:threadIdx|blockDim)\.[yz]\b")
 
 
@@ -1171,6 +1173,8 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
             continue  # __popc(tile32.ballot(...)): a tile's ballot has the tile's bits only
         if m.group(1) == "__popc" and _threshold_count(code, m):
             continue
+        if inner is not None and _lower_lanes_only(code, m.start()):
+            continue  # `__clz(__ballot_sync(..))` where only lanes 0-31 run: 32 bits hold every vote
         if inner is not None or held and any(innermost_body(bodies, m.start()) in homes[n]
                                              for n in held.intersection(first)):
             # (a held name counts in the function that stored the ballot in it: `unsigned mask =

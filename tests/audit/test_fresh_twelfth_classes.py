@@ -215,7 +215,6 @@ def test_a_cut_ballot_over_the_whole_block_is_named(rules_at) -> None:
     assert "ballot-32bit" in rules_at(LOOKBACK.replace("GUARD", "if (blockDim.x > 0)"), 5)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a 32-bit ballot where only lanes 0-31 run is flagged")
 def test_a_ballot_where_only_lanes_0_to_31_run_is_not_flagged(rules_at) -> None:
     assert "ballot-32bit" not in rules_at(LOOKBACK.replace("GUARD", "if (threadIdx.x < 32)"), 5)
 

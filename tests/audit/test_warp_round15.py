@@ -194,3 +194,23 @@ def test_a_library_call_inside_the_projects_nvshmem_named_wrapper_is_named(rules
 """
     assert "cuda-only-library" not in rules_at(source, 1)
     assert "cuda-only-library" in rules_at(source, 3)
+
+
+# (2) a ballot where only lanes 0-31 run, the bound a name the file defines
+LOOKBACK = """#define LANES (WIDTH)
+__global__ void lookback(const unsigned *status, int *out)
+{
+    if (threadIdx.x < LANES) {
+        unsigned s = status[threadIdx.x];
+        out[threadIdx.x] = 31 - __clz((int)__ballot_sync(0xffffffffu, s != 1));
+    }
+}
+"""
+
+
+def test_a_ballot_under_a_named_32_lane_guard_is_not_flagged(rules_at) -> None:
+    assert "ballot-32bit" not in rules_at(LOOKBACK.replace("WIDTH", "32"), 6)
+
+
+def test_a_ballot_under_a_named_64_lane_guard_is_flagged(rules_at) -> None:
+    assert "ballot-32bit" in rules_at(LOOKBACK.replace("WIDTH", "64"), 6)
