@@ -323,14 +323,16 @@ _UNIT_32 = re.compile(r"#[ \t]*define[ \t]+\w*(?:WARP|LANE)\w*[ \t]+\(?\s*(?:32|
                       r"|\b\w*(?:WARP|LANE|[Ww]arp|[Ll]ane)\w*\s*=\s*(?:32|1\s*<<\s*5|5)\s*[,;}]"
                       r"|threadIdx\.x\s*\)?\s*(?:>>\s*5|/\s*32|%\s*32|&\s*(?:31|0[xX]1[fF]))\b"
                       r"|__shfl\w*\s*\([^;]*,\s*32\s*\)\s*;")
-# the unit measures its warps by the hardware width: then the hardware lane agrees with them
-_UNIT_BY_WARPSIZE = re.compile(r"(?:/|%)\s*\(?\s*warpSize\b|&\s*\(\s*warpSize\s*-\s*1\s*\)")
+# the unit measures its warps by the hardware width (`tid / warpSize`, `& (warpSize - 1)`, a loop
+# `i < warpSize`): then the hardware lane agrees with them
+_UNIT_BY_WARPSIZE = re.compile(r"(?:/|%|<)\s*\(?\s*warpSize\b|&\s*\(\s*warpSize\s*-\s*1\s*\)")
 
 
 def counts_warps_in_32(texts: Sequence[str]) -> bool:
     """Do the unit's texts (the file first, then its headers) lay their warps out in 32 lanes, and
-    does the file itself never count them by warpSize?"""
-    return bool(texts) and _UNIT_BY_WARPSIZE.search(texts[0]) is None and any(
+    does none of them count warps by warpSize (a header's ``warp_id() { return threadIdx.x /
+    warpSize; }`` makes the unit's warps the hardware's)?"""
+    return bool(texts) and all(_UNIT_BY_WARPSIZE.search(t) is None for t in texts) and any(
         _UNIT_32.search(t) is not None for t in texts)
 
 
