@@ -332,8 +332,18 @@ def counts_warps_in_32(texts: Sequence[str]) -> bool:
     """Do the unit's texts (the file first, then its headers) lay their warps out in 32 lanes, and
     does none of them count warps by warpSize (a header's ``warp_id() { return threadIdx.x /
     warpSize; }`` makes the unit's warps the hardware's)?"""
-    return bool(texts) and all(_UNIT_BY_WARPSIZE.search(t) is None for t in texts) and any(
-        _UNIT_32.search(t) is not None for t in texts)
+    return bool(texts) and not any(map(_by_warpsize, texts)) and any(map(_in_32, texts))
+
+
+@lru_cache(maxsize=4096)
+def _by_warpsize(text: str) -> bool:
+    return "warpSize" in text and _UNIT_BY_WARPSIZE.search(text) is not None
+
+
+@lru_cache(maxsize=4096)
+def _in_32(text: str) -> bool:
+    """(cached per text: a header is asked by every file that includes it)"""
+    return _UNIT_32.search(text) is not None
 
 
 def hardware_lane_uses(model: WarpModel, texts: Sequence[str], lanes: frozenset[str],
@@ -347,15 +357,28 @@ def hardware_lane_uses(model: WarpModel, texts: Sequence[str], lanes: frozenset[
     ``lane == 0`` elect half the leaders, and a width-32 scan guarded by ``lane >= i`` adds lanes
     32..32+i-1's own value back. One finding per statement; statements in ``seen`` (offsets of the
     lines already named by another hardware-lane rule) are skipped."""
-    if not lanes or not counts_warps_in_32(texts):
+    if not lanes:
         return
     code = model.code
+    if not any(name in code for name in lanes):
+        return
     names = "|".join(sorted(map(re.escape, lanes)))
+    # the name first: the qualifiers (`Warp::`) are read back from it
+    bare = re.compile(r"(?:" + names + r")\s*\(\s*\)")
     call = re.compile(r"(?<![\w.>])(?:[A-Za-z_]\w*\s*::\s*)*(?:" + names + r")\s*\(\s*\)")
+    qualified = re.compile(r"(?<![\w.>])(?:[A-Za-z_]\w*\s*::\s*)*\Z")
+    calls = []
+    for m in bare.finditer(code):
+        head = qualified.search(code, max(0, m.start() - 60), m.start())
+        full = call.match(code, head.start()) if head is not None else None
+        if full is not None and full.end() == m.end():
+            calls.append(full)
     lines = {code.count("\n", 0, at) for at in seen}
+    if not calls or not counts_warps_in_32(texts):
+        return
     bodies = warp.function_bodies(code)
     by_body: dict[tuple[int, int, str], list[re.Match[str]]] = {}
-    for m in call.finditer(code):
+    for m in calls:
         body = warp.innermost_body(bodies, m.start())
         if body is not None and body[2] not in lanes:  # not the helper's own body, nor outside a function
             by_body.setdefault(body, []).append(m)

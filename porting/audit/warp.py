@@ -1027,10 +1027,11 @@ def function_bodies(code: str) -> tuple[tuple[int, int, str], ...]:
     ``[..](..) {`` belongs to the function around it)."""
     out: list[tuple[int, int, str]] = []
     stack: list[int] = []
-    for i, c in enumerate(code):
-        if c == "{":
+    for b in _BRACES.finditer(code):
+        i = b.start()
+        if code[i] == "{":
             stack.append(i)
-        elif c == "}" and stack:
+        elif stack:
             lo = stack.pop()
             name = _head_name(code, lo)
             if name and name not in _CONTROL:
@@ -1038,12 +1039,19 @@ def function_bodies(code: str) -> tuple[tuple[int, int, str], ...]:
     return tuple(out)
 
 
+_BRACES = re.compile(r"[{}]")
+
+
 def _head_name(code: str, brace: int) -> str:
     """The name before the balanced ``( .. )`` that ends just before ``brace`` ("" if none)."""
-    tail = _AFTER_PARAMS.search(code, max(0, brace - 200), brace)
-    close = (tail.start() if tail is not None else brace) - 1
+    close = brace - 1
     while close >= 0 and code[close].isspace():
         close -= 1
+    if close >= 0 and code[close] != ")" and (code[close].isalnum() or code[close] in "_>*&"):
+        tail = _AFTER_PARAMS.search(code, max(0, brace - 200), brace)  # `) const {`, `) -> T {`
+        close = (tail.start() if tail is not None else brace) - 1
+        while close >= 0 and code[close].isspace():
+            close -= 1
     if close < 0 or code[close] != ")":
         return ""
     depth = 0
@@ -1053,6 +1061,12 @@ def _head_name(code: str, brace: int) -> str:
             word = re.search(r"(operator\s*(?:\(\s*\)|[^\s\w(]+)|[A-Za-z_]\w*)\s*\Z", code[max(0, j - 80):j])
             return word.group(1) if word is not None else ""
     return ""
+
+
+def _same_function(code: str, a: int, b: int) -> bool:
+    """Are offsets ``a`` and ``b`` in the same function body (or both outside any)?"""
+    bodies = function_bodies(code)
+    return innermost_body(bodies, a) == innermost_body(bodies, b)
 
 
 def innermost_body(bodies: Sequence[tuple[int, int, str]], at: int) -> tuple[int, int, str] | None:
@@ -1094,8 +1108,7 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
     narrow: set[str] = set()  # the names a ballot is stored into as a 32-bit integer (base_shifts)
     wide_tile: set[str] = set()  # tile ballots kept in 64 bits (auto): exact, but no __ffs overload
     decl32 = _decl32_before(code)
-    bodies = function_bodies(code)
-    homes: dict[str, list[tuple[int, int, str] | None]] = {}  # the function bodies each held name is a ballot in
+    homes: dict[str, list[int]] = {}  # where each held name is stored a ballot (judged per function body)
     for m in _BALLOT.finditer(code):
         if cuda_only is not None and cuda_only(m.start()):
             continue  # its findings are dropped with the branch; its variable holds no ROCm mask
@@ -1120,7 +1133,7 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
             continue  # only lanes 0-31 can be active, or both halves vote alike: 32 bits hold the whole mask
         if target:
             held.add(target)
-            homes.setdefault(target, []).append(innermost_body(bodies, m.start()))
+            homes.setdefault(target, []).append(m.start())
         if decl is not None and target and (func == "__activemask" and _only_sync_mask(code, target, m.end())
                                             or _only_sync_mask(code, target, m.end(), r"__match_(?:any|all)_sync")):
             # the mask rule names the *_sync calls; a 32-bit finding would repeat it. Not for a
@@ -1175,8 +1188,8 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
             continue
         if inner is not None and _lower_lanes_only(code, m.start()):
             continue  # `__clz(__ballot_sync(..))` where only lanes 0-31 run: 32 bits hold every vote
-        if inner is not None or held and any(innermost_body(bodies, m.start()) in homes[n]
-                                             for n in held.intersection(first)):
+        if inner is not None or held and any(_same_function(code, m.start(), at)
+                                             for n in held.intersection(first) for at in homes[n]):
             # (a held name counts in the function that stored the ballot in it: `unsigned mask =
             # ~bitmap` in another function is no ballot)
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
