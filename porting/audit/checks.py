@@ -504,6 +504,8 @@ def _identifiers(m: Masked, path: str, code: str, table, macros: set[str], libs_
         if before.endswith(".") or before == "->" or name in macros or code.startswith("::", hit.end()):
             continue  # member access, user macro, or a namespace/module path (cuda_sys::, cuda::std)
         lib = next((lib for lib in _LIBS if lib[1].match(name)), None) if name.startswith(_LIB_PREFIXES) else None
+        if lib is not None and _defines_function(code, name):
+            continue  # the project's own function named like the library's (ATOS's nvshmem_p_wraper)
         if lib is not None:
             if lib[0] not in libs_seen:
                 libs_seen.add(lib[0])
@@ -555,6 +557,22 @@ def _helper_calls(wm: model.WarpModel, path: str, raw: str) -> list[warp.Hit]:
     return found
 
 
+def _noting(hits: Iterator[warp.Hit], offsets: set[int]) -> Iterator[warp.Hit]:
+    """``hits`` as they are, their offsets added to ``offsets`` on the way."""
+    for hit in hits:
+        offsets.add(hit[0])
+        yield hit
+
+
+def _reads_hardware_lane(path: str, raw: str) -> bool:
+    """Does a file that names a lane reach a helper reading PTX %laneid (in itself or a header its
+    includes resolve to)? Its uses of that lane are judged by the warp model even when the file
+    holds no shuffle or warpSize (pcl's features take ``Warp::laneId()`` from a header only)."""
+    if "lane" not in raw and "Lane" not in raw:
+        return False
+    return any("laneid" in t for t in (raw, *map(includes.read, includes.closure(path, raw, angled=True))))
+
+
 _MODEL_WORDS = ("__shfl", "WARP_SHFL", "<<<", "warpSize", "__lane_id", "_tile", "_partition")
 
 
@@ -578,7 +596,7 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
         candidates = frozenset(own_32) | external_32
     own_widths = warp.width_names(code, derived, candidates)
     # else no warp rule of model.py can fire (a call of a header's warp function, a shuffle wrapper, can)
-    build = bool(hits) or any(word in code for word in _MODEL_WORDS)
+    build = bool(hits) or any(word in code for word in _MODEL_WORDS) or _reads_hardware_lane(path, m.text)
     external = model.external_functions(headers) if build or headers else {}
     if build or any(s.warp_op and name in code for name, s in external.items()):
         strings = [(lit.start, lit.text) for lit in m.strings]
@@ -587,8 +605,13 @@ def _warp(m: Masked, path: str, code: str, facts: FileFacts) -> Iterator[Finding
                              ptx_matrix=model.ptx_matrix_literals(strings),
                              ptx_laneid=model.ptx_laneid_literals(strings), headers=headers)
         helpers = _helper_calls(wm, path, m.text)
+        named = {h[0] for h in helpers}  # lines another hardware-lane rule names (filled as the chain runs)
+        # the uses of the hardware lane come after the other rules (a generator: it reads ``named``
+        # once those ran) and leave the per-function flags the other rules read as they were
+        texts = (m.text, *map(includes.read, includes.closure(path, m.text, angled=True)))
+        uses = layouts.hardware_lane_uses(wm, texts, layouts.hardware_lane_helpers(texts), named)
         judged = itertools.chain(model.classify(wm, hits), layouts.per_warp_rows(wm), layouts.host_tables(wm),
-                                 layouts.hardware_lanes(wm, m.text), helpers,
+                                 _noting(layouts.hardware_lanes(wm, m.text), named), helpers, uses,
                                  layouts.half_wave_blocks(wm))
     ballots: Iterator[warp.Hit] = warp.ballots(code, model.cuda_only(code, facts.side))
     if wm is not None and model.one_warp_file(wm):  # no lane 32-63 anywhere: a returned or passed ballot fits

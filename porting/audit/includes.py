@@ -7,8 +7,12 @@ directories (how projects include "llmc/cuda_utils.cuh" from the repository root
 ``#include <x.inl>`` is followed (``angled=True``: round 12's helper and wrapper rules only) when it
 is a project header: found the same way, or in an
 ``include/`` directory beside one of those directories (AMGX's ``<sm_utils.inl>`` from
-``src/*.cu``, built with ``-Iinclude``); system and library headers are found nowhere there and stay
-unread. Both depend only on the files on disk, so a file's findings stay a function of its unit.
+``src/*.cu``, built with ``-Iinclude``) or in the ``include/`` directory of a sibling module of one of
+those directories (pcl's ``"pcl/gpu/utils/device/warp.hpp"`` from ``gpu/features/src/``, found in
+``gpu/utils/include/``; quoted names not found beside the file are looked up there too, for these rules
+only, and for namespaced names: a bare ``"utils.h"`` names no module's header); system and library
+headers are found nowhere there and stay unread. Both depend only on the files on disk, so a file's
+findings stay a function of its unit.
 The closure is read once per process (cached by absolute path) and bounded (depth 6, 64 files,
 2 MiB per file).
 """
@@ -45,11 +49,27 @@ def _resolve(here: str, name: str, angled: bool = False) -> str | None:
                 os.path.join(here, name),):
             if os.path.isfile(candidate):
                 return os.path.normpath(candidate)
+        # a namespaced name only ("pcl/gpu/..."): a bare "utils.inl" names no module's header
+        for candidate in (os.path.join(here, sub, "include", name) for sub in _subdirs(here)) \
+                if angled and "/" in name else ():
+            if os.path.isfile(candidate):  # a sibling module's include directory (-Imodule/include)
+                return os.path.normpath(candidate)
         parent = os.path.dirname(here)
         if parent == here:
             break
         here = parent
     return None
+
+
+@lru_cache(maxsize=4096)
+def _subdirs(here: str) -> tuple[str, ...]:
+    """The directories in ``here`` that hold an ``include/`` directory (sorted: the first that has
+    a header wins, the same on every run)."""
+    try:
+        names = sorted(os.listdir(here))
+    except OSError:
+        return ()
+    return tuple(n for n in names if os.path.isdir(os.path.join(here, n, "include")))
 
 
 @lru_cache(maxsize=4096)
@@ -113,7 +133,9 @@ def _includes_of(path: str, body: str, angled: bool) -> Iterator[str | None]:
         return  # no quoted include (most headers of a system-style tree): no line to read
     for name, quoted in _include_list(body):
         if quoted:
-            yield resolve(path, name)
+            # a quoted name not beside the file may sit in a module's include directory (pcl's
+            # "pcl/gpu/utils/device/warp.hpp" under gpu/utils/include/): the helper rules look there
+            yield resolve(path, name) or (resolve_angled(path, name) if angled else None)
         elif angled and name.endswith(_PROJECT_EXTS):
             yield resolve_angled(path, name)
 
@@ -134,3 +156,4 @@ def clear_caches() -> None:
     _include_list.cache_clear()
     _resolve.cache_clear()
     _header_includes.cache_clear()
+    _subdirs.cache_clear()

@@ -260,6 +260,23 @@ _THREAD_HELPER_BODY = re.compile(r"\{\s*return\s*\(?\s*threadIdx\.x\s*(?:(&\s*\(
 _HELPER_HEAD = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(\s*(?:void)?\s*\)\s*\Z")
 
 
+def hardware_lane_helpers(texts: Sequence[str]) -> frozenset[str]:
+    """The unit's helpers whose body reads PTX %laneid in an ``asm`` statement (not in a comment:
+    cuda-fixnum's ``laneIdx()`` returns ``threadIdx.x & (width - 1)`` beside a note about
+    %laneid), from ``texts`` (the file and every header its includes resolve to)."""
+    return frozenset().union(*(_asm_lane_helpers(t) for t in texts if "laneid" in t))
+
+
+@lru_cache(maxsize=4096)
+def _asm_lane_helpers(text: str) -> frozenset[str]:
+    code = _COMMENT.sub(" ", text)
+    return frozenset(near(_ASM_LANEID_FN, code, "laneid")) if "laneid" in code else frozenset()
+
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_ASM_LANEID_FN = re.compile(r"\b([A-Za-z_]\w*)\s*\([^()]*\)\s*\{[^{}]*?\basm\b[^{};]*%%?laneid\b")
+
+
 def lane_helper_pair(texts: Sequence[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The unit's helpers returning the hardware lane (PTX %laneid, ``threadIdx.x & (warpSize-1)``)
     and those returning a 32-lane warp index (``threadIdx.x >> 5``), from ``texts`` (the file and
@@ -297,6 +314,216 @@ def helper_lanes(model: WarpModel, texts: Sequence[str]) -> Iterator[Hit]:
                "32-63 index past their warp's 32 slots and lane 0 answers for two warps",
                "take the lane as threadIdx.x % 32 (the unit's own warps), or count warps by warpSize "
                f"(threadIdx.x / warpSize) with per-warp data sized by warpSize; {warp.EMULATE}", m.group(2))
+
+
+# evidence that a unit's warps are 32 lanes: a warp / lane constant of 32, 31, 5 or the 32-bit full
+# mask (`#define LANE_COUNT 32`, `LOG_WARP_SIZE = 5`, `WARP_MASK 0xffffffff`), the thread index cut
+# by 32 (`threadIdx.x >> 5`, `% 32`, `& 31`), or a shuffle of width 32
+_UNIT_32 = re.compile(r"#[ \t]*define[ \t]+\w*(?:WARP|LANE)\w*[ \t]+\(?\s*(?:32|31|5|0[xX][fF]{8})[uU]?\s*\)?[ \t]*(?://|\n)"
+                      r"|\b\w*(?:WARP|LANE|[Ww]arp|[Ll]ane)\w*\s*=\s*(?:32|1\s*<<\s*5|5)\s*[,;}]"
+                      r"|threadIdx\.x\s*\)?\s*(?:>>\s*5|/\s*32|%\s*32|&\s*(?:31|0[xX]1[fF]))\b"
+                      r"|__shfl\w*\s*\([^;]*,\s*32\s*\)\s*;")
+# the unit measures its warps by the hardware width (`tid / warpSize`, `& (warpSize - 1)`, a loop
+# `i < warpSize`): then the hardware lane agrees with them
+_UNIT_BY_WARPSIZE = re.compile(r"(?:/|%|<)\s*\(?\s*warpSize\b|&\s*\(\s*warpSize\s*-\s*1\s*\)")
+
+
+def counts_warps_in_32(texts: Sequence[str]) -> bool:
+    """Do the unit's texts (the file first, then its headers) lay their warps out in 32 lanes, and
+    does none of them count warps by warpSize (a header's ``warp_id() { return threadIdx.x /
+    warpSize; }`` makes the unit's warps the hardware's)?"""
+    return bool(texts) and not any(map(_by_warpsize, texts)) and any(map(_in_32, texts))
+
+
+@lru_cache(maxsize=4096)
+def _by_warpsize(text: str) -> bool:
+    return "warpSize" in text and _UNIT_BY_WARPSIZE.search(text) is not None
+
+
+@lru_cache(maxsize=4096)
+def _in_32(text: str) -> bool:
+    """(cached per text: a header is asked by every file that includes it)"""
+    return _UNIT_32.search(text) is not None
+
+
+def hardware_lane_uses(model: WarpModel, texts: Sequence[str], lanes: frozenset[str],
+                       seen: set[int]) -> Iterator[Hit]:
+    """warp-width-mixed at each statement that uses the hardware lane, in a unit whose warps are 32
+    lanes (``counts_warps_in_32``): a call of a helper returning PTX %laneid (``lanes``, found in
+    the file and every header its includes resolve to), or a variable of the same function assigned
+    from one (``lane = Warp::laneId()``). Once ported the lane runs 0-63, while the code's warps
+    still hold 32 lanes: ``for (i = lane; ...; i += 32)`` has lanes 32-63 redo the next lanes'
+    elements, ``&buf[tid - lane]`` gives lanes 32-63 the base of the warp before, ``lane < 16`` and
+    ``lane == 0`` elect half the leaders, and a width-32 scan guarded by ``lane >= i`` adds lanes
+    32..32+i-1's own value back. One finding per statement; statements in ``seen`` (offsets of the
+    lines already named by another hardware-lane rule) are skipped."""
+    if not lanes:
+        return
+    code = model.code
+    if not any(name in code for name in lanes):
+        return
+    names = "|".join(sorted(map(re.escape, lanes)))
+    # the name first: the qualifiers (`Warp::`) are read back from it
+    bare = re.compile(r"(?:" + names + r")\s*\(\s*\)")
+    call = re.compile(r"(?<![\w.>])(?:[A-Za-z_]\w*\s*::\s*)*(?:" + names + r")\s*\(\s*\)")
+    qualified = re.compile(r"(?<![\w.>])(?:[A-Za-z_]\w*\s*::\s*)*\Z")
+    calls = []
+    for m in bare.finditer(code):
+        head = qualified.search(code, max(0, m.start() - 60), m.start())
+        full = call.match(code, head.start()) if head is not None else None
+        if full is not None and full.end() == m.end():
+            calls.append(full)
+    lines = {code.count("\n", 0, at) for at in seen}
+    if not calls or not counts_warps_in_32(texts):
+        return
+    bodies = warp.function_bodies(code)
+    by_body: dict[tuple[int, int, str], list[re.Match[str]]] = {}
+    for m in calls:
+        body = warp.innermost_body(bodies, m.start())
+        if body is not None and body[2] not in lanes:  # not the helper's own body, nor outside a function
+            by_body.setdefault(body, []).append(m)
+    for (lo, hi, _name), found in by_body.items():
+        uses, spellings = _lane_uses(code, lo, hi, found)
+        pinned = _pinned_spans(code, lo, hi, "(?:" + "|".join(spellings) + ")")
+        for at in sorted(set(uses)):
+            if any(a < at < b for a, b in pinned):
+                continue  # under `if (lane == 0)` / `if (lane < 16)`: the lane is below 32 there
+            line = code.count("\n", 0, _statement_start(code, at, lo))
+            if line in lines:
+                continue
+            lines.add(line)
+            yield (at, "warp-width-mixed", "the hardware lane (PTX %laneid: 0-63 on a 64-lane gfx942/gfx950 "
+                   "wavefront once ported) used where this unit's warps are 32 lanes: lanes 32-63 index past their "
+                   "32-lane warp's slots, a `lane == 0` / `lane < 16` test elects half the leaders it expects, and "
+                   "a width-32 scan guarded by the lane adds lanes 32-63's own values back",
+                   "take the lane in the code's own 32-lane warps (threadIdx.x % 32), or count warps by warpSize "
+                   f"with per-warp data sized by warpSize; {warp.EMULATE}", "%laneid")
+
+
+def _lane_uses(code: str, lo: int, hi: int, found: list[re.Match[str]]) -> tuple[list[int], list[str]]:
+    """(offsets of the uses of the hardware lane in the function body ``code[lo:hi]``, the patterns
+    that spell it there): the helper's calls (``found``) and the variables that hold one, less the
+    uses that come out the same at 64 (``_consistent``) and a walk's own steps."""
+    uses: list[int] = []
+    spellings = [found[0].re.pattern]
+    for m in found:
+        v = _LANE_VAR.search(code, max(lo, m.start() - 80), m.start())
+        whole = re.match(r"\s*;", code[m.end():m.end() + 8]) is not None  # the lane is the whole value
+        if v is None or not whole:  # (not `key = lane < n ? ..`, `tid = lane & 3`)
+            if not _consistent(code, lo, hi, m):
+                uses.append(m.start())
+            continue
+        var = v.group(1)
+        use = re.compile(rf"(?<![\w.>]){re.escape(var)}\b(?!\s*\()")
+        spellings.append(use.pattern)
+        stepped = re.search(rf"(?<![\w.>]){re.escape(var)}\s*\+=", code[lo:hi]) is not None or \
+            code.rfind("for", max(lo, v.start() - 40), v.start()) >= 0
+        if stepped:  # `lane = laneId();` only stores the lane, unless it starts a walk (`idx += 32`)
+            uses.append(m.start())
+        for u in use.finditer(code, lo, hi):
+            # a loop index started at the lane is named where it starts (its `i += 32` walk is the
+            # loop's); only `tid - lane`, the warp's slot base, stays a use of the lane
+            if u.start() == v.start() or stepped and not re.search(r"-\s*\Z", code[u.start() - 8:u.start()]) \
+                    or _consistent(code, lo, hi, u):
+                continue
+            uses.append(u.start())
+    return uses, spellings
+
+
+def _consistent(code: str, lo: int, hi: int, use: re.Match[str]) -> bool:
+    """Does this use of the hardware lane come out the same in 32-lane warps at 64? A sub-warp
+    lane (``lane & 3``); the lane as a token of identity, stored bare (``owner[w] = lane;``) or
+    compared for equality with a value loaded from memory (``owner[w] == lane``: each lane's id is
+    unique in its warp either way) or with a lane taken from a ballot (``__ffs(mask) - 1``)."""
+    if _cut_below_32(code, use.end()):
+        return True
+    before = code[max(lo, use.start() - 120):use.start()]
+    after = code[use.end():min(hi, use.end() + 120)]
+    if re.search(r"[;{})]\s*[A-Za-z_][\w.]*\s*\[[^\];]*\]\s*=\s*\Z", before) and re.match(r"\s*;", after):
+        return True
+    if re.search(r"\]\s*==\s*\Z", before) or re.match(r"\s*==\s*[A-Za-z_][\w.]*\s*\[", after):
+        return True
+    return _ballot_leader(code, lo, hi, use)
+
+
+def _cut_below_32(code: str, end: int) -> bool:
+    """Is the lane ending at ``end`` cut to a sub-warp lane (``& 3``, ``& 0x10``, ``% 8``: bits
+    0-4 of the hardware lane are those of the 32-lane one)?"""
+    m = re.match(r"\s*(?:&\s*(0[xX][0-9a-fA-F]+|\d+)|%\s*(\d+))\b", code[end:end + 16])
+    if m is None:
+        return False
+    k = int(m.group(1) or m.group(2), 0)
+    return k < 32 if m.group(1) else 32 % k == 0
+
+
+def _ballot_leader(code: str, lo: int, hi: int, use: re.Match[str]) -> bool:
+    """Is the lane compared (``==``) with a lane the function took from a ballot (``active_lane =
+    __ffs(mask) - 1``)? Hardware lane against the wavefront's own vote: right at 64 once the
+    mask is kept in 64 bits (the ballot's rules name it if not)."""
+    near = code[max(lo, use.start() - 40):min(hi, use.end() + 40)]
+    other = re.search(r"([A-Za-z_]\w*)\s*==\s*" + re.escape(use.group(0)) + r"\b|" + re.escape(use.group(0))
+                      + r"\s*==\s*([A-Za-z_]\w*)", near)
+    name = (other.group(1) or other.group(2)) if other is not None else None
+    return name is not None and re.search(rf"(?<![\w.]){re.escape(name)}\s*=\s*__ffs", code[lo:hi]) is not None
+
+
+def _pinned_spans(code: str, lo: int, hi: int, lane: str) -> list[tuple[int, int]]:
+    """The bodies of the ``if`` statements in ``code[lo:hi]`` whose condition bounds the lane
+    (``lane``: a pattern of its spellings) below 32: ``lane == K``, ``!lane``, ``lane < K`` with
+    K <= 32, joined by ``&&`` only. The test itself is the hazard; the statements it guards run on
+    lanes 0-31 of the wavefront alone."""
+    bound = re.compile(rf"(?:!\s*{lane}|{lane}\s*(?:==\s*\d+|<=?\s*(?P<k>\d+)))")
+    out: list[tuple[int, int]] = []
+    for m in re.finditer(r"\bif\s*\(", code[:hi]) if "if" in code[lo:hi] else ():
+        if m.start() < lo:
+            continue
+        close = _match(code, m.end() - 1, "(", ")")
+        cond = code[m.end():close]
+        b = bound.search(cond)
+        if close < 0 or b is None or "||" in cond or b.group("k") is not None and int(b.group("k")) > 32:
+            continue
+        after = close + 1
+        while after < hi and code[after].isspace():
+            after += 1
+        end = _match(code, after, "{", "}") if code.startswith("{", after) else code.find(";", after)
+        if end > after:
+            out.append((close, end))
+    return out
+
+
+def _match(code: str, at: int, open_: str, close: str) -> int:
+    """The offset of the bracket closing the one at ``at`` (-1: none)."""
+    depth = 0
+    for i in range(at, min(len(code), at + 20000)):
+        depth += (code[i] == open_) - (code[i] == close)
+        if depth == 0:
+            return i
+    return -1
+
+
+# `lane = Warp::laneId()` / `unsigned int lane = laneId()`: the variable just before a hardware-lane call
+_LANE_VAR = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)\s*=\s*(?:\(\s*\w+\s*\)\s*)?(?:[A-Za-z_]\w*\s*::\s*)*\w*\s*\Z")
+
+
+def _statement_start(code: str, at: int, floor: int) -> int:
+    """Where the statement holding ``at`` starts: after the last ``;``, ``{`` or ``}`` before it
+    (not before ``floor``), skipping the blank space after it; a ``for (...)`` header is one
+    statement with its clauses."""
+    depth = 0
+    i = at - 1
+    while i > floor:
+        c = code[i]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            depth -= 1
+        elif c in ";{}" and depth <= 0:
+            break
+        i -= 1
+    i += 1
+    while i < at and code[i].isspace():
+        i += 1
+    return i
 
 
 # `dim3 block(32, rows)` / `dim3 block{32, rows}` / `dim3(32, rows)`: a 2-D block 32 threads wide in x;

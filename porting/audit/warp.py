@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 
 from .tokenize import brace_end
@@ -401,6 +401,20 @@ def lane_math(code: str, derived: Derivation | None = None) -> Iterator[Hit]:
             yield (m.start(), "warp-size-literal", f"'1 << {m.group(1)}' builds a lane bit in a 32-bit int: lanes "
                    "32-63 of a 64-lane wavefront shift out (undefined behaviour)",
                    f"use 1ull << lane and a 64-bit mask; {EMULATE}", "")
+
+
+def _ballot_lane(code: str, name: str, at: int) -> bool:
+    """Is ``name``, last assigned before ``at``, a lane found in a ballot (``active_lane =
+    __ffs(mask) - 1`` with ``mask = __ballot_sync(..)``)? Once the ballot is kept in 64 bits, as
+    it must be, the lane runs to 63: ``mask &= ~(1 << active_lane)`` shifts an int past its width
+    and the drain loop never clears the bits of lanes 32-63."""
+    if "__ffs" not in code:
+        return False
+    assigned = list(re.finditer(rf"(?<![\w.]){re.escape(name)}\s*=\s*__ffs(?:ll)?\s*\(\s*(?:\(\s*\w+\s*\)\s*)?"
+                                r"([A-Za-z_]\w*)\s*\)\s*-\s*1\b", code[:at]))
+    found = assigned[-1] if assigned else None
+    return found is not None and re.search(rf"(?<![\w.]){re.escape(found.group(1))}\s*=\s*(?:\(\s*\w+\s*\)\s*)?"
+                                           r"(?:__ballot|__activemask|__match_any)", code) is not None
 
 
 def _shuffle_loops(code: str, shuffles: re.Pattern[str]) -> dict[int, str]:
@@ -864,7 +878,10 @@ def _returned_32(code: str, m: re.Match[str]) -> bool:
     if _TO_BOOL.search(code[m.end() + len(args) + 1:end if end >= 0 else m.end()]):
         return False
     head = _enclosing_function_head(code, m.start())
-    return head is not None and re.fullmatch(_INT32, head.group(1)) is not None
+    # the return type spelled as a 32-bit integer or as the file's alias of one (gpu_selection's
+    # `using mask = std::uint32_t; mask ballot(..) { return __ballot(p) & amask; }`)
+    return head is not None and (re.fullmatch(_INT32, head.group(1)) is not None
+                                 or head.group(1) in _aliases32(code))
 
 
 def _open_call(text: str) -> bool:
@@ -909,8 +926,16 @@ BALLOT_HANDED_ON = "result handed on:"  # the messages of the returned / passed 
 
 
 # a file's own names for a 32-bit integer: `typedef unsigned int mask_t;`, `using lanes_t = uint32_t;`
-_ALIAS32 = re.compile(r"\btypedef\s+" + _INT32 + r"\s+([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*"
-                      + _INT32 + r"\s*;")
+_ALIAS32 = re.compile(r"\btypedef\s+(?:std::)?" + _INT32 + r"\s+([A-Za-z_]\w*)\s*;|\busing\s+([A-Za-z_]\w*)\s*=\s*"
+                      r"(?:std::)?" + _INT32 + r"\s*;")
+
+
+def _aliases32(code: str) -> set[str]:
+    """The file's names for a 32-bit integer (``typedef unsigned mask_t;``, ``using mask =
+    std::uint32_t;``)."""
+    if "typedef" not in code and "using" not in code:
+        return set()
+    return {a or b for a, b in _ALIAS32.findall(code)} - {"uint64_t"}
 
 
 def _decl32_before(code: str) -> re.Pattern[str]:
@@ -918,7 +943,7 @@ def _decl32_before(code: str) -> re.Pattern[str]:
     ``mask_t m = __ballot_sync(...)`` is as narrow as one kept in ``unsigned``)."""
     if "typedef" not in code and "using" not in code:
         return _DECL32_BEFORE
-    names = sorted({a or b for a, b in _ALIAS32.findall(code)} - {"uint64_t"})
+    names = sorted(_aliases32(code))
     if not names:
         return _DECL32_BEFORE
     return re.compile(r"\b(?:" + _INT32_NAMES + "|" + "|".join(map(re.escape, names)) + r")\s+\w+\s*=\s*(?:\(\s*)*\Z")
@@ -932,7 +957,9 @@ def _lower_lanes_only(code: str, at: int) -> bool:
     if "threadIdx.x" not in code or ".y" in code and _SECOND_DIM.search(code):
         return False
     for m in _LOWER_LANES.finditer(code, max(0, at - 4000), at):
-        if int(m.group(1), 0) > 32:
+        bound = m.group(1).rstrip("uU")
+        # a literal up to 32, or a name the file defines as 32 (libcubwt's CUDA_WARP_THREADS)
+        if not (int(bound) <= 32 if bound.isdigit() else bound in constant_names(code)):
             continue
         if brace_end(code, m.end() - 1, at) == at:  # the block is still open at the call
             return True
@@ -981,11 +1008,77 @@ def _mirrored(code: str, lo: int, at: int, expr: str, depth: int, folded: list[b
     return True
 
 
-_LOWER_LANES = re.compile(r"\bif\s*\(\s*threadIdx\.x\s*<\s*(\d+)[uU]?\s*\)\s*\{")
+_LOWER_LANES = re.compile(r"\bif\s*\(\s*threadIdx\.x\s*<\s*(\d+[uU]?|[A-Za-z_]\w*)\s*\)\s*\{")
 _SECOND_DIM = re.compile(r"\b(?:threadIdx|blockDim)\.[yz]\b")
 
 
-def _only_sync_mask(code: str, name: str, at: int) -> bool:
+# a function's head before its body's `{`: `name(...)` then qualifiers (not a control statement's)
+# what may stand between a function's `)` and its body's `{`: qualifiers and a trailing return type
+_AFTER_PARAMS = re.compile(r"(?:\s*(?:const|noexcept|override|final|mutable|volatile)\b|\s*->\s*[\w:<>,*&\s]+?)*\s*\Z")
+_CONTROL = frozenset({"if", "for", "while", "switch", "catch", "do", "return", "sizeof", "defined"})
+
+
+@lru_cache(maxsize=64)
+def function_bodies(code: str) -> tuple[tuple[int, int, str], ...]:
+    """(open, close, name) of every function body in ``code`` (member functions of a struct too,
+    which the warp model's scopes fold into the struct): its brace pairs whose head is
+    ``name(...)``, the parentheses balanced back from the ``)`` before the brace, and the name no
+    control statement (`while ((m = __ballot_sync(..))) {` is a loop's body; a lambda's
+    ``[..](..) {`` belongs to the function around it)."""
+    out: list[tuple[int, int, str]] = []
+    stack: list[int] = []
+    for b in _BRACES.finditer(code):
+        i = b.start()
+        if code[i] == "{":
+            stack.append(i)
+        elif stack:
+            lo = stack.pop()
+            name = _head_name(code, lo)
+            if name and name not in _CONTROL:
+                out.append((lo, i, name))
+    return tuple(out)
+
+
+_BRACES = re.compile(r"[{}]")
+
+
+def _head_name(code: str, brace: int) -> str:
+    """The name before the balanced ``( .. )`` that ends just before ``brace`` ("" if none)."""
+    close = brace - 1
+    while close >= 0 and code[close].isspace():
+        close -= 1
+    if close >= 0 and code[close] != ")" and (code[close].isalnum() or code[close] in "_>*&"):
+        tail = _AFTER_PARAMS.search(code, max(0, brace - 200), brace)  # `) const {`, `) -> T {`
+        close = (tail.start() if tail is not None else brace) - 1
+        while close >= 0 and code[close].isspace():
+            close -= 1
+    if close < 0 or code[close] != ")":
+        return ""
+    depth = 0
+    for j in range(close, max(-1, close - 2000), -1):
+        depth += (code[j] == ")") - (code[j] == "(")
+        if depth == 0:
+            word = re.search(r"(operator\s*(?:\(\s*\)|[^\s\w(]+)|[A-Za-z_]\w*)\s*\Z", code[max(0, j - 80):j])
+            return word.group(1) if word is not None else ""
+    return ""
+
+
+def _same_function(code: str, a: int, b: int) -> bool:
+    """Are offsets ``a`` and ``b`` in the same function body (or both outside any)?"""
+    bodies = function_bodies(code)
+    return innermost_body(bodies, a) == innermost_body(bodies, b)
+
+
+def innermost_body(bodies: Sequence[tuple[int, int, str]], at: int) -> tuple[int, int, str] | None:
+    """The innermost function body holding ``at`` (a lambda's body inside a function is one too)."""
+    best = None
+    for body in bodies:
+        if body[0] < at < body[1] and (best is None or body[0] > best[0]):
+            best = body
+    return best
+
+
+def _only_sync_mask(code: str, name: str, at: int, calls: str = r"__\w*sync\w*") -> bool:
     """Is every later use of ``name`` in its block (from ``at`` to the brace that closes it) the
     mask, the first argument, of a ``*_sync`` call or ``__syncwarp``? Such a 32-bit copy of a
     ballot or ``__activemask()`` is only a mask, and warp-mask-32bit already names each call."""
@@ -1000,7 +1093,8 @@ def _only_sync_mask(code: str, name: str, at: int) -> bool:
                 end = i
                 break
     uses = [u.start() for u in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\b", code[at:end])]
-    masks = {u.start(1) for u in re.finditer(r"\b__\w*sync\w*\s*\(\s*(" + re.escape(name) + r")\s*[,)]", code[at:end])}
+    first = re.compile(r"\b" + calls + r"\s*\(\s*(" + re.escape(name) + r")\s*[,)]")
+    masks = {u.start(1) for u in first.finditer(code[at:end])}
     return bool(uses) and all(u in masks for u in uses)
 
 
@@ -1014,6 +1108,7 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
     narrow: set[str] = set()  # the names a ballot is stored into as a 32-bit integer (base_shifts)
     wide_tile: set[str] = set()  # tile ballots kept in 64 bits (auto): exact, but no __ffs overload
     decl32 = _decl32_before(code)
+    homes: dict[str, list[int]] = {}  # where each held name is stored a ballot (judged per function body)
     for m in _BALLOT.finditer(code):
         if cuda_only is not None and cuda_only(m.start()):
             continue  # its findings are dropped with the branch; its variable holds no ROCm mask
@@ -1023,6 +1118,9 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
         decl = decl32.search(code, _wrap_start(start), start)
         func = m.group(1) if m.group(1) != ".ballot" else code[start:m.start()] + ".ballot"
         target = _assigned_name(code, start)
+        if not target and decl is not None:  # `unsigned mask =\n    __activemask();`: wrapped before the call
+            named = re.search(r"(\w+)\s*=\s*(?:\(\s*)*\Z", decl.group(0))
+            target = named.group(1) if named is not None else ""
         if target and _MASK_ARG_BEFORE.search(code, max(0, start - 40), start):
             # `temp = __shfl_xor_sync(__activemask(), v, 1)`: the mask is the shuffle's member mask;
             # what is stored is the shuffled value, not the mask
@@ -1035,10 +1133,13 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
             continue  # only lanes 0-31 can be active, or both halves vote alike: 32 bits hold the whole mask
         if target:
             held.add(target)
-        if decl is not None and target and func == "__activemask" and _only_sync_mask(code, target, m.end()):
+            homes.setdefault(target, []).append(m.start())
+        if decl is not None and target and (func == "__activemask" and _only_sync_mask(code, target, m.end())
+                                            or _only_sync_mask(code, target, m.end(), r"__match_(?:any|all)_sync")):
             # the mask rule names the *_sync calls; a 32-bit finding would repeat it. Not for a
-            # ballot: its truncated result drops lanes 32-63 from the shuffles it masks (ADEPT's
-            # `unsigned mask = __ballot_sync(...)`: a hazard named at the ballot)
+            # ballot in general: its truncated result drops lanes 32-63 from the shuffles it masks
+            # (ADEPT's `unsigned mask = __ballot_sync(...)`: a hazard named at the ballot); but a
+            # ballot used only as __match_any_sync's member mask decides no value (ATOS's pushes)
             continue
         reassigned32 = decl is None and bool(target) and _declared_int32(code, target, m.start())
         if target and (decl is not None or reassigned32):
@@ -1085,10 +1186,27 @@ def ballots(code: str, cuda_only: Callable[[int], bool] | None = None) -> Iterat
             continue  # __popc(tile32.ballot(...)): a tile's ballot has the tile's bits only
         if m.group(1) == "__popc" and _threshold_count(code, m):
             continue
-        if inner is not None or (held and held.intersection(first)):
+        if inner is not None and _lower_lanes_only(code, m.start()):
+            continue  # `__clz(__ballot_sync(..))` where only lanes 0-31 run: 32 bits hold every vote
+        if inner is not None or held and any(_same_function(code, m.start(), at)
+                                             for n in held.intersection(first) for at in homes[n]):
+            # (a held name counts in the function that stored the ballot in it: `unsigned mask =
+            # ~bitmap` in another function is no ballot)
             yield (m.start(), "ballot-32bit", f"{m.group(1)} on a ballot/activemask: the 32-bit intrinsic sees lanes "
                    "0-31 only of a 64-lane wavefront's mask", f"use {m.group(1)}ll on the 64-bit mask; {EMULATE}", "")
     yield from _base_shifts(code, narrow)
+    yield from _ballot_lane_bits(code)
+
+
+def _ballot_lane_bits(code: str) -> Iterator[Hit]:
+    """warp-size-literal at ``1 << lane`` (an int 1) where the lane was found in a ballot
+    (``_ballot_lane``): judged here, with the ballots, not as lane math from the thread index."""
+    for m in _SHIFT_LANE.finditer(code) if "__ffs" in code else ():
+        if not _after_word(code, m.start()) and _ballot_lane(code, m.group(1), m.start()):
+            yield (m.start(), "warp-size-literal", f"'1 << {m.group(1)}' builds the bit of a lane found in a "
+                   "ballot in a 32-bit int: once the ballot is kept in 64 bits the lane reaches 63, the shift "
+                   "goes past the int's width (undefined behaviour) and lanes 32-63's bits are never cleared",
+                   f"use 1ull << {m.group(1)} with the 64-bit mask; {EMULATE}", "")
 
 
 _THREAD_WORD = re.compile(r"([A-Za-z_]\w*)\s*=(?!=)[^;,]*?\bthreadIdx\.x\b")  # one declarator: no `,`

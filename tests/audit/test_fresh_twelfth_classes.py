@@ -71,7 +71,6 @@ def test_the_hardware_lane_declaration_is_named(rules_at) -> None:
     assert "warp-width-mixed" in rules_at(HW_LANE, 9)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: uses of the hardware lane in 32-lane warps are not named")
 @pytest.mark.parametrize("line", [11, 14, 15, 16])
 def test_uses_of_the_hardware_lane_are_named(rules_at, line: int) -> None:
     assert rules_at(HW_LANE, line) & NAMING
@@ -91,14 +90,12 @@ __global__ void warp_sums(const float *x, float *out, int n)
 HEADER = "\n".join(HW_LANE.splitlines()[:4]) + "\n"
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a hardware-lane helper in an included header is not recognised")
 def test_a_hardware_lane_helper_in_a_header_beside_the_file_is_recognised(rules_at, tmp_path: Path) -> None:
     (tmp_path / "pcl").mkdir()
     (tmp_path / "pcl" / "warp.hpp").write_text(HEADER)
     assert rules_at(KERNEL, 5) & NAMING
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a header found only through an include directory is not followed")
 def test_a_hardware_lane_helper_under_an_include_directory_is_recognised(tmp_path: Path) -> None:
     (tmp_path / "include" / "pcl").mkdir(parents=True)
     (tmp_path / "include" / "pcl" / "warp.hpp").write_text(HEADER)
@@ -130,7 +127,6 @@ def test_a_width_32_scan_guarded_by_the_segment_lane_is_consistent(rules_at) -> 
     assert "warp32-logical" in rules and not rules & NAMING
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a width-32 scan guarded by the hardware lane is not named")
 def test_a_width_32_scan_guarded_by_the_hardware_lane_is_named(rules_at) -> None:
     assert rules_at(SCAN32.replace("GUARD", "lane_id()"), 11) & NAMING
 
@@ -180,7 +176,6 @@ def test_a_ballot_returned_as_unsigned_int_is_named(rules_at) -> None:
     assert "ballot-32bit" in rules_at(BALLOT_HELPER.replace("RET", "unsigned int"), 5)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a ballot returned through a typedef'd 32-bit type is not named")
 def test_a_ballot_returned_through_a_32_bit_typedef_is_named(rules_at) -> None:
     assert "ballot-32bit" in rules_at(BALLOT_HELPER.replace("RET", "mask"), 5)
 
@@ -201,7 +196,6 @@ def test_a_64_bit_lane_bit_cleared_with_a_64_bit_one_is_not_a_hazard(rules_at) -
     assert not rules_at(DRAIN.replace("ONE", "1ULL"), 6) & NAMING
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: an int 1 shifted by a wavefront lane (32-63) is not named")
 def test_a_64_bit_lane_bit_cleared_with_an_int_one_is_named(rules_at) -> None:
     assert rules_at(DRAIN.replace("ONE", "1"), 6) & NAMING
 
@@ -221,7 +215,6 @@ def test_a_cut_ballot_over_the_whole_block_is_named(rules_at) -> None:
     assert "ballot-32bit" in rules_at(LOOKBACK.replace("GUARD", "if (blockDim.x > 0)"), 5)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a 32-bit ballot where only lanes 0-31 run is flagged")
 def test_a_ballot_where_only_lanes_0_to_31_run_is_not_flagged(rules_at) -> None:
     assert "ballot-32bit" not in rules_at(LOOKBACK.replace("GUARD", "if (threadIdx.x < 32)"), 5)
 
@@ -245,7 +238,6 @@ def test_the_popc_of_a_ballot_in_its_own_function_is_named(rules_at) -> None:
     assert "ballot-32bit" in rules_at(COLOURS, 4)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a bitmap named like another function's ballot is read as a ballot")
 def test_a_bitmap_named_like_another_functions_ballot_is_not_flagged(rules_at) -> None:
     assert "ballot-32bit" not in rules_at(COLOURS, 11)
 
@@ -268,7 +260,6 @@ def test_a_32_bit_ballot_that_is_counted_is_named(rules_at) -> None:
     assert "ballot-32bit" in rules_at(MEMBER.replace("USE", "__popc(mask_warp)"), 5)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: a 32-bit ballot used only as a member mask is flagged ballot-32bit")
 def test_a_32_bit_ballot_used_only_as_a_member_mask_is_not_flagged(rules_at) -> None:
     assert "ballot-32bit" not in rules_at(MEMBER.replace("USE", "__popcll(peers)"), 5)
 
@@ -291,6 +282,6 @@ def test_a_call_into_nvshmem_is_flagged(rules_at) -> None:
     assert "cuda-only-library" in rules_at(CALL, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="corpus 12: the project's own nvshmem_* function is flagged as NVSHMEM")
+
 def test_the_projects_own_nvshmem_named_function_is_not_flagged(rules_at) -> None:
     assert "cuda-only-library" not in rules_at(WRAPPER, 2)
