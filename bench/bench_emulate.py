@@ -227,11 +227,15 @@ def runtime_of(commit: str | None, work: Path) -> Iterator[None]:
         subprocess.run(["tar", "-x", "-C", str(work / "export")], input=tar, check=True)
         (work / "export" / RUNTIME_PATH).rename(dest)
     from porting import assets
+    from porting.emulate import rewrite
 
-    # that commit's own list of runtime sources (a later checkout may have added a .cpp file)
+    # that commit's own list of runtime sources (a later checkout may have added a .cpp file), and
+    # launches written for it (a runtime before c0c590e has no LaunchConfig::named)
     sources = tuple(sorted(p.name for p in dest.glob("emu_*.cpp")))
+    named = "named(" in (dest / "emu_device.h").read_text()
     with mock.patch.object(assets, "emulate_runtime_dir", lambda: dest), \
-            mock.patch.object(assets, "EMULATE_RUNTIME_SOURCES", sources):
+            mock.patch.object(assets, "EMULATE_RUNTIME_SOURCES", sources), \
+            mock.patch.object(rewrite, "NAME_LAUNCHES", named):
         yield
 
 

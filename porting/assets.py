@@ -30,7 +30,8 @@ SCHEMAS = {"detect-1": "schemas/detect-1.schema.json", "parity": "report/parity.
 # `port emulate`'s C++ runtime: package data (pyproject.toml), so a wheel carries it as is.
 EMULATE_RUNTIME = "emulate/runtime"
 # its translation units (emu_internal.h says which concern each holds), compiled into one object
-EMULATE_RUNTIME_SOURCES = ("emu_launch.cpp", "emu_scheduler.cpp", "emu_warp.cpp", "emu_host_api.cpp", "emu_sites.cpp")
+EMULATE_RUNTIME_SOURCES = ("emu_launch.cpp", "emu_scheduler.cpp", "emu_warp.cpp", "emu_host_api.cpp", "emu_sites.cpp",
+                           "emu_graph.cpp")
 
 
 class AssetError(PortError):

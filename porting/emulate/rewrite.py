@@ -226,6 +226,10 @@ def _shared_decl(text: str, m: re.Match) -> str:
     return decl + "\n" * text.count("\n", m.start(), m.end())
 
 
+# False only to build against a runtime older than LaunchConfig::named (bench/bench_emulate.py's baselines)
+NAME_LAUNCHES = True
+
+
 # Visual Studio's formatter writes a launch as `kernel << < grid, block >> > (args)`, which nvcc
 # accepts: the chevrons may have blanks between them (`operator<< <T>` is a template, not a launch)
 _OPEN_CHEVRONS = re.compile(r"<<[ \t]*<")
@@ -261,8 +265,9 @@ def _launch(text: str, code: str, opening: re.Match, path: str) -> tuple[int, in
     config = text[opening.end():close]
     args = text[paren + 1:end]
     lam = f"[&](auto&&... emu_a_) {{ {callee}(emu_a_...); }}"
-    name = _c_string(" ".join(code[start:chevrons].split()))  # the kernel as spelled, for a device fault's report
-    new = f"::emu::launch(::emu::config({config}).named({name}), {lam}{', ' if args.strip() else ''}{args})"
+    # the kernel as spelled, for a device fault's report (a runtime before c0c590e has no named())
+    name = f".named({_c_string(' '.join(code[start:chevrons].split()))})" if NAME_LAUNCHES else ""
+    new = f"::emu::launch(::emu::config({config}){name}, {lam}{', ' if args.strip() else ''}{args})"
     missing = text.count("\n", start, end + 1) - new.count("\n")
     return start, end + 1, new + "\n" * max(missing, 0)
 

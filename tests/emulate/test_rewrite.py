@@ -121,3 +121,13 @@ def test_void_pointer_casts_of_kernels_record_them_and_nothing_else():
     assert lines[3] == "  cudaLaunchKernel(::emu::kernel_ptr(plain), 1, 1, a); p.func = ::emu::kernel_ptr(red<128>);"
     assert lines[4] == "  void* q = ::emu::kernel_ptr(plain);"
     assert lines[5:7] == src.splitlines()[5:7]  # a member, a call's result, another name, a string: unchanged
+
+
+def test_launches_for_a_runtime_without_kernel_names(monkeypatch):
+    """bench/bench_emulate.py builds against runtimes older than LaunchConfig::named: the launch
+    is then written as before."""
+    from porting.emulate import rewrite as module
+
+    monkeypatch.setattr(module, "NAME_LAUNCHES", False)
+    out = rewrite("k<<<1, 32>>>(a);\n", "x.cu")
+    assert out.text == "::emu::launch(::emu::config(1, 32), [&](auto&&... emu_a_) { k(emu_a_...); }, a);\n"

@@ -5,7 +5,7 @@
 // Only what the runtime needs, as nvcc's own headers do: a program with `using namespace std;`
 // and a global named like a standard algorithm (`count`, `find`, `sort`) compiles with nvcc,
 // whose headers do not bring <algorithm> in; the runtime's must not either (docs/emulate.md).
-// std::min/max come with <memory> (bits/stl_algobase.h), as they do with nvcc's <cmath>.
+// std::min/max come with bits/stl_algobase.h, as they do with nvcc's <cmath>.
 #include <cassert>
 #include <cfloat>
 #include <climits>
@@ -18,11 +18,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-// before __noinline__ is defined below: libstdc++ 12's shared_ptr_base.h spells its attribute
-// __attribute__((__noinline__)), which the macro would break (GCC PR 105817); its include guard
-// keeps a program's later #include <memory> / <bits/stdc++.h> from expanding it again
-#include <memory>
-#include <tuple>
+#include <limits>
+#include <new>
+// std::min/max/copy/fill/swap..., as nvcc's <cmath> brings them (libstdc++'s stl_algobase.h), and
+// no more: <memory>, <tuple> and <functional> would declare `size`, `less`, `tie`, `function`...
+// (emu_work.h)
+#if __has_include(<bits/stl_algobase.h>)
+#include <bits/stl_algobase.h>
+#else
+#include <algorithm>
+#endif
 #include <type_traits>
 #include <utility>
 
@@ -90,7 +95,10 @@
 #define __device_builtin__
 #define CUDART_CB
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// Empty: libstdc++ 12's shared_ptr_base.h spells its attribute __attribute__((__noinline__)),
+// which `__attribute__((noinline))` would break in a program that includes <memory> after the
+// runtime (GCC PR 105817); `__attribute__(())` is valid. Inlining changes no result here.
+#define __noinline__
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 #define __restrict__ __restrict

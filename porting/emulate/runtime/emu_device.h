@@ -84,22 +84,22 @@ template <class K> EMU_INL int run_threads(int first, int last, const K& kernel)
 // A launch: the arguments are evaluated and copied once on the host (as a GPU launch does);
 // every thread then calls the kernel with its own copies of them.
 template <class F, class... A> void launch(const LaunchConfig& c, F f, A&&... a) {
-  struct Ctx { F f; std::tuple<std::decay_t<A>...> args; };
+  using Args = Pack<std::decay_t<A>...>;
+  struct Ctx { F f; Args args; };
   RunThreads run = [](void* p, int first, int last) {
     Ctx* x = static_cast<Ctx*>(p);
-    return run_threads(first, last, [x] { std::apply(x->f, x->args); });
+    return run_threads(first, last, [x] { x->args.apply(x->f); });
   };
   if (capturing(c.stream)) {  // a kernel node of the graph c.stream captures: it keeps its arguments
-    auto kept = std::make_shared<Ctx>(Ctx{f, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)});
-    capture(c.stream, cudaGraphNodeTypeKernel, [c, run, kept] { run_grid(c, run, kept.get()); });
+    Ctx kept{f, Args(PackFrom{}, std::forward<A>(a)...)};
+    capture(c.stream, cudaGraphNodeTypeKernel, [c, run, kept]() mutable { run_grid(c, run, &kept); });
     return;
   }
   if (in_device_code()) {  // a child grid: its arguments outlive this thread's frame
-    defer_grid(c, run, new Ctx{f, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)},
-               [](void* p) { delete static_cast<Ctx*>(p); });
+    defer_grid(c, run, new Ctx{f, Args(PackFrom{}, std::forward<A>(a)...)}, [](void* p) { delete static_cast<Ctx*>(p); });
     return;
   }
-  Ctx ctx{f, std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)};
+  Ctx ctx{f, Args(PackFrom{}, std::forward<A>(a)...)};
   run_grid(c, run, &ctx);
 }
 template <class... P, std::size_t... I>

@@ -14,6 +14,11 @@
 #pragma once
 #include "emu_runtime.h"
 
+// a driver-API program sees these standard headers too (nvcc's <cuda.h> brings none of them)
+#include <string>
+#include <unordered_map>
+#include <vector>
+
 #define __cuda_cuda_h__ 1
 
 typedef enum cudaError_enum { EMU_CU_RESULTS(EMU_ENUMERATOR) } CUresult;
@@ -412,13 +417,6 @@ typedef CUmod_st* CUmodule;
 typedef CUfunc_st* CUfunction;
 
 namespace emu { namespace driver {
-inline const Named* lookup(const std::unordered_map<std::string, Named>& m, CUmodule mod, const char* name) {
-  auto it = m.find(name ? name : "");
-  if (it == m.end()) return nullptr;
-  for (const auto& u : it->second.units)
-    if (u == mod->stem) return &it->second;
-  return nullptr;
-}
 inline const char kMarker[] = "EMU-MODULE\t";
 inline CUresult load_image(CUmodule* m, const void* image, const char* how) {
   EMU_CU_TRY(context());
@@ -484,7 +482,7 @@ inline CUresult cuModuleUnload(CUmodule m) {
 inline CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
   EMU_CU_TRY(emu::driver::context());
   if (!f || !m || !name) return CUDA_ERROR_INVALID_VALUE;
-  const emu::driver::Named* k = emu::driver::lookup(emu::driver::kernels(), m, name);
+  const emu::driver::Named* k = emu::driver::find(true, name, m->stem.c_str());
   if (!k && std::strncmp(name, "_Z", 2) == 0) {
     std::string why = std::string("cuModuleGetFunction of '") + name + "', a C++ (mangled) kernel name: only "
                       "extern \"C\" kernels are registered by name";
@@ -497,7 +495,7 @@ inline CUresult cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name)
 inline CUresult cuModuleGetGlobal(CUdeviceptr* p, size_t* bytes, CUmodule m, const char* name) {
   EMU_CU_TRY(emu::driver::context());
   if (!m || !name) return CUDA_ERROR_INVALID_VALUE;
-  const emu::driver::Named* g = emu::driver::lookup(emu::driver::globals(), m, name);
+  const emu::driver::Named* g = emu::driver::find(false, name, m->stem.c_str());
   if (!g) return CUDA_ERROR_NOT_FOUND;
   if (p) *p = static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(g->address));
   if (bytes) *bytes = g->bytes;

@@ -3,7 +3,8 @@
 // The runtime is compiled once per warp width into one relocatable object (porting/emulate/build.py
 // links every emu_*.cpp here with `-r`): emu_launch.cpp (launches, the grid loop, fault exits),
 // emu_scheduler.cpp (fibers, context switching, the block scheduler, barriers), emu_warp.cpp (warp
-// collectives) and emu_host_api.cpp (memory, streams, events, errors, device properties).
+// collectives), emu_host_api.cpp (memory, streams, events, errors, device properties), emu_sites.cpp
+// (sites) and emu_graph.cpp (graphs, stream capture, the kernel registry).
 #pragma once
 #include "emu_runtime.h"
 
