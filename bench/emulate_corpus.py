@@ -161,6 +161,42 @@ the 40 runs. SEVENTH_REPOS holds the kept repositories and docs/emulate.md their
 Applied (20:26-20:31 UTC): the search stopped at try 94 by its stop condition, with 22 kept, 707
 candidates after the copy rule, 62 of the warp stratum by text reach (17 tries had no snapshot, 38
 no .cu file); docs/emulate_seventh_search.txt lists every try with its commit and counts.
+
+--eighth DIR takes the eighth suite: the sixth's design (same candidate rule, include resolution,
+copy rule, strata, (a) and (b), same options), another population, salt "eighth:", and one change
+for the concentration the seventh met (one repository held 381 of its 707 candidates): a
+per-repository cap. Its rule, written and committed (2026-12-07 23:50 UTC) before any repository
+was searched for it and before any of its programs ran:
+Search. The stored index's find_repos for each of these name fragments, in this order (three
+kinds of public CUDA code, interleaved: workshops, trainings and personal projects; scientific
+simulation programs; data-parallel primitives; no fragment of an earlier suite, nor one that
+contains or is contained in one): "gpgpu", "mandelbrot", "spmv", "cuda-workshop", "monte-carlo",
+"bitonic", "cuda-training", "game-of-life", "transpose", "cuda-project", "jacobi",
+"convolution", "cuda-challenge", "heat-equation", "kmeans", "cuda-experiments",
+"lattice-boltzmann", "topk", "cuda-101", "raytracer", "cuda-optimization", "sparse-matrix".
+Drop every repository used here before: named in README.md, docs/, tests/audit/ or bench/ (as
+owner/name or owner+name, case-insensitive), mirrored under /work/.mirror before this search, or
+claimed in /work/wt/CORPUS_CLAIMS by another session when it is read (the list is written to
+/tmp/i25l/used_repos.txt and its size and sha256 go into docs/emulate.md). Order each fragment's
+remaining repositories by the index's file_versions, most first (ties by name as Python sorts
+strings), and take them round-robin: the first fragment's first, the second fragment's first,
+..., then each fragment's second, and so on (a repository already taken under an earlier fragment
+is skipped). Fetch each in that order and keep it when its snapshot holds at least two candidates
+after the copy rule; stop as soon as the kept repositories hold at least 400 candidates after the
+cap, at least 60 of them of the warp stratum by the teaching rule's text reach, and at least ten
+repositories are kept, or after 160 repositories were tried (one with no snapshot counts as tried).
+Candidates, copies, strata and (a): the sixth suite's rule, word for word, with the blob list of
+the repositories mirrored before this search (--exclude-blobs: `git ls-tree -r HEAD`'s .cu/.cuh
+blobs), then the cap: a repository contributes at most EIGHTH_CAP (75) candidates, its first 75
+in the order of sha256("eighth-cap:" + name) (after the copy rule; the others are counted in the
+search log and not scanned), so no repository holds more than a fifth of a 400-candidate suite.
+(b) Verdicts, conditional on (a): from each stratum, walk the capped candidates in the order of
+sha256("eighth:" + name) and take one when the saved refusal scan (--scan, the code at the time the
+selection is made, its commit recorded) refuses nothing in it and `nvcc -arch=sm_80 -c MAIN` (CUDA
+13.0, the program's -I/-D flags, then cuda-samples c94ff366's Common/; 180 s) succeeds; stop at 20.
+Each runs once with no arguments in its own directory, timeout 120 s, both widths in parallel;
+tune/eval by the parity rule. The selection is committed (names only) before any of the 40 runs.
+EIGHTH_REPOS holds the kept repositories, docs/emulate_eighth_search.txt every try with its commit.
 """
 
 from __future__ import annotations
