@@ -165,7 +165,7 @@ no .cu file); docs/emulate_seventh_search.txt lists every try with its commit an
 --eighth DIR takes the eighth suite: the sixth's design (same candidate rule, include resolution,
 copy rule, strata, (a) and (b), same options), another population, salt "eighth:", and one change
 for the concentration the seventh met (one repository held 381 of its 707 candidates): a
-per-repository cap. Its rule, written and committed (2026-12-07 23:50 UTC) before any repository
+per-repository cap. Its rule, written and committed (2026-12-07 23:39 UTC, the commit that adds this paragraph) before any repository
 was searched for it and before any of its programs ran:
 Search. The stored index's find_repos for each of these name fragments, in this order (three
 kinds of public CUDA code, interleaved: workshops, trainings and personal projects; scientific
