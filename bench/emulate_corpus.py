@@ -197,6 +197,16 @@ selection is made, its commit recorded) refuses nothing in it and `nvcc -arch=sm
 Each runs once with no arguments in its own directory, timeout 120 s, both widths in parallel;
 tune/eval by the parity rule. The selection is committed (names only) before any of the 40 runs.
 EIGHTH_REPOS holds the kept repositories, docs/emulate_eighth_search.txt every try with its commit.
+Amended at 23:50 UTC, after the search under the rule above ended at its cap of 160 tries and before
+any candidate was scanned or run: the 160 tries kept 30 repositories with 545 candidates after the
+copy rule and the cap (which bound none: the largest holds 58), but only 12 of the warp stratum by
+text reach, fewer than the 20 (b) needs (the simulation and primitive fragments name mostly
+repositories without CUDA: 22 tries had no snapshot, most others no .cu file). A second round
+follows, the same way (same drop list, with the first round's tries added; same round-robin, copy
+rule, cap and stop condition, counted over both rounds), over fragments of code that reduces or
+normalises per warp, in this order: "days-of-cuda", "flash-attn", "rmsnorm", "cuda-reduce",
+"warp-level", "llm-cuda", "gpu-kernels", "cuda-mode"; it stops by the stop condition or after 80
+more tries (240 in all).
 """
 
 from __future__ import annotations
