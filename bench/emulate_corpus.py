@@ -508,6 +508,174 @@ def _nearest(files: list[Path], main: Path) -> list[Path]:
     return top if len(top) == 1 else []
 
 
+# The argument rule (issue 25, after the seventh run): a program that reads argv[1] or later
+# without testing argc gets the command line its own repository documents for its binary, else
+# none (it then reads past argv, as it would when started bare). Documented means, searching the
+# program's directory and then each parent up to the repository's top, in each directory first
+# the Makefiles' run/test/check targets, then its shell scripts, then its READMEs: the first line
+# that runs the binary (written as a path, `./task3`, `bin/task3`, or bare as the command's first
+# word) with at least one argument, every argument a value: a number, an option (`-n`, `--size=8`)
+# or a file that exists in the program's directory. Make variables set at a Makefile's top level
+# and a script's variables are substituted (a loop's variable takes its first value, `$((...))` is
+# evaluated), so `for i in {10..29}; do ./task3 $((2**i))` documents `./task3 1024`; a
+# placeholder (`./task3 N`, `<n>`) documents nothing.
+_ARGV_READ = re.compile(r"\bargv\s*\[\s*[1-9]")
+_ARGC_TEST = re.compile(r"\bargc\s*(?:[<>]=?|[!=]=)|(?:[<>]=?|[!=]=)\s*argc\b|\(\s*argc\s*\)|!\s*argc\b|\bargc\s*[-?]")
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+_OPTION = re.compile(r"--?[A-Za-z][\w-]*(?:=[\w.,/-]+)?")
+_COMMANDS = re.compile(r"\s*(?:;|&&|\|\|?|`|\$\(|\))\s*")  # a line's commands (pipes, lists, substitutions)
+_REDIRECT = re.compile(r"\s(?:\d?>>?|<|&|#)")  # where a command's words end
+_MAKE_ASSIGN = re.compile(r"^([A-Za-z_]\w*)\s*(?::|\?|\+)?=\s*([^$\n#]*?)\s*(?:#.*)?$", re.M)
+_MAKE_TARGET = re.compile(r"^([\w.-]+)\s*:(?!=)")
+_SH_ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_]\w*)=(\S*)\s*$")
+_SH_FOR = re.compile(r"^\s*for\s+(?:([A-Za-z_]\w*)\s+in\s+(\S+)|\(\(\s*([A-Za-z_]\w*)\s*=\s*([^;]+);)")
+_VAR = re.compile(r"\$\{?([A-Za-z_]\w*)\}?|\$\(([A-Za-z_]\w*)\)")
+_ARITH = re.compile(r"\$\(\((.*?)\)\)")
+
+
+def reads_argv_unchecked(main: Path) -> bool:
+    """Whether the main file reads argv[1] or later and never tests argc (comments and string
+    literals left out)."""
+    code = _COMMENT_OR_STRING.sub(" ", main.read_text(errors="replace"))
+    return bool(_ARGV_READ.search(code)) and not _ARGC_TEST.search(code)
+
+
+def documented_args(main: Path, top: Path) -> list[str] | None:
+    """The command line the repository at `top` documents for main's binary (the rule above), or None."""
+    d = main.parent
+    while True:
+        for lines in _documented_lines(d):
+            for line in lines:
+                args = _args_for(line, main.stem, main.parent)
+                if args:
+                    return args
+        if d == top or top not in d.parents:
+            return None
+        d = d.parent
+
+
+def _documented_lines(d: Path) -> list[list[str]]:
+    files = sorted(f for f in d.iterdir() if f.is_file())
+    makes = [f for f in files if f.name in ("Makefile", "makefile", "GNUmakefile") or f.suffix == ".mk"]
+    scripts = [f for f in files if f.suffix == ".sh"]
+    readmes = [f for f in files if f.name.lower().startswith("readme")]
+    return ([_make_run_lines(f.read_text(errors="replace")) for f in makes]
+            + [_script_lines(f.read_text(errors="replace")) for f in scripts]
+            + [[ln.strip().lstrip("$ ").strip("`") for ln in f.read_text(errors="replace").splitlines()]
+               for f in readmes])
+
+
+def _make_run_lines(text: str) -> list[str]:
+    """The recipe lines of the targets named run*, test* or check*, Make variables substituted."""
+    text = text.replace("\\\n", " ")
+    values = {m.group(1): m.group(2) for m in _MAKE_ASSIGN.finditer(text)}
+    lines, active = [], False
+    for line in text.splitlines():
+        target = _MAKE_TARGET.match(line)
+        if target:
+            active = target.group(1).lower().startswith(("run", "test", "check"))
+        elif active and line.startswith("\t"):
+            lines.append(_substitute(line.strip().lstrip("@-"), values))
+    return [ln for ln in lines if ln is not None]
+
+
+def _script_lines(text: str) -> list[str]:
+    """A shell script's lines with its variables substituted as they stand at that line, a
+    loop's variable at its first value."""
+    values: dict[str, str] = {}
+    out = []
+    for line in text.splitlines():
+        loop = _SH_FOR.match(line)
+        if loop:
+            name, items = (loop.group(1), loop.group(2)) if loop.group(1) else (loop.group(3), loop.group(4))
+            first = _first_item(items.strip(), values)
+            if first is not None:
+                values[name] = first
+            body = re.split(r"\bdo\s", line, maxsplit=1)  # `for ...; do ./prog $i; done` on one line
+            line = body[1] if len(body) > 1 else ""
+        assign = _SH_ASSIGN.match(line)
+        if assign:
+            value = _substitute(assign.group(2).strip("\"'"), values)
+            if value is not None:
+                values[assign.group(1)] = value
+            continue
+        resolved = _substitute(line.strip(), values)
+        if resolved is not None:
+            out.append(resolved)
+    return out
+
+
+def _first_item(items: str, values: dict[str, str]) -> str | None:
+    brace = re.fullmatch(r"\{(-?\d+)\.\.(-?\d+)(?:\.\.-?\d+)?\}", items)
+    if brace:
+        return brace.group(1)
+    return _substitute(items.split(";")[0], values)
+
+
+def _substitute(text: str, values: dict[str, str]) -> str | None:
+    """text with $((expr)), $VAR, ${VAR} and $(VAR) replaced; None when one stays unknown."""
+    def arith(m: re.Match[str]) -> str:
+        expr = _VAR.sub(lambda v: values.get(v.group(1) or v.group(2), "?"), m.group(1))
+        expr = re.sub(r"\b([A-Za-z_]\w*)\b", lambda v: values.get(v.group(1), "?"), expr)
+        return str(_arith(expr)) if re.fullmatch(r"[\d\s+\-*/%()]+", expr) else "$?"
+
+    text = _ARITH.sub(arith, text)
+    text = _VAR.sub(lambda v: values.get(v.group(1) or v.group(2), "$?"), text)
+    return None if "$" in text else text
+
+
+def _arith(expr: str) -> int:
+    """Integer arithmetic of + - * / % ** and parentheses (the shell's $((...)))."""
+    import ast
+    import operator
+
+    ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+           ast.Div: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+
+    def ev(node: ast.AST) -> int:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            return ops[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -ev(node.operand)
+        raise ValueError(expr)
+
+    return ev(ast.parse(expr, mode="eval").body)
+
+
+def _args_for(line: str, binary: str, cwd: Path) -> list[str] | None:
+    """The arguments when a command of `line` runs `binary` with values only (the rule above), else None."""
+    for command in _COMMANDS.split(line):
+        words = _REDIRECT.split(f" {command} ", 1)[0].split()
+        if words and words[0] in ("do", "then", "else"):
+            words = words[1:]
+        for i, word in enumerate(words):
+            named = any(word == binary + ext and i == 0 or word.endswith("/" + binary + ext)
+                        for ext in ("", ".out", ".exe"))
+            if not named or (i > 0 and words[i - 1] == "-o"):
+                continue
+            args = words[i + 1:]
+            if args and all(_NUMBER.fullmatch(a) or _OPTION.fullmatch(a) or _is_file(cwd, a) for a in args):
+                return args
+            break
+    return None
+
+
+def _is_file(cwd: Path, name: str) -> bool:
+    path = (cwd / name).resolve()
+    return (path == cwd.resolve() or cwd.resolve() in path.parents) and path.is_file()
+
+
+def apply_argument_rule(progs: list[Prog], root: Path) -> None:
+    """Give each program that reads argv unchecked its documented command line (or none)."""
+    for p in progs:
+        main = p.sources[0]
+        if reads_argv_unchecked(main):
+            p.args = documented_args(main, root / p.name.split("/", 1)[0]) or []
+            print(f"arguments: {p.name}: {' '.join(p.args) if p.args else '(none documented)'}")
+
+
 def git_blob(path: Path) -> str:
     """The git blob hash of a file (what `git ls-tree` lists for it in any repository)."""
     data = path.read_bytes()
@@ -716,7 +884,7 @@ def run_one(p: Prog, out: Path, timeout: int) -> dict:
     _share_runtime(out, p.name)
     outcome = {0: "same", 1: "diverged", 3: "inconclusive"}.get(done.returncode, "refused")
     record = {"program": p.name, "half": half(p.name), "stratum": p.stratum, "outcome": outcome,
-              "exit": done.returncode,
+              "exit": done.returncode, "args": p.args,
               "message": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""}
     try:
         data = json.loads(done.stdout)
@@ -842,6 +1010,8 @@ def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser, suite: str = "
     if args.program_rule == "link":  # strata and selection stay the directory rule's (committed before the run)
         for p in chosen:
             p.sources = link_sources(p, root / p.name.split("/", 1)[0])
+    if args.program_args == "documented":  # the sixth and seventh runs had none: --program-args none
+        apply_argument_rule(chosen, root)
     return None if args.list else chosen
 
 
@@ -868,6 +1038,10 @@ def main() -> int:
     ap.add_argument("--program-rule", choices=("directory", "link"), default="directory",
                     help="--sixth: a program's other sources: every main-less .cu/.cpp of its directory (the "
                          "rule of the one run), or the files defining what it declares (link_sources)")
+    ap.add_argument("--program-args", choices=("documented", "none"), default="documented",
+                    help="--sixth/--seventh: a program that reads argv[1] without testing argc gets the command "
+                         "line its repository documents (apply_argument_rule), or none; the sixth and seventh "
+                         "runs had none")
     ap.add_argument("--per-stratum", type=int, default=20)
     ap.add_argument("--half", choices=("tune", "eval", "all"), default="all")
     ap.add_argument("--only", action="append", default=[], help="program names (repeatable)")

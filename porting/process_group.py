@@ -83,6 +83,8 @@ def stop_group(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
     import subprocess
 
     for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, grace_s)):
+        if not _group_may_be_ours(proc):
+            break
         try:
             os.killpg(proc.pid, sig)
         except (ProcessLookupError, PermissionError):
@@ -94,8 +96,19 @@ def stop_group(proc: subprocess.Popen, grace_s: float = 10.0) -> None:
     if proc.poll() is None:
         proc.kill()
         proc.wait(timeout=grace_s)
-    _await_gone(proc.pid, grace_s)
+    if _group_may_be_ours(proc):
+        _await_gone(proc.pid, grace_s)
     _LIVE.discard(proc.pid)
+
+
+def _group_may_be_ours(proc: subprocess.Popen) -> bool:
+    """False when the group numbered ``proc.pid`` is certainly someone else's. Once the leader
+    has been reaped its number is free, and on a busy host (pid_max 32768) a new process gets
+    it within minutes; one started with its own session (as a test's leaked ``sleep`` is) then
+    leads a group of that number, and a late ``killpg`` would kill it. The kernel keeps a
+    number out of use while any process still has it as its group, so a live process holding
+    the leader's pid after the reap proves the old group is gone."""
+    return proc.returncode is None or not os.path.exists(f"/proc/{proc.pid}")
 
 
 def _await_gone(pgid: int, limit_s: float) -> None:

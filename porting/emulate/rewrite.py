@@ -4,7 +4,7 @@ Two constructs are rewritten; everything else reaches g++ unchanged, and every r
 the line count, so compiler messages and the divergence report use the user's line numbers:
 
 - a triple-chevron launch ``kernel<<<grid, block, shmem, stream>>>(args)`` becomes
-  ``::emu::launch(::emu::config(grid, block, shmem, stream), [&](auto&&... a) { kernel(a...); }, args)``
+  ``::emu::launch(::emu::config(grid, block, shmem, stream).named("kernel"), [&](auto&&... a) { kernel(a...); }, args)``
   (the runtime copies the arguments once, as a GPU launch does, then calls the kernel per thread);
 - ``extern __shared__ T name[];`` becomes a pointer to the block's dynamic shared memory;
 - a cast of one of the program's ``__global__`` functions to ``void*`` (``(void*)k``,
@@ -261,9 +261,14 @@ def _launch(text: str, code: str, opening: re.Match, path: str) -> tuple[int, in
     config = text[opening.end():close]
     args = text[paren + 1:end]
     lam = f"[&](auto&&... emu_a_) {{ {callee}(emu_a_...); }}"
-    new = f"::emu::launch(::emu::config({config}), {lam}{', ' if args.strip() else ''}{args})"
+    name = _c_string(" ".join(code[start:chevrons].split()))  # the kernel as spelled, for a device fault's report
+    new = f"::emu::launch(::emu::config({config}).named({name}), {lam}{', ' if args.strip() else ''}{args})"
     missing = text.count("\n", start, end + 1) - new.count("\n")
     return start, end + 1, new + "\n" * max(missing, 0)
+
+
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _callee_start(code: str, pos: int) -> int:

@@ -11,6 +11,7 @@ Run as ``python -m porting.soak.driver OUT_DIR`` (reads ``OUT_DIR/spec.json``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -251,7 +252,7 @@ class _Driver:
         self.snapshot()
 
     def _kill(self, target: int, gen: int, pid: int) -> None:
-        os.kill(pid, signal.SIGKILL)
+        _kill_launched(self.out, pid)
 
     def inject_on_host(self, fault: Any, target: int, pids: Any) -> None:
         """A network fault on the host of ``target`` (or on the Lighthouse's host), held for
@@ -270,10 +271,7 @@ class _Driver:
             net.partition(host)
         if fault.kind == "host_loss":
             for r in victims:
-                try:
-                    os.kill(pids[r][1], signal.SIGKILL)
-                except ProcessLookupError:  # already gone (recorded by supervision)
-                    pass
+                _kill_launched(self.out, pids[r][1])  # one already gone is recorded by supervision
         record.update(t=injected, delayed_s=round(injected - self.origin - fault.at_s, 3))
         _sleep_until(injected + spec.link_fault_s, self.supervisor)
         if fault.kind == "slow":
@@ -307,13 +305,27 @@ class _Driver:
             self.run["errors"].append(f"stopping replicas: {type(exc).__name__}: {exc}"[:600])
 
 
-def _reap(out: Path) -> dict[str, Any]:
-    """Every replica process launched must be gone; SIGKILL stragglers (bounded) and report them."""
+def _launched(out: Path) -> list[tuple[int, int | None]]:
+    """(pid, start ticks) of every replica process the supervisor launched, in launch order."""
     try:
         records = read_jsonl(out / "supervisor.jsonl")
     except InputError:
         records = []
-    launched = [(int(rec["pid"]), rec.get("start")) for rec in records if rec.get("event") in ("launch", "spare")]
+    return [(int(rec["pid"]), rec.get("start")) for rec in records if rec.get("event") in ("launch", "spare")]
+
+
+def _kill_launched(out: Path, pid: int) -> None:
+    """SIGKILL the replica process launched as ``pid``, only while that very process lives
+    (porting.soak.procs: a pid whose process has exited may be anyone's by now)."""
+    start = next((s for p, s in reversed(_launched(out)) if p == pid), None)
+    if same_process_alive(pid, start):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _reap(out: Path) -> dict[str, Any]:
+    """Every replica process launched must be gone; SIGKILL stragglers (bounded) and report them."""
+    launched = _launched(out)
     pids = [p for p, _ in launched]
     give_up = time.time() + 15
     while any(same_process_alive(p, s) for p, s in launched) and time.time() < give_up:

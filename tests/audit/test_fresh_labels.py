@@ -114,9 +114,10 @@ def test_later_corpora_split_before_the_run_and_every_finding_labelled(name: str
     assert len({(d["source"], d["file"]) for d in data["finding"]}) >= 30  # the issue's 30 files, 300 findings
 
 
-@pytest.mark.parametrize("name, repositories", [("labels_tenth.toml", 6), ("labels_eleventh.toml", 8)])
+@pytest.mark.parametrize("name, repositories", [("labels_tenth.toml", 6), ("labels_eleventh.toml", 8),
+                                                 ("labels_twelfth.toml", 10), ("labels_thirteenth.toml", 8)])
 def test_a_fresh_corpus_split_before_reading_and_hazards_listed_before_the_run(name: str, repositories: int) -> None:
-    """The untouched hold-outs after round 13 (corpora 10 and 11): the split by the sha1 rule in
+    """The untouched hold-outs after rounds 13 and 14 (corpora 10-13): the split by the sha1 rule in
     the file's header was committed before any file was read, with the issue's 30 hold-out files;
     every hazard is listed before the audit ran on its half, in its own half; every finding of a
     half's one run is labelled with a reason, in its own half, each key once (the issue's 300

@@ -201,3 +201,47 @@ def test_eighth_is_a_suite_of_the_sixth_design(tmp_path: Path, monkeypatch: Any,
         corpus.main()
     assert exc.value.code == 2
     assert f"--eighth {tmp_path}: no checkout {corpus.EIGHTH_REPOS[1]}" in capsys.readouterr().err
+
+
+def test_a_program_reading_argv_unchecked_gets_its_documented_command_line(tmp_path: Path) -> None:
+    """The argument rule: the program's own directory first (Makefile run/test targets, then shell
+    scripts, then READMEs), then its parents up to the repository's top; variables and a loop's
+    first value substituted; a program that tests argc is left alone."""
+    _write(tmp_path, {
+        "r/hw1/task1.cu": "int main(int argc, char** argv) { int n = atoi(argv[1]); }\n",
+        "r/hw1/task1.sh": "#!/bin/bash\nnvcc task1.cu -o task1\nfor i in {10..29}\ndo\n  N=$((2**$i))\n"
+                          "  ./task1 $N 512 > out.txt\ndone\n",
+        "r/hw1/README.md": "Run it as `./task1 7 7`.\n",
+        "r/hw2/task2.cu": "int main(int c, char** argv) { int n = atoi(argv[2]); }  // argc? no\n",
+        "r/hw2/Makefile": "SIZE := 64\nall: task2\n\tnvcc task2.cu -o task2\nrun: all\n\t@./task2 $(SIZE) -v\n",
+        "r/hw2/run.sh": "./task2 1 2\n",
+        "r/hw3/deep/task3.cu": "int main(int argc, char** argv) { float x = atof(argv[1]); }\n",
+        "r/hw3/data.txt": "1\n",
+        "r/README.md": "Usage:\n\n    $ for n in 3; do ./task3 0.5e-3; done\n",
+        "r/hw4/task4.cu": "int main(int argc, char** argv) { if (argc < 2) return 1; return atoi(argv[1]); }\n",
+        "r/hw4/task4.sh": "./task4 9\n",
+    })
+    top = tmp_path / "r"
+    assert corpus.documented_args(top / "hw1/task1.cu", top) == ["1024", "512"]  # the script before the README
+    assert corpus.documented_args(top / "hw2/task2.cu", top) == ["64", "-v"]  # the Makefile's run target first
+    assert corpus.documented_args(top / "hw3/deep/task3.cu", top) == ["0.5e-3"]  # found at the top
+    progs = [corpus.Prog(f"r/{d}", [top / d], (top / d).parent) for d in
+             ("hw1/task1.cu", "hw2/task2.cu", "hw4/task4.cu")]
+    corpus.apply_argument_rule(progs, tmp_path)
+    assert [p.args for p in progs] == [["1024", "512"], ["64", "-v"], []]  # task4 tests argc: none
+
+
+def test_what_documents_no_command_line(tmp_path: Path) -> None:
+    """Placeholders, compile lines, another binary, a runner before a bare name, a file that is not
+    there, an unknown variable and a non-run Makefile target document nothing."""
+    _write(tmp_path, {
+        "r/a/prog.cu": "int main(int argc, char** argv) { return atoi(argv[1]); }\n",
+        "r/a/README.md": "./prog N\n./prog <n>\nnvcc -o prog prog.cu\n./prog2 5\nmpirun -np 2 prog 8\n"
+                         "./prog input.txt\n",
+        "r/a/go.sh": "./prog $UNSET\n",
+        "r/a/Makefile": "build:\n\t./prog 3\n",
+    })
+    top = tmp_path / "r"
+    assert corpus.documented_args(top / "a/prog.cu", top) is None
+    (top / "a/input.txt").write_text("1\n")
+    assert corpus.documented_args(top / "a/prog.cu", top) == ["input.txt"]  # once the file is there

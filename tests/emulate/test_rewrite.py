@@ -23,8 +23,9 @@ def test_launches_are_rewritten_and_lines_kept():
     lines = out.text.splitlines()
     assert lines[0] == src.splitlines()[0] and lines[1] == src.splitlines()[1]  # strings, comments untouched
     assert lines[2].startswith("::emu::launch(::emu::config(dim3(g, 1),")
+    assert '.named("ns::kern<float, 4>")' in lines[3]  # the kernel as spelled, for a device fault's report
     assert "[&](auto&&... emu_a_) { ns::kern<float, 4>(emu_a_...); }, a," in lines[3]
-    assert lines[5] == "::emu::launch(::emu::config(1, 32), [&](auto&&... emu_a_) { (fp)(emu_a_...); });"
+    assert lines[5] == '::emu::launch(::emu::config(1, 32).named("(fp)"), [&](auto&&... emu_a_) { (fp)(emu_a_...); });'
 
 
 def test_extern_shared_becomes_the_dynamic_buffer():
@@ -56,7 +57,8 @@ def test_a_kernel_name_on_the_line_before_the_chevrons():
     src = "void f(int* a) {\n  my_kernel\n      <<<grid, 256>>>(a);\n  x = 1;\n}\n"
     out = rewrite(src, "x.cu")
     assert out.launches == 1 and out.text.count("\n") == src.count("\n")
-    assert "::emu::launch(::emu::config(grid, 256), [&](auto&&... emu_a_) { my_kernel(emu_a_...); }, a)" in out.text
+    assert ('::emu::launch(::emu::config(grid, 256).named("my_kernel"), '
+            "[&](auto&&... emu_a_) { my_kernel(emu_a_...); }, a)") in out.text
 
 
 def test_a_kernel_pointer_from_an_array_or_a_member_is_launched():
@@ -64,9 +66,10 @@ def test_a_kernel_pointer_from_an_array_or_a_member_is_launched():
     out = rewrite(src, "x.cu")
     assert out.launches == 3 and out.text.count("\n") == src.count("\n")
     assert out.text.splitlines() == [
-        "::emu::launch(::emu::config(1, 32), [&](auto&&... emu_a_) { kernels[k % 2](emu_a_...); }, a);",
-        "::emu::launch(::emu::config(2, 64), [&](auto&&... emu_a_) { t.fn(emu_a_...); }, a);",
-        "::emu::launch(::emu::config(1, 1), [&](auto&&... emu_a_) { p->fns[1](emu_a_...); });",
+        '::emu::launch(::emu::config(1, 32).named("kernels[k % 2]"), '
+        '[&](auto&&... emu_a_) { kernels[k % 2](emu_a_...); }, a);',
+        '::emu::launch(::emu::config(2, 64).named("t.fn"), [&](auto&&... emu_a_) { t.fn(emu_a_...); }, a);',
+        '::emu::launch(::emu::config(1, 1).named("p->fns[1]"), [&](auto&&... emu_a_) { p->fns[1](emu_a_...); });',
     ]
 
 
@@ -75,8 +78,8 @@ def test_chevrons_with_blanks_between_them_as_visual_studio_formats_them():
            "template <class T> std::ostream& operator<< <T>(std::ostream& o, T t);\n")
     out = rewrite(src, "x.cu")
     assert out.launches == 1 and out.text.count("\n") == src.count("\n")
-    assert ("::emu::launch(::emu::config( grid, block ), [&](auto&&... emu_a_) { matrixSum(emu_a_...); }, "
-            "a, n >> 1)") in out.text
+    assert ('::emu::launch(::emu::config( grid, block ).named("matrixSum"), '
+            "[&](auto&&... emu_a_) { matrixSum(emu_a_...); }, a, n >> 1)") in out.text
     assert "operator<< <T>(std::ostream& o, T t);" in out.text  # a template's chevrons, not a launch
 
 

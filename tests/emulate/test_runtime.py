@@ -361,3 +361,74 @@ def test_a_global_named_like_a_container_helper_is_still_ambiguous(emulate_progr
                    "int main() { printf(\"%d\\n\", size); return 0; }\n")
     with pytest.raises(PortError, match="reference to .size. is ambiguous"):
         emulate_program(src)
+
+
+ILLEGAL = "700 cudaErrorIllegalAddress (an illegal memory access was encountered)"
+
+
+@pytest.mark.parametrize("mode, ran, kernel, thread", [
+    ("null", 70, "count_then_fault", "block (1,0,0) thread (5,0,0)"),
+    ("wild", 70, "count_then_fault", "block (1,0,0) thread (5,0,0)"),
+    ("read", 70, "count_then_fault", "block (1,0,0) thread (5,0,0)"),
+    ("barrier", 71, "barrier_then_fault", "block (0,0,0) thread (70,0,0)"),
+])
+def test_a_device_memory_fault_aborts_the_launch_with_a_sticky_illegal_address(emulate_program, mode, ran, kernel,
+                                                                                thread):
+    """A null store, a non-canonical pointer, a null load, and a fault while the other threads of
+    the block wait at a barrier: the grid stops at the faulting thread (block 0's 64 threads and
+    1.0-1.5 ran, or 71 of the barrier kernel's first phase), every call returns 700 and
+    cudaGetLastError does not clear it, nothing launched afterwards runs, cudaDeviceReset clears
+    it and the next launch runs every thread again (2 x 128 x (1 + 1000)); the same at both widths."""
+    result = emulate_program(RUNTIME / "device_fault.cu", program_args=[mode])
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    for run in result.runs:
+        out = run.stdout.splitlines()
+        assert run.exit == 0 and not run.fault
+        assert out[0] == f"threads that ran: {ran}"
+        assert out[1:6] == [f"{what}: {ILLEGAL}" for what in
+                            ("cudaGetLastError", "cudaGetLastError again", "cudaDeviceSynchronize", "cudaMemcpy")] + [
+            "host copy untouched: 7"]
+        assert out[6:9] == [f"cudaMalloc: {ILLEGAL}", f"launch after the fault: {ILLEGAL}", f"threads that ran: {ran}"]
+        assert out[9:] == ["cudaDeviceReset: 0 cudaSuccess (no error)", "cudaMallocManaged: 0 cudaSuccess (no error)",
+                           "launch after the reset: 0 cudaSuccess (no error)", "threads that ran: 256256"]
+        assert [f.split(": the launch")[0] for f in run.findings] == [
+            f"kernel '{kernel}': an illegal memory access (SIGSEGV)"]
+        assert f"[warp {run.warp}: {thread}]" in run.stderr
+
+
+def test_a_device_fault_in_a_kernel_another_host_thread_launched(emulate_program):
+    result = emulate_program(RUNTIME / "device_fault.cu", program_args=["thread"])
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    assert result.runs[0].stdout.splitlines() == [f"in the thread: {ILLEGAL}", "threads that ran: 129",
+                                                  f"in main: {ILLEGAL}"]
+
+
+def test_a_kernel_past_its_stack_is_a_device_fault_named_as_an_overflow(emulate_program):
+    result = emulate_program(RUNTIME / "device_fault.cu", program_args=["overflow"])
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    assert result.runs[0].stdout == f"after overflow: {ILLEGAL}\n"
+    assert "a stack overflow" in result.runs[0].findings[0]
+
+
+def test_a_memory_fault_in_host_code_still_ends_the_program(emulate_program):
+    """Only device code's faults are caught: a null store in main after a clean launch kills the
+    process at both widths, as it would natively (no verdict)."""
+    from porting.errors import PortError
+
+    with pytest.raises(PortError, match="fails at every width.*killed by signal 11"):
+        emulate_program(RUNTIME / "device_fault.cu", program_args=["host"])
+
+
+def test_event_times_read_the_emulated_device_clock(emulate_program):
+    """cudaEventElapsedTime between events: 6,400 bytes copied (100 ns), a grid of 1,024 threads
+    (1,024 ns), nothing (0): bare times print the same at both widths."""
+    result = emulate_program(RUNTIME / "event_clock.cu")
+    assert result.verdict == "same", [d.line() for d in result.differences]
+    assert result.runs[0].stdout == "0.000100\n0.001024\n0.000000\n"
+
+
+def test_event_times_follow_work_that_depends_on_the_width(emulate_program):
+    """What the clock does not hide: a grid of warpSize threads is half the work at 32 lanes."""
+    result = emulate_program(RUNTIME / "event_clock.cu", program_args=["by_warp"])
+    assert result.verdict == "diverged"
+    assert [r.stdout.splitlines()[1] for r in result.runs] == ["0.000032", "0.000064"]

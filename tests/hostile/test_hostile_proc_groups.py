@@ -40,6 +40,36 @@ def test_run_kills_what_an_exited_child_left_behind(tmp_path: Path, hp) -> None:
         hp.kill_quietly(daemon)
 
 
+class _Reaped:
+    """A child ``stop_group`` is handed after its leader was reaped (returncode set), whose pid
+    number has since been given to another process."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.returncode = pid, 0
+
+    def poll(self) -> int:
+        return 0
+
+    def wait(self, timeout: float | None = None) -> int:
+        return 0
+
+    def kill(self) -> None:
+        raise AssertionError("a reaped child is not killed")
+
+
+def test_stop_group_leaves_alone_a_new_group_that_reuses_a_reaped_leaders_number(hp) -> None:
+    """pid_max is 32768 here: a reaped leader's number comes back within minutes, and a process
+    started in its own session (a test's leaked ``sleep``) then leads a group of that number.
+    A late ``stop_group`` on the old child killed it (two CI runs saw such a sleep die)."""
+    stranger = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        process_group.stop_group(_Reaped(stranger.pid), grace_s=0.5)  # type: ignore[arg-type]
+        assert stranger.poll() is None, "stop_group signalled a group that was not its child's"
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
 def test_run_time_out_is_subprocess_timeout(tmp_path: Path) -> None:
     with pytest.raises(subprocess.TimeoutExpired):
         process_group.run(["/bin/sh", "-c", "sleep 600"], timeout=0.5)

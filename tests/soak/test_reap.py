@@ -50,3 +50,26 @@ def test_same_process_needs_the_recorded_start_time():
         proc.wait()
     assert not same_process_alive(proc.pid, start)
     assert start_ticks(proc.pid) is None
+
+
+def test_a_fault_injection_kills_only_the_replica_it_launched(tmp_path):
+    """A kill fault (and a host loss's kills) names its victim by pid; the replica launched under
+    that pid is killed, a later process holding the same pid is not."""
+    from porting.soak.driver import _kill_launched
+
+    bystander = subprocess.Popen(["sleep", "300"])
+    replica = subprocess.Popen(["sleep", "300"])
+    try:
+        _launch_log(tmp_path, [
+            {"event": "launch", "replica": 0, "gen": 0, "pid": bystander.pid, "start": start_ticks(bystander.pid) - 1},
+            {"event": "launch", "replica": 1, "gen": 0, "pid": replica.pid, "start": start_ticks(replica.pid)},
+        ])
+        _kill_launched(tmp_path, bystander.pid)
+        _kill_launched(tmp_path, replica.pid)
+        _kill_launched(tmp_path, 0x7FFFFFF)  # never launched: nothing to do
+        assert replica.wait(timeout=60) == -9
+        assert bystander.poll() is None and pid_alive(bystander.pid)
+    finally:
+        for p in (bystander, replica):
+            p.kill()
+            p.wait()

@@ -45,8 +45,10 @@ struct LaunchConfig {
   dim3 grid, block;
   size_t shmem;
   cudaStream_t stream;
+  const char* name = nullptr;  // the kernel as the launch spelled it (port emulate's rewrite), for reports
+  LaunchConfig named(const char* kernel) const { LaunchConfig c = *this; c.name = kernel; return c; }
 };
-EMU_INL LaunchConfig config(dim3 g, dim3 b, size_t sh = 0, cudaStream_t s = nullptr) { return LaunchConfig{g, b, sh, s}; }
+EMU_INL LaunchConfig config(dim3 g, dim3 b, size_t sh = 0, cudaStream_t s = nullptr) { return LaunchConfig{g, b, sh, s, nullptr}; }
 // Runs threads first, first + 1, ... of a block (linear ids, x fastest) in order on the calling
 // stack, each to its end, until `last` or until the one just run waited (it suspended at a barrier
 // or a collective, was resumed by the scheduler and has finished since); returns the last thread

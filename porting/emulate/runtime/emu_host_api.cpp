@@ -26,7 +26,11 @@ struct emu_mem_pool {
   bool reuse[3];
   cudaMemAccessFlags access;
 };
-struct emu_event { std::chrono::steady_clock::time_point at; };
+// An event holds a reading of the emulated device's clock (Runtime::device_ns), which advances
+// with the work given to the device: 1 ns per thread of each grid launched, 1 ns per 64 bytes
+// copied or set. Not the host's time: elapsed times print the same at every width when the work
+// is the same (a bare `printf("%f", ms)` is no false divergence); they are no performance figure.
+struct emu_event { unsigned long long at; };
 
 namespace emu {
 namespace {
@@ -34,6 +38,11 @@ namespace {
 // timeout would leave nothing of what it printed. Line buffering keeps every complete line,
 // the partial output that can still decide a verdict after a timeout (run._partial_diff).
 const bool stdout_by_lines = std::setvbuf(stdout, nullptr, _IOLBF, 1 << 16) == 0;
+
+// After a device fault every runtime call returns the sticky error (emu_launch.cpp), as CUDA's
+// do once the context is lost; cudaDeviceReset clears it.
+#define EMU_STICKY \
+  if (::emu::sticky_error() != cudaSuccess) return ::emu::rt().last_error = ::emu::sticky_error();
 
 cudaError_t set(cudaError_t e) {
   if (e != cudaSuccess) rt().last_error = e;
@@ -45,10 +54,12 @@ cudaError_t host_alloc(void** p, size_t n) {
   if (n == 0) return cudaSuccess;
   return posix_memalign(p, 256, n) == 0 ? cudaSuccess : set(cudaErrorMemoryAllocation);
 }
+void device_work(size_t bytes) { rt().device_ns += (bytes + 63) / 64; }
 cudaError_t copy(void* dst, const void* src, size_t n, cudaMemcpyKind kind) {
   if ((unsigned)kind > (unsigned)cudaMemcpyDefault) return set(cudaErrorInvalidMemcpyDirection);
   if (n && (dst == nullptr || src == nullptr)) return set(cudaErrorInvalidValue);
   if (n) std::memmove(dst, src, n);
+  device_work(n);
   return cudaSuccess;
 }
 const cudaDeviceProp& props() {
@@ -115,43 +126,43 @@ void pool_forget(void* p) {
 
 using emu::set;
 
-cudaError_t cudaMalloc(void** p, size_t n) { return emu::host_alloc(p, n); }
-cudaError_t cudaMallocHost(void** p, size_t n) { return emu::host_alloc(p, n); }
-cudaError_t cudaHostAlloc(void** p, size_t n, unsigned int) { return emu::host_alloc(p, n); }
-cudaError_t cudaMallocManaged(void** p, size_t n, unsigned int) { return emu::host_alloc(p, n); }
-cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t s) {
+cudaError_t cudaMalloc(void** p, size_t n) { EMU_STICKY return emu::host_alloc(p, n); }
+cudaError_t cudaMallocHost(void** p, size_t n) { EMU_STICKY return emu::host_alloc(p, n); }
+cudaError_t cudaHostAlloc(void** p, size_t n, unsigned int) { EMU_STICKY return emu::host_alloc(p, n); }
+cudaError_t cudaMallocManaged(void** p, size_t n, unsigned int) { EMU_STICKY return emu::host_alloc(p, n); }
+cudaError_t cudaMallocAsync(void** p, size_t n, cudaStream_t s) { EMU_STICKY
   cudaMemPool_t pool;
   cudaDeviceGetMemPool(&pool, 0);
   return cudaMallocFromPoolAsync(p, n, pool, s);
 }
-cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t width, size_t height) {
+cudaError_t cudaMallocPitch(void** p, size_t* pitch, size_t width, size_t height) { EMU_STICKY
   if (pitch == nullptr) return set(cudaErrorInvalidValue);
   *pitch = (width + 255) / 256 * 256;
   return emu::host_alloc(p, *pitch * height);
 }
-cudaError_t cudaFree(void* p) { emu::pool_forget(p); std::free(p); return cudaSuccess; }
-cudaError_t cudaFreeHost(void* p) { std::free(p); return cudaSuccess; }
-cudaError_t cudaFreeAsync(void* p, cudaStream_t) { return cudaFree(p); }
-cudaError_t cudaHostRegister(void*, size_t, unsigned int) { return cudaSuccess; }
-cudaError_t cudaHostUnregister(void*) { return cudaSuccess; }
-cudaError_t cudaHostGetDevicePointer(void** d, void* h, unsigned int) {
+cudaError_t cudaFree(void* p) { EMU_STICKY emu::pool_forget(p); std::free(p); return cudaSuccess; }
+cudaError_t cudaFreeHost(void* p) { EMU_STICKY std::free(p); return cudaSuccess; }
+cudaError_t cudaFreeAsync(void* p, cudaStream_t) { EMU_STICKY return cudaFree(p); }
+cudaError_t cudaHostRegister(void*, size_t, unsigned int) { EMU_STICKY return cudaSuccess; }
+cudaError_t cudaHostUnregister(void*) { EMU_STICKY return cudaSuccess; }
+cudaError_t cudaHostGetDevicePointer(void** d, void* h, unsigned int) { EMU_STICKY
   if (d == nullptr) return set(cudaErrorInvalidValue);
   *d = h;
   return cudaSuccess;
 }
-cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* a, const void* p) {
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* a, const void* p) { EMU_STICKY
   if (a == nullptr) return set(cudaErrorInvalidValue);
   a->type = cudaMemoryTypeManaged;
   a->device = 0;
   a->devicePointer = a->hostPointer = const_cast<void*>(p);
   return cudaSuccess;
 }
-cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind k) { return emu::copy(d, s, n, k); }
-cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st) {
+cudaError_t cudaMemcpy(void* d, const void* s, size_t n, cudaMemcpyKind k) { EMU_STICKY return emu::copy(d, s, n, k); }
+cudaError_t cudaMemcpyAsync(void* d, const void* s, size_t n, cudaMemcpyKind k, cudaStream_t st) { EMU_STICKY
   if (emu::capture(st, cudaGraphNodeTypeMemcpy, [=] { emu::copy(d, s, n, k); })) return cudaSuccess;
   return emu::copy(d, s, n, k);
 }
-cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind k) {
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, cudaMemcpyKind k) { EMU_STICKY
   if (width > dpitch || width > spitch) return set(cudaErrorInvalidValue);
   for (size_t row = 0; row < height; ++row) {
     cudaError_t e = emu::copy(static_cast<char*>(dst) + row * dpitch, static_cast<const char*>(src) + row * spitch, width, k);
@@ -159,61 +170,70 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
   }
   return cudaSuccess;
 }
-cudaError_t cudaMemcpy2DAsync(void* dst, size_t dp, const void* src, size_t sp, size_t w, size_t h, cudaMemcpyKind k, cudaStream_t st) {
+cudaError_t cudaMemcpy2DAsync(void* dst, size_t dp, const void* src, size_t sp, size_t w, size_t h, cudaMemcpyKind k, cudaStream_t st) { EMU_STICKY
   if (emu::capture(st, cudaGraphNodeTypeMemcpy, [=] { cudaMemcpy2D(dst, dp, src, sp, w, h, k); })) return cudaSuccess;
   return cudaMemcpy2D(dst, dp, src, sp, w, h, k);
 }
-cudaError_t cudaMemset(void* p, int v, size_t n) {
+cudaError_t cudaMemset(void* p, int v, size_t n) { EMU_STICKY
   if (n && p == nullptr) return set(cudaErrorInvalidValue);
   if (n) std::memset(p, v, n);
+  emu::device_work(n);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t st) {
+cudaError_t cudaMemsetAsync(void* p, int v, size_t n, cudaStream_t st) { EMU_STICKY
   if (emu::capture(st, cudaGraphNodeTypeMemset, [=] { cudaMemset(p, v, n); })) return cudaSuccess;
   return cudaMemset(p, v, n);
 }
-cudaError_t cudaMemset2D(void* p, size_t pitch, int v, size_t width, size_t height) {
+cudaError_t cudaMemset2D(void* p, size_t pitch, int v, size_t width, size_t height) { EMU_STICKY
   for (size_t row = 0; row < height; ++row) std::memset(static_cast<char*>(p) + row * pitch, v, width);
+  emu::device_work(width * height);
   return cudaSuccess;
 }
-cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) { EMU_STICKY
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   if (free_bytes) *free_bytes = (size_t)sysconf(_SC_AVPHYS_PAGES) * page;
   if (total_bytes) *total_bytes = (size_t)sysconf(_SC_PHYS_PAGES) * page;
   return cudaSuccess;
 }
-cudaError_t cudaMemPrefetchAsync(const void*, size_t, int, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaMemPrefetchAsync(const void*, size_t, int, cudaStream_t) { EMU_STICKY return cudaSuccess; }
 // Managed memory's placement hints: one memory here, where host and kernels always see the same
 // bytes, so advice and attaching a range to a stream (or to the host) change no result.
-cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise advice, int) {
+cudaError_t cudaMemAdvise(const void*, size_t, cudaMemoryAdvise advice, int) { EMU_STICKY
   return advice >= cudaMemAdviseSetReadMostly && advice <= cudaMemAdviseUnsetAccessedBy ? cudaSuccess : cudaErrorInvalidValue;
 }
-cudaError_t cudaMemAdvise(const void* p, size_t n, cudaMemoryAdvise advice, cudaMemLocation) {
+cudaError_t cudaMemAdvise(const void* p, size_t n, cudaMemoryAdvise advice, cudaMemLocation) { EMU_STICKY
   return cudaMemAdvise(p, n, advice, 0);
 }
-cudaError_t cudaMemPrefetchAsync(const void*, size_t, cudaMemLocation where, unsigned int, cudaStream_t) {
+cudaError_t cudaMemPrefetchAsync(const void*, size_t, cudaMemLocation where, unsigned int, cudaStream_t) { EMU_STICKY
   return where.type == cudaMemLocationTypeInvalid ? cudaErrorInvalidValue : cudaSuccess;
 }
-cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void* p, size_t, unsigned int flags) {
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t, void* p, size_t, unsigned int flags) { EMU_STICKY
   bool one_flag = flags == cudaMemAttachGlobal || flags == cudaMemAttachHost || flags == cudaMemAttachSingle;
   return p != nullptr && one_flag ? cudaSuccess : cudaErrorInvalidValue;
 }
-cudaError_t cudaDeviceSynchronize() {
+cudaError_t cudaDeviceSynchronize() { EMU_STICKY
   // In device code (dynamic parallelism, deprecated since CUDA 11.6, gone in 12) it waits for
   // the thread's child grids, which run here only after the parent grid: not modelled.
   if (emu::in_device_code() && emu::children_pending())
     emu::unsupported("cudaDeviceSynchronize in device code waiting for a child grid (dynamic parallelism)");
   return cudaSuccess;
 }
-cudaError_t cudaThreadSynchronize() { return cudaSuccess; }
-cudaError_t cudaDeviceReset() { emu::rt().last_error = cudaSuccess; return cudaSuccess; }
+cudaError_t cudaThreadSynchronize() { EMU_STICKY return cudaSuccess; }
+cudaError_t cudaDeviceReset() {
+  emu::clear_sticky_error();
+  emu::rt().last_error = cudaSuccess;
+  return cudaSuccess;
+}
 cudaError_t cudaThreadExit() { return cudaDeviceReset(); }
 cudaError_t cudaGetLastError() {
+  if (emu::sticky_error() != cudaSuccess) return emu::sticky_error();  // not cleared: the context is lost
   cudaError_t e = emu::rt().last_error;
   emu::rt().last_error = cudaSuccess;
   return e;
 }
-cudaError_t cudaPeekAtLastError() { return emu::rt().last_error; }
+cudaError_t cudaPeekAtLastError() {
+  return emu::sticky_error() != cudaSuccess ? emu::sticky_error() : emu::rt().last_error;
+}
 const char* cudaGetErrorName(cudaError_t e) {
   switch (e) {
 #define EMU_CUDA_NAME(x, value) case x: return #x;
@@ -231,45 +251,46 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
     case cudaErrorNotReady: return "device not ready";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorPeerAccessNotEnabled: return "peer access has not been enabled";
     case cudaErrorPeerAccessAlreadyEnabled: return "peer access is already enabled";
     default: return cudaGetErrorName(e);
   }
 }
 cudaError_t cudaGetDeviceCount(int* n) { if (!n) return set(cudaErrorInvalidValue); *n = 1; return cudaSuccess; }
-cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : set(cudaErrorInvalidDevice); }
-cudaError_t cudaDeviceCanAccessPeer(int* can, int device, int peer) {
+cudaError_t cudaSetDevice(int d) { EMU_STICKY return d == 0 ? cudaSuccess : set(cudaErrorInvalidDevice); }
+cudaError_t cudaDeviceCanAccessPeer(int* can, int device, int peer) { EMU_STICKY
   if (!can) return set(cudaErrorInvalidValue);
   if (device != 0 || peer != 0) return set(cudaErrorInvalidDevice);
   *can = 0;
   return cudaSuccess;
 }
-cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) {
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags) { EMU_STICKY
   if (flags != 0) return set(cudaErrorInvalidValue);
   return set(cudaErrorInvalidDevice);  // device 0 is the only one and no peer of itself
 }
-cudaError_t cudaDeviceDisablePeerAccess(int peer) {
+cudaError_t cudaDeviceDisablePeerAccess(int peer) { EMU_STICKY
   return set(peer == 0 ? cudaErrorPeerAccessNotEnabled : cudaErrorInvalidDevice);
 }
-cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t n) {
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device, size_t n) { EMU_STICKY
   if (dst_device != 0 || src_device != 0) return set(cudaErrorInvalidDevice);
   return cudaMemcpy(dst, src, n, cudaMemcpyDeviceToDevice);
 }
-cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t n, cudaStream_t s) {
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t n, cudaStream_t s) { EMU_STICKY
   if (dst_device != 0 || src_device != 0) return set(cudaErrorInvalidDevice);
   return cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, s);
 }
-cudaError_t cudaGetDevice(int* d) { if (!d) return set(cudaErrorInvalidValue); *d = 0; return cudaSuccess; }
-cudaError_t cudaSetDeviceFlags(unsigned int f) { emu::rt().device_flags = f; return cudaSuccess; }
-cudaError_t cudaGetDeviceFlags(unsigned int* f) { if (!f) return set(cudaErrorInvalidValue); *f = emu::rt().device_flags; return cudaSuccess; }
-cudaError_t cudaChooseDevice(int* d, const cudaDeviceProp*) { return cudaGetDevice(d); }
-cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d) {
+cudaError_t cudaGetDevice(int* d) { EMU_STICKY if (!d) return set(cudaErrorInvalidValue); *d = 0; return cudaSuccess; }
+cudaError_t cudaSetDeviceFlags(unsigned int f) { EMU_STICKY emu::rt().device_flags = f; return cudaSuccess; }
+cudaError_t cudaGetDeviceFlags(unsigned int* f) { EMU_STICKY if (!f) return set(cudaErrorInvalidValue); *f = emu::rt().device_flags; return cudaSuccess; }
+cudaError_t cudaChooseDevice(int* d, const cudaDeviceProp*) { EMU_STICKY return cudaGetDevice(d); }
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int d) { EMU_STICKY
   if (p == nullptr) return set(cudaErrorInvalidValue);
   if (d != 0) return set(cudaErrorInvalidDevice);
   *p = emu::props();
   return cudaSuccess;
 }
-cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int d) {
+cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int d) { EMU_STICKY
   if (v == nullptr) return set(cudaErrorInvalidValue);
   if (d != 0) return set(cudaErrorInvalidDevice);
   const cudaDeviceProp& p = emu::props();
@@ -308,57 +329,57 @@ cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int d) {
   }
   return cudaSuccess;
 }
-cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
-cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { return cudaSuccess; }
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { EMU_STICKY return cudaSuccess; }
+cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) { EMU_STICKY return cudaSuccess; }
 cudaError_t cudaDriverGetVersion(int* v) { if (!v) return set(cudaErrorInvalidValue); *v = CUDART_VERSION; return cudaSuccess; }
 cudaError_t cudaRuntimeGetVersion(int* v) { return cudaDriverGetVersion(v); }
-cudaError_t cudaStreamCreate(cudaStream_t* s) { return cudaStreamCreateWithFlags(s, 0); }
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int flags) {
+cudaError_t cudaStreamCreate(cudaStream_t* s) { EMU_STICKY return cudaStreamCreateWithFlags(s, 0); }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int flags) { EMU_STICKY
   if (s == nullptr) return set(cudaErrorInvalidValue);
   *s = new emu_stream{(int)flags, 0, {}, cudaSyncPolicyAuto};
   return cudaSuccess;
 }
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int flags, int priority) {
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned int flags, int priority) { EMU_STICKY
   cudaError_t e = cudaStreamCreateWithFlags(s, flags);
   if (e != cudaSuccess) return e;
   cudaStreamAttrValue v{};
   v.priority = priority;  // clamped to the device's range, as CUDA does
   return cudaStreamSetAttribute(*s, cudaStreamAttributePriority, &v);
 }
-cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) { emu::capture_wait(s, e); return cudaSuccess; }
-cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void* data, unsigned int) {
+cudaError_t cudaStreamDestroy(cudaStream_t s) { EMU_STICKY delete s; return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { EMU_STICKY return cudaSuccess; }
+cudaError_t cudaStreamQuery(cudaStream_t) { EMU_STICKY return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int) { EMU_STICKY emu::capture_wait(s, e); return cudaSuccess; }
+cudaError_t cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void* data, unsigned int) { EMU_STICKY
   emu::on_stream(s, cudaGraphNodeTypeHost, [=] { cb(s, cudaSuccess, data); });  // done at once, unless captured
   return cudaSuccess;
 }
-cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void* data) {
+cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void* data) { EMU_STICKY
   emu::on_stream(s, cudaGraphNodeTypeHost, [=] { fn(data); });
   return cudaSuccess;
 }
-cudaError_t cudaEventCreate(cudaEvent_t* e) { return cudaEventCreateWithFlags(e, 0); }
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) {
+cudaError_t cudaEventCreate(cudaEvent_t* e) { EMU_STICKY return cudaEventCreateWithFlags(e, 0); }
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned int) { EMU_STICKY
   if (e == nullptr) return set(cudaErrorInvalidValue);
-  *e = new emu_event{std::chrono::steady_clock::now()};
+  *e = new emu_event{emu::rt().device_ns};
   return cudaSuccess;
 }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { EMU_STICKY
   if (e == nullptr) return set(cudaErrorInvalidResourceHandle);
   emu::capture_event(e, s);  // a stream that waits on it joins s's capture
-  e->at = std::chrono::steady_clock::now();
+  e->at = emu::rt().device_ns;
   return cudaSuccess;
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
-cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
-cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
+cudaError_t cudaEventSynchronize(cudaEvent_t) { EMU_STICKY return cudaSuccess; }
+cudaError_t cudaEventQuery(cudaEvent_t) { EMU_STICKY return cudaSuccess; }
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) { EMU_STICKY
   if (ms == nullptr || a == nullptr || b == nullptr) return set(cudaErrorInvalidValue);
-  *ms = std::chrono::duration<float, std::milli>(b->at - a->at).count();
+  *ms = (float)((double)((long long)(b->at - a->at)) / 1e6);
   return cudaSuccess;
 }
-cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
-cudaError_t cudaProfilerStart() { return cudaSuccess; }
-cudaError_t cudaProfilerStop() { return cudaSuccess; }
+cudaError_t cudaEventDestroy(cudaEvent_t e) { EMU_STICKY delete e; return cudaSuccess; }
+cudaError_t cudaProfilerStart() { EMU_STICKY return cudaSuccess; }
+cudaError_t cudaProfilerStop() { EMU_STICKY return cudaSuccess; }
 cudaError_t emu_func_attributes(cudaFuncAttributes* a) {
   if (a == nullptr) return set(cudaErrorInvalidValue);
   *a = cudaFuncAttributes{};
@@ -385,33 +406,33 @@ cudaMemPool_t& current_pool() {
 }
 }  // namespace
 
-cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) {
+cudaError_t cudaDeviceSetLimit(cudaLimit limit, size_t value) { EMU_STICKY
   if ((unsigned)limit >= sizeof limits / sizeof limits[0]) return set(cudaErrorInvalidValue);
   limits[limit] = value;
   return cudaSuccess;
 }
-cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) {
+cudaError_t cudaDeviceGetLimit(size_t* value, cudaLimit limit) { EMU_STICKY
   if (value == nullptr || (unsigned)limit >= sizeof limits / sizeof limits[0]) return set(cudaErrorInvalidValue);
   *value = limits[limit];
   return cudaSuccess;
 }
-cudaError_t cudaCtxResetPersistingL2Cache() { return cudaSuccess; }
-cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+cudaError_t cudaCtxResetPersistingL2Cache() { EMU_STICKY return cudaSuccess; }
+cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) { EMU_STICKY
   if (least) *least = kLeastPriority;
   if (greatest) *greatest = kGreatestPriority;
   return cudaSuccess;
 }
-cudaError_t cudaStreamGetPriority(cudaStream_t s, int* priority) {
+cudaError_t cudaStreamGetPriority(cudaStream_t s, int* priority) { EMU_STICKY
   if (priority == nullptr) return set(cudaErrorInvalidValue);
   *priority = stream_of(s)->priority;
   return cudaSuccess;
 }
-cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int* flags) {
+cudaError_t cudaStreamGetFlags(cudaStream_t s, unsigned int* flags) { EMU_STICKY
   if (flags == nullptr) return set(cudaErrorInvalidValue);
   *flags = (unsigned)stream_of(s)->flags;
   return cudaSuccess;
 }
-cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID id, const cudaStreamAttrValue* value) {
+cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID id, const cudaStreamAttrValue* value) { EMU_STICKY
   if (value == nullptr) return set(cudaErrorInvalidValue);
   emu_stream* st = stream_of(s);
   switch (id) {
@@ -426,7 +447,7 @@ cudaError_t cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID id, const cu
     default: return set(cudaErrorInvalidValue);
   }
 }
-cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID id, cudaStreamAttrValue* value) {
+cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID id, cudaStreamAttrValue* value) { EMU_STICKY
   if (value == nullptr) return set(cudaErrorInvalidValue);
   emu_stream* st = stream_of(s);
   switch (id) {
@@ -436,7 +457,7 @@ cudaError_t cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID id, cudaStre
     default: return set(cudaErrorInvalidValue);
   }
 }
-cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) { EMU_STICKY
   if (pool == nullptr) return set(cudaErrorInvalidValue);
   if (device != 0) return set(cudaErrorInvalidDevice);
   static cudaMemPool_t the_default = [] {
@@ -448,7 +469,7 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* pool, int device) {
   *pool = the_default;
   return cudaSuccess;
 }
-cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) {
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) { EMU_STICKY
   if (pool == nullptr) return set(cudaErrorInvalidValue);
   if (current_pool() != nullptr && device == 0) {
     *pool = current_pool();
@@ -456,19 +477,19 @@ cudaError_t cudaDeviceGetMemPool(cudaMemPool_t* pool, int device) {
   }
   return cudaDeviceGetDefaultMemPool(pool, device);
 }
-cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) {
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t pool) { EMU_STICKY
   if (device != 0) return set(cudaErrorInvalidDevice);
   if (pool == nullptr) return set(cudaErrorInvalidValue);
   current_pool() = pool;
   return cudaSuccess;
 }
-cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props) {
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props) { EMU_STICKY
   if (pool == nullptr || props == nullptr || props->allocType != cudaMemAllocationTypePinned) return set(cudaErrorInvalidValue);
   if (props->location.type != cudaMemLocationTypeDevice || props->location.id != 0) return set(cudaErrorInvalidDevice);
   *pool = new_pool(*props);
   return cudaSuccess;
 }
-cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) { EMU_STICKY
   cudaMemPool_t def;
   cudaDeviceGetDefaultMemPool(&def, 0);
   if (pool == nullptr || pool == def) return set(cudaErrorInvalidValue);
@@ -481,7 +502,7 @@ cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
   delete pool;
   return cudaSuccess;
 }
-cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) { EMU_STICKY
   if (pool == nullptr || value == nullptr) return set(cudaErrorInvalidValue);
   switch (attr) {
     case cudaMemPoolReuseFollowEventDependencies: case cudaMemPoolReuseAllowOpportunistic:
@@ -496,7 +517,7 @@ cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
     default: return set(cudaErrorInvalidValue);
   }
 }
-cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) { EMU_STICKY
   if (pool == nullptr || value == nullptr) return set(cudaErrorInvalidValue);
   std::lock_guard<std::mutex> hold(emu::pool_allocations().lock);
   auto* out = static_cast<unsigned long long*>(value);
@@ -511,7 +532,7 @@ cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, vo
     default: return set(cudaErrorInvalidValue);
   }
 }
-cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc* list, size_t count) {
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc* list, size_t count) { EMU_STICKY
   if (pool == nullptr || (count && list == nullptr)) return set(cudaErrorInvalidValue);
   for (size_t i = 0; i < count; ++i) {
     if (list[i].location.type != cudaMemLocationTypeDevice || list[i].location.id != 0) return set(cudaErrorInvalidDevice);
@@ -519,13 +540,13 @@ cudaError_t cudaMemPoolSetAccess(cudaMemPool_t pool, const cudaMemAccessDesc* li
   }
   return cudaSuccess;
 }
-cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool, cudaMemLocation* location) {
+cudaError_t cudaMemPoolGetAccess(cudaMemAccessFlags* flags, cudaMemPool_t pool, cudaMemLocation* location) { EMU_STICKY
   if (flags == nullptr || pool == nullptr || location == nullptr) return set(cudaErrorInvalidValue);
   *flags = location->type == cudaMemLocationTypeDevice && location->id == 0 ? pool->access : cudaMemAccessFlagsProtNone;
   return cudaSuccess;
 }
-cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) { return pool ? cudaSuccess : set(cudaErrorInvalidValue); }
-cudaError_t cudaMallocFromPoolAsync(void** p, size_t n, cudaMemPool_t pool, cudaStream_t) {
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, size_t) { EMU_STICKY return pool ? cudaSuccess : set(cudaErrorInvalidValue); }
+cudaError_t cudaMallocFromPoolAsync(void** p, size_t n, cudaMemPool_t pool, cudaStream_t) { EMU_STICKY
   if (pool == nullptr) return set(cudaErrorInvalidValue);
   cudaError_t e = emu::host_alloc(p, n);
   if (e != cudaSuccess || *p == nullptr) return e;

@@ -8,6 +8,7 @@
 #include "emu_runtime.h"
 
 #include <algorithm>
+#include <csetjmp>
 #include <functional>
 #include <vector>
 
@@ -81,12 +82,23 @@ struct Runtime {
   int waiting_warp = 0;  // threads suspended at a warp collective since the last resolution
   // stacks are reused: a loop that ended hands its stack to the next one
   std::vector<char*> free_stacks;
+  std::vector<char*> stacks;  // every stack mapped (the tops), all free again after a launch aborted
+  std::vector<char*> floors;  // and the lowest usable byte of each: the guard page lies below it
   size_t stack_bytes = 0;
   size_t page = 0;
   size_t stacks_mapped = 0;
   std::vector<const void*> warned_sites;
   std::vector<const void*> finding_sites;  // call sites a finding was reported at (once each)
   cudaError_t last_error = cudaSuccess;
+  // A memory fault in device code (emu_launch.cpp): while `fault_armed`, SIGSEGV/SIGBUS on the
+  // launching thread jumps back to the grid loop, which aborts the launch. The error it leaves is
+  // sticky, as CUDA's cudaErrorIllegalAddress: every runtime call returns it until cudaDeviceReset.
+  sigjmp_buf fault_jump;
+  volatile bool fault_armed = false;
+  const char* kernel_name = nullptr;  // the running launch's kernel, as its launch spelled it
+  cudaError_t sticky = cudaSuccess;
+  // the emulated device's clock (emu_host_api.cpp): events read it
+  unsigned long long device_ns = 0;
   cudaDeviceProp prop{};
   unsigned device_flags = 0;
 };
@@ -100,6 +112,10 @@ inline Runtime& rt() {
 // ends the process with `code`, naming the running thread when a kernel is running (emu_launch.cpp)
 [[noreturn]] void die(int code, const char* kind, const char* what);
 [[noreturn]] void faultf(const char* fmt, ...);
+
+// the error a device fault left (cudaSuccess when none), until cudaDeviceReset (emu_launch.cpp)
+cudaError_t sticky_error();
+void clear_sticky_error();
 
 // true when device code has launched child grids not yet run (emu_launch.cpp)
 bool children_pending();

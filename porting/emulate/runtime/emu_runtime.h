@@ -24,7 +24,7 @@
 
 // ---- launches -------------------------------------------------------------------------------
 #define hipLaunchKernelGGL(kernel, grid, block, shmem, stream, ...)                                 \
-  ::emu::launch(::emu::config(grid, block, shmem, stream), [&](auto&&... emu_a_) { kernel(emu_a_...); }, ##__VA_ARGS__)
+  ::emu::launch(::emu::config(grid, block, shmem, stream).named(#kernel), [&](auto&&... emu_a_) { kernel(emu_a_...); }, ##__VA_ARGS__)
 template <class... P> cudaError_t cudaLaunchKernel(void (*f)(P...), dim3 g, dim3 b, void** args, size_t sh = 0, cudaStream_t s = nullptr) {
   return emu::launch_packed(f, emu::config(g, b, sh, s), args, std::index_sequence_for<P...>{});
 }

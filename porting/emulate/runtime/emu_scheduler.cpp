@@ -86,7 +86,10 @@ char* take_stack(Runtime& r) {
   if (m == MAP_FAILED) die(kExitUnsupported, "unsupported", "cannot map a fiber stack");
   mprotect(m, r.page, PROT_NONE);
   size_t stagger = (r.stacks_mapped++ * 64) % r.page;
-  return static_cast<char*>(m) + bytes - stagger;
+  char* top = static_cast<char*>(m) + bytes - stagger;
+  r.stacks.push_back(top);
+  r.floors.push_back(static_cast<char*>(m) + r.page);
+  return top;
 }
 
 bool runner_enabled() {
