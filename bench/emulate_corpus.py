@@ -161,6 +161,55 @@ the 40 runs. SEVENTH_REPOS holds the kept repositories and docs/emulate.md their
 Applied (20:26-20:31 UTC): the search stopped at try 94 by its stop condition, with 22 kept, 707
 candidates after the copy rule, 62 of the warp stratum by text reach (17 tries had no snapshot, 38
 no .cu file); docs/emulate_seventh_search.txt lists every try with its commit and counts.
+
+--eighth DIR takes the eighth suite: the sixth's design (same candidate rule, include resolution,
+copy rule, strata, (a) and (b), same options), another population, salt "eighth:", and one change
+for the concentration the seventh met (one repository held 381 of its 707 candidates): a
+per-repository cap. Its rule, written and committed (2026-12-07 23:39 UTC, the commit that adds
+this paragraph) before any repository was searched for it and before any of its programs ran:
+Search. The stored index's find_repos for each of these name fragments, in this order (three
+kinds of public CUDA code, interleaved: workshops, trainings and personal projects; scientific
+simulation programs; data-parallel primitives; no fragment of an earlier suite, nor one that
+contains or is contained in one): "gpgpu", "mandelbrot", "spmv", "cuda-workshop", "monte-carlo",
+"bitonic", "cuda-training", "game-of-life", "transpose", "cuda-project", "jacobi",
+"convolution", "cuda-challenge", "heat-equation", "kmeans", "cuda-experiments",
+"lattice-boltzmann", "topk", "cuda-101", "raytracer", "cuda-optimization", "sparse-matrix".
+Drop every repository used here before: named in README.md, docs/, tests/audit/ or bench/ (as
+owner/name or owner+name, case-insensitive), mirrored under /work/.mirror before this search, or
+claimed in /work/wt/CORPUS_CLAIMS by another session when it is read (the list is written to
+/tmp/i25l/used_repos.txt and its size and sha256 go into docs/emulate.md). Order each fragment's
+remaining repositories by the index's file_versions, most first (ties by name as Python sorts
+strings), and take them round-robin: the first fragment's first, the second fragment's first,
+..., then each fragment's second, and so on (a repository already taken under an earlier fragment
+is skipped). Fetch each in that order and keep it when its snapshot holds at least two candidates
+after the copy rule; stop as soon as the kept repositories hold at least 400 candidates after the
+cap, at least 60 of them of the warp stratum by the teaching rule's text reach, and at least ten
+repositories are kept, or after 160 repositories were tried (one with no snapshot counts as tried).
+Candidates, copies, strata and (a): the sixth suite's rule, word for word, with the blob list of
+the repositories mirrored before this search (--exclude-blobs: `git ls-tree -r HEAD`'s .cu/.cuh
+blobs), then the cap: a repository contributes at most EIGHTH_CAP (75) candidates, its first 75
+in the order of sha256("eighth-cap:" + name) (after the copy rule; the others are counted in the
+search log and not scanned), so no repository holds more than a fifth of a 400-candidate suite.
+(b) Verdicts, conditional on (a): from each stratum, walk the capped candidates in the order of
+sha256("eighth:" + name) and take one when the saved refusal scan (--scan, the code at the time the
+selection is made, its commit recorded) refuses nothing in it and `nvcc -arch=sm_80 -c MAIN` (CUDA
+13.0, the program's -I/-D flags, then cuda-samples c94ff366's Common/; 180 s) succeeds; stop at 20.
+Each runs once with no arguments in its own directory, timeout 120 s, both widths in parallel;
+tune/eval by the parity rule. The selection is committed (names only) before any of the 40 runs.
+EIGHTH_REPOS holds the kept repositories, docs/emulate_eighth_search.txt every try with its commit.
+Amended at 23:49 UTC, after the search under the rule above ended at its cap of 160 tries and before
+any candidate was scanned or run: the 160 tries kept 30 repositories with 545 candidates after the
+copy rule and the cap (which bound none: the largest holds 58), but only 12 of the warp stratum by
+text reach, fewer than the 20 (b) needs (the simulation and primitive fragments name mostly
+repositories without CUDA: 22 tries had no snapshot, most others no .cu file). A second round
+follows, the same way (same drop list, with the first round's tries added; same round-robin, copy
+rule, cap and stop condition, counted over both rounds), over fragments of code that reduces or
+normalises per warp, in this order: "days-of-cuda", "flash-attn", "rmsnorm", "cuda-reduce",
+"warp-level", "llm-cuda", "gpu-kernels", "cuda-mode"; it stops by the stop condition or after 80
+more tries (240 in all).
+Applied (23:39-23:53 UTC): the first round ended at its cap (try 160: 30 kept, 545 candidates, 12
+warp); the second stopped by the stop condition at try 169 (33 kept, 706 candidates after the copy
+rule and the cap, 91 of the warp stratum by text reach, 75 of them luatil/100-days-of-cuda's).
 """
 
 from __future__ import annotations
@@ -299,9 +348,28 @@ SEVENTH_REPOS: tuple[str, ...] = ("nathan12-12+CUDA-Homework", "sdodlapati3+cuda
                "Obeyed+dtu-hpc-course", "riyoalfath+cuda-basics", "danboyle7+Cuda-Homework-1", "jamespud+cuda-demo",
                "matteo-dinoia+GPU-Computing-2025-258426", "gnepgnep+cuda-playground", "xhghhh+CUDA-Basics",
                "Juanxpeke+CUDA-Study", "AlfredBr+CUDA-Demos-for-Jetson-Nano", "Awe31402+cuda-code")
+# the eighth suite's kept repositories, in the order its rule tried them (commits: docs/emulate_eighth_search.txt)
+EIGHTH_REPOS: tuple[str, ...] = ("kimwoonggon+CUDA-Challenge", "discovery-unicamp+brkga-cuda-experiments",
+               "sharifAhmd+cuda-101", "ShreySharma07+Multi-Agentic-CUDA-optimization", "Kaixhin+cuda-workshop",
+               "ugovaretto-accel+cuda-training", "JTylerBoylan+cuda-projects", "cwpearson+cuda-experiments",
+               "mastershin+learn-cuda-101", "jay-tux+cuda-workshop", "tpoisot+CUDA-training", "Anmol42+cuda-101",
+               "Michael-Bernasconi+Sparse-Matrix-Vector-Multiplication", "mindriot101+cuda-workshop-2017",
+               "UraykevoliQwQ+cuda-training-series", "HyprThrd+CUDA-101-Workshop", "UPTK-GPGPU+uptktest",
+               "kashif+cuda-workshop", "tengfoonglam+cuda-training-series", "Muhammad-Shaheer12+First-CUDA-Project",
+               "dantelok+cuda-challenge-100-days", "ai-nikolai+cuda-101", "3dperceptionlab+cuda-workshop-2019",
+               "zerozedsc+100-days-my-cuda-training", "JiaxinLu98+CUDA-Challenge", "lcskrishna+my-cuda-experiments",
+               "Akagi201+cuda-workshop", "sgiraz+CUDA-Training", "AkashWorld+CUDA-Experiments",
+               "XiaofengZhu+intro-cuda-workshop", "maitiSoutrik+100-days-of-cuda", "yynscfmq+warp-level-benchmark",
+               "luatil+100-days-of-cuda")
+# the eighth suite's cap: a repository contributes at most this many candidates (the seventh's one
+# repository held 381 of 707), its first in the order of sha256("eighth-cap:" + name)
+EIGHTH_CAP = 75
 # the sixth design's suites: option name -> (kept repositories, the selection's hash salt)
 SIXTH_DESIGN: dict[str, tuple[tuple[str, ...], str]] = {"sixth": (SIXTH_REPOS, "sixth:"),
-                                                         "seventh": (SEVENTH_REPOS, "seventh:")}
+                                                         "seventh": (SEVENTH_REPOS, "seventh:"),
+                                                         "eighth": (EIGHTH_REPOS, "eighth:")}
+# the suites of that design whose rule caps each repository's candidates: option name -> (cap, salt)
+DESIGN_CAP: dict[str, tuple[int, str]] = {"eighth": (EIGHTH_CAP, "eighth-cap:")}
 _MAIN = re.compile(r"\bint\s+main\s*\(")
 _COMMON_DIRS = ("common", "Common", "include", "inc")
 
@@ -679,11 +747,26 @@ def resolve_includes(p: Prog, top: Path, index: dict[str, list[str]], rounds: in
     return missing_headers(p)
 
 
-def sixth_candidates(root: Path, blobs_file: Path | None, repos: tuple[str, ...] = SIXTH_REPOS) -> list[Prog]:
+def cap_per_repository(cands: list[Prog], cap: tuple[int, str] | None) -> list[Prog]:
+    """At most cap[0] candidates of each repository (the first part of a name): its first in the
+    order of sha256(cap[1] + name); the order of the rest kept. None: all."""
+    if cap is None:
+        return cands
+    limit, salt = cap
+    by_repo: dict[str, list[Prog]] = collections.defaultdict(list)
+    for p in cands:
+        by_repo[p.name.split("/", 1)[0]].append(p)
+    kept = {id(p) for group in by_repo.values()
+            for p in sorted(group, key=lambda p: _sixth_key(p.name, salt))[:limit]}
+    return [p for p in cands if id(p) in kept]
+
+
+def sixth_candidates(root: Path, blobs_file: Path | None, repos: tuple[str, ...] = SIXTH_REPOS,
+                     cap: tuple[int, str] | None = None) -> list[Prog]:
     """The sixth suite's candidates: the teaching rule's programs of ``repos`` less byte copies
-    (of earlier suites' files and of each other), each with its missing headers resolved inside
-    its repository (resolve_includes)."""
-    cands = drop_copies(teaching_candidates(root, repos), blobs_file, within=True)
+    (of earlier suites' files and of each other), capped per repository (cap_per_repository),
+    each with its missing headers resolved inside its repository (resolve_includes)."""
+    cands = cap_per_repository(drop_copies(teaching_candidates(root, repos), blobs_file, within=True), cap)
     indexes: dict[str, dict[str, list[str]]] = {}
     for p in cands:
         repo = p.name.split("/", 1)[0]
@@ -885,11 +968,12 @@ def _hecbench(args) -> tuple[list[Prog], dict | None]:
 
 
 def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser, suite: str = "sixth") -> list[Prog] | None:
-    """A suite of the sixth's design (SIXTH_DESIGN: --sixth, --seventh): with --static, scan
+    """A suite of the sixth's design (SIXTH_DESIGN: --sixth, --seventh, --eighth): with --static, scan
     every candidate (coverage, written to --json) and return None; else the selection from the
     saved scan (--scan) and the nvcc check. With --scan the programs keep the -I lists that scan
     resolved (a --static run then scans them again with today's emulator)."""
     repos, salt = SIXTH_DESIGN[suite]
+    cap = DESIGN_CAP.get(suite)
     root = getattr(args, suite)
     missing = [r for r in repos if not (root / r).is_dir()]
     if missing:  # a wrong DIR would otherwise scan nothing and report 0 of 0
@@ -897,9 +981,9 @@ def _sixth(args: argparse.Namespace, ap: argparse.ArgumentParser, suite: str = "
                  + (f", nor {len(missing) - 1} more of its repositories" if len(missing) > 1 else ""))
     saved = json.loads(args.scan.read_text()) if args.scan else None
     if saved is None:
-        cands = sixth_candidates(root, args.exclude_blobs, repos)
+        cands = sixth_candidates(root, args.exclude_blobs, repos, cap)
     else:  # the programs as the saved scan defined them: its -I lists, not resolved again
-        cands = drop_copies(teaching_candidates(root, repos), args.exclude_blobs, within=True)
+        cands = cap_per_repository(drop_copies(teaching_candidates(root, repos), args.exclude_blobs, within=True), cap)
         for p in cands:
             p.include_dirs = [Path(d) for d in saved["include_dirs"][p.name]]
     if args.static:
@@ -941,6 +1025,7 @@ def main() -> int:
     suite.add_argument("--fifth", type=Path, help="a directory of checkouts of FIFTH_REPOS (owner+name)")
     suite.add_argument("--sixth", type=Path, help="a directory of checkouts of SIXTH_REPOS (owner+name)")
     suite.add_argument("--seventh", type=Path, help="a directory of checkouts of SEVENTH_REPOS (owner+name)")
+    suite.add_argument("--eighth", type=Path, help="a directory of checkouts of EIGHTH_REPOS (owner+name)")
     ap.add_argument("--exclude-blobs", type=Path,
                     help="--fifth: git blob hashes of the .cu/.cuh files of repositories used before")
     ap.add_argument("--static", action="store_true")
@@ -969,9 +1054,10 @@ def main() -> int:
     if args.summarize:
         summarize([r for f in args.summarize for r in json.loads(f.read_text())])
         return 0
-    if not (args.samples or args.hecbench or args.teaching or args.fresh or args.fifth or args.sixth or args.seventh):
-        ap.error("one of --samples, --hecbench, --teaching, --fresh, --fifth, --sixth, --seventh or --summarize "
-                 "is required")
+    design = next((name for name in SIXTH_DESIGN if getattr(args, name)), None)
+    if not (args.samples or args.hecbench or args.teaching or args.fresh or args.fifth or design):
+        ap.error("one of --samples, --hecbench, --teaching, --fresh, --fifth, --sixth, --seventh, --eighth or "
+                 "--summarize is required")
     payload: object
     if args.hecbench:
         chosen, payload = _hecbench(args)
@@ -990,8 +1076,8 @@ def main() -> int:
         cands = drop_copies(teaching_candidates(args.fifth, FIFTH_REPOS), args.exclude_blobs)
         progs = teaching_select(cands, args.per_stratum, "fifth:")
         print("chosen:", " ".join(f"{p.name}({p.stratum},{half(p.name)})" for p in progs))
-    elif args.sixth or args.seventh:
-        picked = _sixth(args, ap, "sixth" if args.sixth else "seventh")
+    elif design:
+        picked = _sixth(args, ap, design)
         if picked is None:
             return 0
         progs = picked

@@ -86,10 +86,12 @@ def _table_at(lines: list[str], i: int) -> tuple[re.Pattern[str], set[int], int]
         timing = {k for k, f in enumerate(fields) if names_unit(f)}
         if i > 0 and _CAPTION.search(lines[i - 1]):
             timing |= set(range(1, len(fields)))
+        if not timing:  # nothing to mask: not a table of ours, decided before walking its rows
+            return None  # (walking them from every line was quadratic: 10,000 `c[i] = x` lines hung)
         end, rows = first, 0
         while end < len(lines) and _is_row(_fields(lines[end], sep), len(fields), timing):
             end, rows = _past_rules(lines, end + 1), rows + 1
-        return (sep, timing, end) if timing and rows else None
+        return (sep, timing, end) if rows else None
     return None
 
 

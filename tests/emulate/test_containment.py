@@ -270,6 +270,28 @@ def test_the_column_mask_takes_timing_columns_only(text, expected):
     assert mask_tables(text.split("\n"))[-1] == expected
 
 
+def test_the_column_mask_walks_a_long_table_without_timing_columns_once(monkeypatch):
+    """The eighth suite's two hangs: 10,000 (and a million) `c[i] = x` lines, a table of rows
+    under every line and no unit in any header. Each line was taken as a header and its rows
+    walked to the end, quadratic in the lines; a header naming no unit is now left before its
+    rows. Counted in calls, not seconds: at most a few row checks per line."""
+    from porting.emulate import columns
+
+    calls = {"rows": 0}
+    is_row = columns._is_row
+
+    def counted(*args):
+        calls["rows"] += 1
+        return is_row(*args)
+
+    monkeypatch.setattr(columns, "_is_row", counted)
+    lines = [f"c[{i}] = {i * 0.25:f}" for i in range(2000)]
+    assert columns.mask_tables(lines) == lines
+    assert calls["rows"] <= 2 * len(lines)
+    timed = ["size  time(ms)", *[f"{i}  {i * 0.5}" for i in range(2000)]]  # a timing table is still masked
+    assert columns.mask_tables(timed)[-1] == "1999  <masked>"
+
+
 def test_inputs_that_break_the_column_rule():
     """What the rule cannot know, pinned so a change is seen: a column chosen by timing names no
     unit (the sixth suite's globalRead: `maxThreads`, the fastest configuration) and stays

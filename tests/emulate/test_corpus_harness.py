@@ -175,6 +175,34 @@ def test_a_suite_directory_without_its_checkouts_is_an_error_naming_it(tmp_path:
     assert f"nor {len(corpus.SEVENTH_REPOS) - 2} more" in err
 
 
+def test_the_cap_keeps_a_repositorys_first_candidates_by_its_salt_and_leaves_smaller_ones_whole(tmp_path: Path) -> None:
+    """The eighth suite's cap: a repository over it keeps exactly its first ``cap`` names in
+    sha256(salt + name) order, a repository under it keeps all, and the order given is kept."""
+    big = [corpus.Prog(f"big/{i}.cu", [tmp_path / f"{i}.cu"], tmp_path) for i in range(30)]
+    small = [corpus.Prog(f"small/{i}.cu", [tmp_path / f"{i}.cu"], tmp_path) for i in range(3)]
+    cands = [*big[:15], *small, *big[15:]]
+    kept = corpus.cap_per_repository(cands, (10, "eighth-cap:"))
+    first = sorted((p.name for p in big), key=lambda n: corpus._sixth_key(n, "eighth-cap:"))[:10]
+    assert {p.name for p in kept if p.name.startswith("big/")} == set(first)
+    assert [p for p in kept if p.name.startswith("small/")] == small
+    assert kept == [p for p in cands if p in kept]  # order kept
+    other = corpus.cap_per_repository(cands, (10, "another:"))
+    assert {p.name for p in other} != {p.name for p in kept}  # the salt is used
+    assert corpus.cap_per_repository(cands, None) == cands
+    assert corpus.DESIGN_CAP["eighth"] == (corpus.EIGHTH_CAP, "eighth-cap:")
+    assert "sixth" not in corpus.DESIGN_CAP and "seventh" not in corpus.DESIGN_CAP  # their rules had none
+
+
+def test_eighth_is_a_suite_of_the_sixth_design(tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    """--eighth reaches the shared code: a DIR without its checkouts is the same one-line error."""
+    (tmp_path / corpus.EIGHTH_REPOS[0]).mkdir()
+    monkeypatch.setattr(sys, "argv", ["emulate_corpus.py", "--eighth", str(tmp_path), "--static"])
+    with pytest.raises(SystemExit) as exc:
+        corpus.main()
+    assert exc.value.code == 2
+    assert f"--eighth {tmp_path}: no checkout {corpus.EIGHTH_REPOS[1]}" in capsys.readouterr().err
+
+
 def test_a_program_reading_argv_unchecked_gets_its_documented_command_line(tmp_path: Path) -> None:
     """The argument rule: the program's own directory first (Makefile run/test targets, then shell
     scripts, then READMEs), then its parents up to the repository's top; variables and a loop's
