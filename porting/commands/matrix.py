@@ -301,7 +301,7 @@ def _rerun_alone(args: argparse.Namespace, config, failed: list[str], staged: Pa
     result: dict[str, list[str]] = {}
     for index, nodeid in enumerate(failed):
         tries = result[nodeid] = []
-        while len(tries) < rerun.ATTEMPTS and "passed" not in tries:
+        while len(tries) < rerun.ATTEMPTS and not rerun.passed_alone(tries):
             tries.append(_run_alone(args, config, nodeid, staged, f"{run_id}-rerun{index}.{len(tries)}"))
     rerun.annotate(staged, result)
     for nodeid, tries in result.items():

@@ -9,6 +9,8 @@ import warnings
 
 import pytest
 
+from porting.soak.procs import pid_alive, same_process_alive
+
 BASIC = """
 import pytest
 
@@ -188,14 +190,15 @@ def _leaking_run(project, pidfile, seconds: str, report: str, *args: str):
     """Run a one-test project whose test leaves ``sleep SECONDS`` running in its own session
     (the pidfile holds its pid and start time). When the run reports nothing, the premise is
     checked: CI saw the sleep already gone at the session-end check three times under load, and
-    once still running but not seen (the run took 5 s, so the check's 15 s wait never started);
-    neither cause was found. Such a run is repeated, at most three times, and each repetition
-    warns with what /proc said (the warning reaches the CI log even when a later try passes).
-    A check that misses a live leftover, or kills one without saying so, every time still fails."""
+    once still running but not listed by the check's scan (reproduced here; hence
+    porting.matrix.procs.CONFIRM_SCANS); neither cause was found. Such a run is repeated, at
+    most three times, and each repetition warns with what /proc said (the warning reaches the
+    CI log even when a later try passes). A check that misses a live leftover, or kills one
+    without saying so, every time still fails."""
     project.write("test_matrix/pack/test_leak.py",
-                  "import subprocess\n\ndef test_leak():\n"
+                  "import subprocess\nfrom porting.soak.procs import start_ticks\n\ndef test_leak():\n"
                   f"    p = subprocess.Popen(['sleep', '{seconds}'], start_new_session=True)\n"
-                  "    start = open(f'/proc/{p.pid}/stat').read().rsplit(')', 1)[1].split()[19]\n"
+                  "    start = start_ticks(p.pid)\n"
                   f"    open({str(pidfile)!r}, 'w').write(f'{{p.pid}} {{start}}')\n")
     for _ in range(3):
         pidfile.unlink(missing_ok=True)
@@ -205,40 +208,21 @@ def _leaking_run(project, pidfile, seconds: str, report: str, *args: str):
         pid, start = (int(v) for v in pidfile.read_text().split())
         warnings.warn(f"the leaked sleep {pid} {_premise(pid, start)} the session-end check, which reported "
                       "nothing: run again", stacklevel=2)
-        _kill_if_same(pid, start)
+        if same_process_alive(pid, start):
+            os.kill(pid, signal.SIGKILL)
     return run
-
-
-def _stat(pid: int) -> list[str] | None:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
 
 
 def _premise(pid: int, start: int) -> str:
     """What /proc says of the leaked sleep after a run that reported nothing."""
-    fields = _stat(pid)
-    if fields is None or fields[0] == "Z" or int(fields[19]) != start:
+    if not same_process_alive(pid, start):
         return "had died before"
     try:
         with open(f"/proc/{pid}/environ", "rb") as fh:
             tags = [v for v in fh.read().split(b"\0") if v.startswith(b"PORT_MATRIX_RUN=")]
     except OSError as exc:
         tags = [f"environ unreadable: {exc}".encode()]
-    return f"was still running (state {fields[0]}, tags {tags!r}) after"
-
-
-def _kill_if_same(pid: int, start: int) -> None:
-    fields = _stat(pid)
-    if fields is not None and fields[0] != "Z" and int(fields[19]) == start:
-        os.kill(pid, signal.SIGKILL)
-
-
-def _running(pid: int) -> bool:
-    fields = _stat(pid)
-    return fields is not None and fields[0] != "Z"
+    return f"was still running (tags {tags!r}) after"
 
 
 def test_leftover_processes_fail_the_run_and_are_killed(project, tmp_path):
@@ -247,7 +231,7 @@ def test_leftover_processes_fail_the_run_and_are_killed(project, tmp_path):
     assert run.returncode == 1, run.output
     assert "session-end process check" in run.output and "sleep 300" in run.output
     pid = int(pidfile.read_text().split()[0])
-    assert not _running(pid), f"leaked process {pid} still running"
+    assert not pid_alive(pid), f"leaked process {pid} still running"
     assert os.environ.get("PORT_MATRIX_RUN") is None
 
 
@@ -259,4 +243,4 @@ def test_an_upstream_suites_leftover_processes_are_killed_and_reported_not_faile
     assert run.returncode == 0, run.output
     assert "the suite's tests left 1 process(es)" in run.output and "sleep 301" in run.output
     pid = int(pidfile.read_text().split()[0])
-    assert not _running(pid), f"leaked process {pid} still running"
+    assert not pid_alive(pid), f"leaked process {pid} still running"
